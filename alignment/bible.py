@@ -1,0 +1,201 @@
+"""The verse-aligned Spanish–English Bible test bed built from Debian's SWORD modules.
+
+Spanish: Reina-Valera 1909 (``spaRV1909eb``, KJV versification); English: World English Bible
+(``engWEB2015eb``, NRSVA versification). Raw OSIS is cleaned here rather than by pysword,
+whose cleaner glues words where it drops footnotes ("Godcreated").
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .corpus import ParallelCorpus, write_parallel
+from .errors import InputError
+
+SPANISH_MODULE = "spaRV1909eb"
+ENGLISH_MODULE = "engWEB2015eb"
+DEFAULT_SWORD_PATH = "/usr/share/sword"
+
+_NOTE = re.compile(r"<note\b[^>]*>.*?</note>", re.S)
+_CANONICAL_TITLE = re.compile(r"<title\b[^>]*canonical=\"true\"[^>]*>(.*?)</title>", re.S)
+_OTHER_TITLE = re.compile(r"<title\b[^>]*>.*?</title>", re.S)
+_END_OF_BOOK = re.compile(r"<div\b[^>]*type=\"(?:glossary|book)\"[^>]*/>|<chapter\b[^>]*eID=", re.S)
+_INLINE_TAG = re.compile(r"</?(?:w|transChange|seg|q|hi|foreign|divineName|rdg|name)\b[^>]*>")
+_ANY_TAG = re.compile(r"<[^>]+>")
+_SPACE = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]»”’])")
+
+# Reina-Valera 1909 accents monosyllables that modern Spanish writes without (RAE 1952/1959).
+_RV1909_SPELLING = {"fué": "fue", "fuí": "fui", "vió": "vio", "dió": "dio", "á": "a", "é": "e",
+                    "ó": "o", "ú": "u", "fuése": "fuese"}
+_RV1909_WORD = re.compile(r"\b(" + "|".join(sorted(_RV1909_SPELLING, key=len, reverse=True)) + r")\b",
+                          re.I)
+
+
+def clean_osis(raw: str) -> str:
+    """Plain verse text from raw OSIS: notes become a space, canonical titles are kept,
+    anything after the end of the book (WEB's glossary after Rev 22:21) is cut."""
+    end = _END_OF_BOOK.search(raw)
+    if end:
+        raw = raw[:end.start()]
+    text = _NOTE.sub(" ", raw)
+    text = _CANONICAL_TITLE.sub(lambda m: " " + m.group(1) + " ", text)
+    text = _OTHER_TITLE.sub(" ", text)
+    text = _INLINE_TAG.sub("", text)
+    text = _ANY_TAG.sub(" ", text)
+    text = html.unescape(text)
+    text = _SPACE.sub(" ", text).strip()
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+
+
+def modernize_rv1909(text: str) -> str:
+    """Modern spelling of RV1909 (fué → fue, vió → vio, á → a) and sentence case for the
+    small-capitals first word of a chapter (EN el principio → En el principio)."""
+    def repl(m: re.Match) -> str:
+        word = m.group(1)
+        new = _RV1909_SPELLING[word.lower()]
+        return new.capitalize() if word[0].isupper() else new
+    text = _RV1909_WORD.sub(repl, text)
+    return re.sub(r"^([¡¿]?)([A-ZÁÉÍÓÚÑ]{2,})(?=\s+[a-záéíóúñ])",
+                  lambda m: m.group(1) + m.group(2).capitalize(), text)
+
+
+@dataclass
+class BibleReport:
+    """What the builder kept and dropped, and why."""
+
+    common_verses: int = 0
+    kept: int = 0
+    dropped_empty: int = 0
+    dropped_length_ratio: int = 0
+    dropped_chapters: list[str] = field(default_factory=list)
+    dropped_in_chapters: int = 0
+    splits: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _read_module(sword_path: str, module: str) -> dict[str, str]:
+    """Verse id (``Gen.1.1``) -> raw OSIS text for every verse of the module."""
+    try:
+        from pysword.modules import SwordModules
+    except ImportError:
+        raise InputError("pysword is not installed (pip install 'crossalign[testbed]')",
+                         parameter="pysword") from None
+    modules = SwordModules(sword_path)
+    try:
+        found = modules.parse_modules()
+    except Exception as err:  # pysword raises bare exceptions on a missing folder
+        raise InputError(f"cannot read SWORD modules ({err}); install Debian's sword-text-sparv "
+                         "and sword-text-web", path=sword_path) from None
+    if module not in found:
+        raise InputError(f"SWORD module {module} not installed (found: {sorted(found)})",
+                         path=sword_path)
+    bible = modules.get_bible_from_module(module)
+    verses: dict[str, str] = {}
+    for testament in bible.get_structure().get_books().values():
+        for book in testament:
+            text = bible.get(books=[book.osis_name], clean=False, join="\x00")
+            parts = text.split("\x00")
+            k = 0
+            for chapter, n_verses in enumerate(book.chapter_lengths, start=1):
+                for verse in range(1, n_verses + 1):
+                    if k < len(parts):
+                        verses[f"{book.osis_name}.{chapter}.{verse}"] = parts[k]
+                    k += 1
+    return verses
+
+
+def _pearson(a: list[float], b: list[float]) -> float:
+    n = len(a)
+    if n < 3:
+        return 0.0
+    ma, mb = sum(a) / n, sum(b) / n
+    va = sum((x - ma) ** 2 for x in a)
+    vb = sum((y - mb) ** 2 for y in b)
+    if va == 0 or vb == 0:
+        return 0.0
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / math.sqrt(va * vb)
+
+
+def misaligned_chapter(es: list[str], en: list[str], margin: float = 0.15) -> bool:
+    """Anchor check for one chapter: verse lengths correlate better when shifted by one verse
+    than in place (the two versifications number the verses differently)."""
+    if len(es) < 6:
+        return False
+    le = [math.log(1 + len(s)) for s in es]
+    ln = [math.log(1 + len(t)) for t in en]
+    aligned = _pearson(le, ln)
+    shifted = max(_pearson(le[1:], ln[:-1]), _pearson(le[:-1], ln[1:]))
+    return shifted > aligned + margin
+
+
+def align_verses(es: dict[str, str], en: dict[str, str], max_ratio: float = 2.0,
+                 report: BibleReport | None = None) -> ParallelCorpus:
+    """Pair cleaned verses by id; drop empty ones, misaligned chapters and extreme length ratios."""
+    report = report if report is not None else BibleReport()
+    ids = [k for k in es if k in en]
+    report.common_verses = len(ids)
+    by_chapter: dict[str, list[str]] = {}
+    for vid in ids:
+        if not es[vid] or not en[vid]:
+            report.dropped_empty += 1
+            continue
+        by_chapter.setdefault(vid.rsplit(".", 1)[0], []).append(vid)
+    kept: list[str] = []
+    for chapter, vids in by_chapter.items():
+        if misaligned_chapter([es[v] for v in vids], [en[v] for v in vids]):
+            report.dropped_chapters.append(chapter)
+            report.dropped_in_chapters += len(vids)
+            continue
+        for vid in vids:
+            ratio = len(es[vid]) / len(en[vid])
+            if ratio > max_ratio or ratio < 1 / max_ratio:
+                report.dropped_length_ratio += 1
+                continue
+            kept.append(vid)
+    report.kept = len(kept)
+    return ParallelCorpus([es[v] for v in kept], [en[v] for v in kept], "bible", kept)
+
+
+def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, list[int]]:
+    """Deterministic split by verse id: order ids by a seeded hash; first test, then dev, rest train.
+
+    A verse's split depends only on its id and the seed, not on which other verses exist."""
+    if n_test + n_dev >= len(ids):
+        raise InputError(f"test ({n_test}) + dev ({n_dev}) leave no training verses of {len(ids)}",
+                         parameter="n_test")
+    order = sorted(range(len(ids)),
+                   key=lambda k: hashlib.sha256(f"{seed}:{ids[k]}".encode()).hexdigest())
+    return {"test": sorted(order[:n_test]), "dev": sorted(order[n_test:n_test + n_dev]),
+            "train": sorted(order[n_test + n_dev:])}
+
+
+def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_test: int = 1000,
+                n_dev: int = 1000, seed: int = 0, modernize: bool = True,
+                max_ratio: float = 2.0) -> BibleReport:
+    """Build ``{split}.es`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in out_dir."""
+    from .atomic import write_text
+
+    report = BibleReport()
+    es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE).items()}
+    if modernize:
+        es = {k: modernize_rv1909(v) for k, v in es.items()}
+    en = {k: clean_osis(v) for k, v in _read_module(sword_path, ENGLISH_MODULE).items()}
+    corpus = align_verses(es, en, max_ratio, report)
+    out = Path(out_dir)
+    for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
+        part = corpus.subset(idx, f"bible-{split}")
+        write_parallel(part, out / f"{split}.es", out / f"{split}.en")
+        write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
+        report.splits[split] = len(part)
+    settings = {"spanish": SPANISH_MODULE, "english": ENGLISH_MODULE, "seed": seed,
+                "n_test": n_test, "n_dev": n_dev, "modernize": modernize, "max_ratio": max_ratio}
+    write_text(out / "report.json", json.dumps({"settings": settings, **report.as_dict()}, indent=2))
+    return report

@@ -1,0 +1,138 @@
+"""Word alignment: Pharaoh ``i-j`` files, symmetrisation, the eflomal aligner, 1-to-1 filtering."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from .errors import InputError
+
+Links = list[tuple[int, int]]
+
+
+def parse_pharaoh_line(line: str, path: str | Path | None = None, number: int | None = None) -> Links:
+    """Parse ``0-0 1-2 ...`` (fast_align/eflomal may append ``-p`` probabilities; ignored)."""
+    links: Links = []
+    for item in line.split():
+        parts = item.split("-")
+        try:
+            i, j = int(parts[0]), int(parts[1])
+        except (ValueError, IndexError):
+            raise InputError(f"bad alignment link '{item}' (expected i-j)", path=path, line=number) from None
+        if i < 0 or j < 0:
+            raise InputError(f"negative index in link '{item}'", path=path, line=number)
+        links.append((i, j))
+    return links
+
+
+def read_pharaoh(path: str | Path, src_lengths: list[int] | None = None,
+                 tgt_lengths: list[int] | None = None) -> list[Links]:
+    """Read a Pharaoh file; with token counts given, check line count and index ranges."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("alignment file not found", path=path)
+    result: list[Links] = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            links = parse_pharaoh_line(line, path, number)
+            k = number - 1
+            if src_lengths is not None and k < len(src_lengths):
+                for i, j in links:
+                    if i >= src_lengths[k] or (tgt_lengths is not None and j >= tgt_lengths[k]):
+                        raise InputError(
+                            f"link {i}-{j} out of range: sentence pair has {src_lengths[k]} source "
+                            f"and {tgt_lengths[k] if tgt_lengths else '?'} target tokens",
+                            path=path, line=number)
+            result.append(links)
+    if src_lengths is not None and len(result) != len(src_lengths):
+        raise InputError(f"{len(result)} alignment lines for {len(src_lengths)} sentence pairs",
+                         path=path, line=len(result) + 1)
+    return result
+
+
+def format_pharaoh(links: Links) -> str:
+    return " ".join(f"{i}-{j}" for i, j in sorted(links))
+
+
+def write_pharaoh(path: str | Path, alignments: list[Links]) -> None:
+    """Write a Pharaoh file atomically."""
+    from .atomic import write_text
+
+    write_text(path, "".join(format_pharaoh(a) + "\n" for a in alignments))
+
+
+def intersect(forward: Links, reverse: Links) -> Links:
+    """Links found in both directions (high precision)."""
+    return sorted(set(forward) & set(reverse))
+
+
+def grow_diag_final_and(forward: Links, reverse: Links) -> Links:
+    """Koehn's grow-diag-final-and symmetrisation of two directional alignments (src-tgt links)."""
+    fwd, rev = set(forward), set(reverse)
+    union = fwd | rev
+    alignment = fwd & rev
+    neighbours = [(-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)]
+
+    def aligned_src(i: int) -> bool:
+        return any(a == i for a, _ in alignment)
+
+    def aligned_tgt(j: int) -> bool:
+        return any(b == j for _, b in alignment)
+
+    added = True
+    while added:
+        added = False
+        for i, j in sorted(alignment):
+            for di, dj in neighbours:
+                cand = (i + di, j + dj)
+                if cand in union and cand not in alignment and (
+                        not aligned_src(cand[0]) or not aligned_tgt(cand[1])):
+                    alignment.add(cand)
+                    added = True
+    for directional in (fwd, rev):  # final-and: both words must still be unaligned
+        for i, j in sorted(directional):
+            if not aligned_src(i) and not aligned_tgt(j):
+                alignment.add((i, j))
+    return sorted(alignment)
+
+
+SYMMETRISERS = {"intersect": intersect, "grow-diag-final-and": grow_diag_final_and}
+
+
+def one_to_one(links: Links) -> Links:
+    """Keep only links whose source and target words take part in no other link (Cao et al.)."""
+    src_count: dict[int, int] = {}
+    tgt_count: dict[int, int] = {}
+    for i, j in links:
+        src_count[i] = src_count.get(i, 0) + 1
+        tgt_count[j] = tgt_count.get(j, 0) + 1
+    return [(i, j) for i, j in links if src_count[i] == 1 and tgt_count[j] == 1]
+
+
+def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
+                  symmetrise: str = "grow-diag-final-and", model: int = 3,
+                  n_samplers: int = 3) -> list[Links]:
+    """Align tokenised sentence pairs with eflomal (both directions) and symmetrise.
+
+    eflomal samples without a settable seed: cache its output (see ``pipeline``) to make runs
+    repeatable, or pass an existing Pharaoh file instead.
+    """
+    if symmetrise not in SYMMETRISERS:
+        raise InputError(f"unknown symmetrisation '{symmetrise}' (choose {sorted(SYMMETRISERS)})",
+                         parameter="symmetrise")
+    try:
+        import eflomal
+    except ImportError:
+        raise InputError("eflomal is not installed (pip install 'crossalign[align]'), or pass an "
+                         "existing Pharaoh alignment file", parameter="aligner") from None
+    for k, (s, t) in enumerate(zip(src_tokens, tgt_tokens)):
+        if not s or not t:
+            raise InputError(f"sentence pair {k + 1} has no tokens on one side", parameter="corpus")
+    with tempfile.TemporaryDirectory(prefix="crossalign-eflomal-") as tmp:
+        fwd_path, rev_path = Path(tmp) / "fwd", Path(tmp) / "rev"
+        aligner = eflomal.Aligner(model=model, n_samplers=n_samplers)
+        aligner.align([" ".join(s) for s in src_tokens], [" ".join(t) for t in tgt_tokens],
+                      links_filename_fwd=str(fwd_path), links_filename_rev=str(rev_path), quiet=True)
+        fwd = read_pharaoh(fwd_path)
+        rev = read_pharaoh(rev_path)
+    sym = SYMMETRISERS[symmetrise]
+    return [sym(f, r) for f, r in zip(fwd, rev)]
