@@ -1,0 +1,100 @@
+"""Evaluation of a mapping on held-out data: sentence retrieval, contextual BLI, lexicon induction."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .char_ngrams import char_ngram_retrieval_p1
+from .csls import nearest, precision_at_1
+from .lexicon import Lexicon
+from .mappings import Mapping
+from .pipeline import PreparedCorpus
+from .vectors import aligned_pairs
+
+
+def apply_mapping(mapping: Mapping | None, vectors: np.ndarray, side: str = "src",
+                  chunk: int = 65536) -> np.ndarray:
+    """Map rows of ``vectors`` with the source or target side of ``mapping`` (None = unchanged).
+    NaN rows (words lost to truncation) stay NaN."""
+    if mapping is None:
+        return vectors
+    fn = mapping if side == "src" else mapping.map_target
+    out = np.empty_like(vectors)
+    with torch.no_grad():
+        for s in range(0, len(vectors), chunk):
+            out[s:s + chunk] = fn(torch.from_numpy(vectors[s:s + chunk])).numpy()
+    return out
+
+
+def sentence_retrieval(data: PreparedCorpus, mapping: Mapping | None, method: str = "cosine"
+                       ) -> dict[str, float]:
+    """P@1 of finding each sentence's translation among all test sentences, both directions."""
+    src = torch.from_numpy(data.src.sentence_means(apply_mapping(mapping, data.src.vectors, "src")))
+    tgt = torch.from_numpy(data.tgt.sentence_means(apply_mapping(mapping, data.tgt.vectors, "tgt")))
+    return {f"retrieval_{method}_src2tgt": precision_at_1(src, tgt, method=method),
+            f"retrieval_{method}_tgt2src": precision_at_1(tgt, src, method=method)}
+
+
+def contextual_bli(data: PreparedCorpus, mapping: Mapping | None, max_pairs: int = 5000,
+                   seed: int = 0, method: str = "cosine") -> dict[str, float]:
+    """P@1 of retrieving each held-out aligned source word occurrence's exact target occurrence
+    among all sampled target occurrences (context decides between repeats of a word)."""
+    x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
+    if len(x) > max_pairs:
+        keep = np.sort(np.random.default_rng(seed).choice(len(x), max_pairs, replace=False))
+        x, y = x[keep], y[keep]
+    mx = torch.from_numpy(apply_mapping(mapping, x, "src"))
+    my = torch.from_numpy(apply_mapping(mapping, y, "tgt"))
+    return {"cbli_p1": precision_at_1(mx, my, method=method), "cbli_pairs": float(len(x))}
+
+
+def type_vectors(data: PreparedCorpus, mapped: np.ndarray, side: str) -> tuple[list[str], np.ndarray]:
+    """Static vectors per lowercased word type: the mean of its occurrences' (mapped) vectors."""
+    tokens = data.src_tokens if side == "src" else data.tgt_tokens
+    index: dict[str, int] = {}
+    rows = []
+    for sent in tokens:
+        for w in sent:
+            rows.append(index.setdefault(w.lower(), len(index)))
+    rows_arr = np.asarray(rows)
+    finite = np.isfinite(mapped[:, 0])
+    sums = np.zeros((len(index), mapped.shape[1]))
+    np.add.at(sums, rows_arr[finite], mapped[finite])
+    counts = np.bincount(rows_arr[finite], minlength=len(index))
+    ok = counts > 0
+    words = [w for w, k in index.items() if ok[k]]
+    return words, (sums[ok] / counts[ok, None]).astype(np.float32)
+
+
+def lexicon_induction(data: PreparedCorpus, mapping: Mapping | None, lexicon: Lexicon,
+                      method: str = "csls") -> dict[str, float]:
+    """P@1 of word-type translation against a bilingual lexicon, over source words of the test
+    data that the lexicon covers and whose translation occurs in the test data."""
+    src_words, src_vecs = type_vectors(data, apply_mapping(mapping, data.src.vectors, "src"), "src")
+    tgt_words, tgt_vecs = type_vectors(data, apply_mapping(mapping, data.tgt.vectors, "tgt"), "tgt")
+    tgt_index = {w: k for k, w in enumerate(tgt_words)}
+    queries = [k for k, w in enumerate(src_words)
+               if w in lexicon and any(t in tgt_index for t in lexicon[w])]
+    if not queries:
+        return {"lexicon_p1": float("nan"), "lexicon_pairs": 0.0}
+    idx, _ = nearest(torch.from_numpy(src_vecs[queries]), torch.from_numpy(tgt_vecs), method)
+    hits = [tgt_words[int(idx[n, 0])] in lexicon[src_words[k]] for n, k in enumerate(queries)]
+    return {"lexicon_p1": float(np.mean(hits)), "lexicon_pairs": float(len(queries))}
+
+
+def evaluate_mapping(data: PreparedCorpus, mapping: Mapping | None, lexicon: Lexicon | None = None,
+                     csls: bool = False, max_bli_pairs: int = 5000) -> dict[str, float]:
+    """All evaluations of one mapping on prepared held-out data, as flat metric keys."""
+    result = sentence_retrieval(data, mapping, "cosine")
+    if csls:
+        result.update(sentence_retrieval(data, mapping, "csls"))
+    result.update(contextual_bli(data, mapping, max_bli_pairs))
+    if lexicon:
+        result.update(lexicon_induction(data, mapping, lexicon))
+    return result
+
+
+def char_ngram_reference(data: PreparedCorpus) -> dict[str, float]:
+    """The lexical shortcut, no model: character 3–4-gram TF-IDF retrieval, both directions."""
+    return {"retrieval_cosine_src2tgt": char_ngram_retrieval_p1(data.corpus.src, data.corpus.tgt),
+            "retrieval_cosine_tgt2src": char_ngram_retrieval_p1(data.corpus.tgt, data.corpus.src)}

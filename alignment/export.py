@@ -1,0 +1,113 @@
+"""Export and load of remapped encoders: a directory with ``remap.json``, the mapping weights and,
+for linear maps, XMoverScore-format files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .atomic import atomic_dir, write_text
+from .encoder import Encoder, EncoderSpec
+from .errors import InputError
+from .mappings import Mapping, load_mapping
+from .signature import export_signature
+from .tokenize import Tokenizer
+from .version import __version__
+from .xmover_files import write_xmover_files
+
+REMAP_FILE = "remap.json"
+
+
+def export_remapped(directory: str | Path, mapping: Mapping, encoder_identity: dict,
+                    src_lang: str, tgt_lang: str, data_fingerprint: str | None = None,
+                    n_pairs: int | None = None, n_sentences: int | None = None,
+                    corpus_name: str = "corpus", extra: dict | None = None) -> dict:
+    """Write a remapped-encoder export and return its ``remap.json`` content."""
+    directory = Path(directory)
+    source_only = getattr(mapping, "is_source_only", lambda: True)()
+    meta = {
+        "format": "crossalign-remap-1",
+        "encoder": encoder_identity["encoder"], "revision": encoder_identity.get("revision"),
+        "layer": encoder_identity["layer"], "pooling": encoder_identity["pooling"],
+        "max_length": encoder_identity.get("max_length", 512),
+        "tokenizer": {"tokenizer": encoder_identity.get("tokenizer", "crossalign-word-v1"),
+                      "lowercase": encoder_identity.get("lowercase", False)},
+        "mapping_type": mapping.describe(), "mapping_fingerprint": mapping.fingerprint(),
+        "mapped_side": "src" if source_only else "both", "dim": mapping.dim,
+        "src_lang": src_lang, "tgt_lang": tgt_lang, "data_fingerprint": data_fingerprint,
+        "n_pairs": n_pairs, "n_sentences": n_sentences, "package_version": __version__,
+        "encoder_weights": None,
+    }
+    meta.update(extra or {})
+    with atomic_dir(directory) as tmp:
+        mapping.save(tmp / "mapping")
+        names, why_not = write_xmover_files(tmp, mapping, corpus_name, src_lang, tgt_lang,
+                                            n_sentences or 0, meta["layer"])
+        meta["xmoverscore_files"] = names
+        meta["xmoverscore_note"] = why_not or None
+        meta["signature"] = export_signature(meta)
+        write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
+    return meta
+
+
+class RemappedEncoder:
+    """An encoder plus its mapping: sentences in, remapped word vectors out."""
+
+    def __init__(self, encoder: Encoder, mapping: Mapping, meta: dict) -> None:
+        self.encoder, self.mapping, self.meta = encoder, mapping, meta
+
+    @property
+    def signature(self) -> str:
+        return self.meta["signature"]
+
+    def encode(self, sentences: list[str], side: str = "src", batch_size: int = 64,
+               progress: bool = False) -> list[tuple[list[str], np.ndarray]]:
+        """Per sentence: its words and their remapped vectors (n_words, d).
+
+        ``side='src'`` applies the map to source-language text, ``'tgt'`` what it does to the
+        target language (unchanged for source-only maps such as CLP)."""
+        if side not in ("src", "tgt"):
+            raise InputError("side must be 'src' or 'tgt'", parameter="side")
+        words = self.encoder.tokenize_words(sentences)
+        vecs = self.encoder.encode_words(words, batch_size=batch_size, progress=progress)
+        fn = self.mapping if side == "src" else self.mapping.map_target
+        with torch.no_grad():
+            mapped = [fn(torch.from_numpy(v)).numpy() for v in vecs]
+        return list(zip(words, mapped))
+
+    __call__ = encode
+
+
+def read_remap_json(directory: str | Path) -> dict:
+    path = Path(directory) / REMAP_FILE
+    if not path.is_file():
+        raise InputError(f"no {REMAP_FILE}: not a crossalign export", path=directory)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(f"invalid JSON ({err.msg})", path=path, line=err.lineno) from None
+
+
+def load_remapped(directory: str | Path, encoder: str | None = None, device: str | None = None,
+                  strict: bool = True) -> RemappedEncoder:
+    """Load an export; ``encoder`` overrides where the encoder is found (same weights required).
+
+    Refuses a mapping whose dimension differs from the encoder's, and (with ``strict``) an
+    encoder whose revision differs from the one the mapping was trained on."""
+    directory = Path(directory)
+    meta = read_remap_json(directory)
+    spec = EncoderSpec(encoder or meta["encoder"], meta["layer"], meta["pooling"],
+                       meta.get("max_length", 512))
+    tok = meta["tokenizer"]
+    enc = Encoder(spec, device=device, word_tokenizer=Tokenizer(lowercase=tok.get("lowercase", False)))
+    if enc.dim != meta["dim"]:
+        raise InputError(f"mapping has dimension {meta['dim']} but encoder '{spec.name}' has "
+                         f"{enc.dim}", path=directory / REMAP_FILE)
+    if strict and meta.get("revision") and enc.revision != meta["revision"]:
+        raise InputError(f"encoder revision {enc.revision} differs from the export's "
+                         f"{meta['revision']} (pass strict=False to override)",
+                         path=directory / REMAP_FILE)
+    mapping = load_mapping(directory / "mapping", dim=enc.dim)
+    return RemappedEncoder(enc, mapping, meta)

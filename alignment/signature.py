@@ -1,0 +1,30 @@
+"""One-line signatures that say exactly how an export or a score was made (after sacreBLEU)."""
+from __future__ import annotations
+
+from .version import __version__
+
+
+def signature(fields: dict[str, object], prefix: str = "crossalign") -> str:
+    """``crossalign|v:0.1.0|key:value|...`` with keys in the given order; None values omitted."""
+    parts = [prefix, f"v:{__version__}"]
+    parts += [f"{k}:{v}" for k, v in fields.items() if v is not None]
+    return "|".join(parts)
+
+
+def parse_signature(text: str) -> dict[str, str]:
+    """Inverse of ``signature`` for the key:value fields."""
+    items = text.split("|")[1:]
+    return dict(item.split(":", 1) for item in items)
+
+
+def export_signature(meta: dict) -> str:
+    """Signature of a remapped-encoder export from its ``remap.json`` fields."""
+    tok = meta["tokenizer"]
+    return signature({
+        "enc": f"{meta['encoder']}@{meta.get('revision') or 'unknown'}",
+        "L": meta["layer"], "pool": meta["pooling"],
+        "tok": f"{tok['tokenizer']}.{'lc' if tok.get('lowercase') else 'cased'}",
+        "map": f"{meta['mapping_type']}#{meta['mapping_fingerprint']}",
+        "side": meta["mapped_side"], "lang": f"{meta['src_lang']}-{meta['tgt_lang']}",
+        "data": meta.get("data_fingerprint"), "pairs": meta.get("n_pairs"),
+    })
