@@ -25,6 +25,13 @@ class PreparedCorpus:
     src: WordVectors
     tgt: WordVectors
 
+    def subset(self, indices: list[int], name: str | None = None) -> "PreparedCorpus":
+        """The same data restricted to the sentence pairs at ``indices``."""
+        return PreparedCorpus(self.corpus.subset(indices, name), [self.src_tokens[i] for i in indices],
+                              [self.tgt_tokens[i] for i in indices],
+                              [self.alignments[i] for i in indices], self.src.subset(indices),
+                              self.tgt.subset(indices))
+
 
 def tokenize_corpus(corpus: ParallelCorpus, tokenizer: Tokenizer) -> tuple[list[list[str]], list[list[str]]]:
     """Tokenise both sides; a sentence without tokens is an error naming its line."""

@@ -1,0 +1,72 @@
+"""Shared fixtures: a tiny random BERT built in the test (config + a WordPiece tokenizer trained
+with ``tokenizers``), small parallel files on disk, and an isolated cache."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("WANDB_MODE", "disabled")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ES = ["la casa es grande .", "el perro come pan .", "la casa blanca es bonita .",
+      "el gato duerme en la casa .", "mi hermano come una manzana .", "el perro es negro .",
+      "la mujer lee un libro .", "el niño juega en el parque .", "Dios creó los cielos y la tierra .",
+      "y dijo Dios : sea la luz ."]
+EN = ["the house is big .", "the dog eats bread .", "the white house is pretty .",
+      "the cat sleeps in the house .", "my brother eats an apple .", "the dog is black .",
+      "the woman reads a book .", "the child plays in the park .",
+      "God created the heavens and the earth .", "and God said : let there be light ."]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A 2-layer, 32-wide random BERT with its own WordPiece vocabulary, saved like a HF model."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    out = tmp_path_factory.mktemp("tiny-bert")
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok.train_from_iterator(ES + EN, trainers.WordPieceTrainer(vocab_size=200, special_tokens=specials))
+    cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)])
+    tok.decoder = decoders.WordPiece()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    fast.save_pretrained(out)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=4, intermediate_size=64, max_position_embeddings=64)
+    BertModel(config).save_pretrained(out)
+    return out
+
+
+@pytest.fixture
+def parallel_files(tmp_path) -> tuple[Path, Path]:
+    src, tgt = tmp_path / "corpus.es", tmp_path / "corpus.en"
+    src.write_text("".join(s + "\n" for s in ES), encoding="utf-8")
+    tgt.write_text("".join(t + "\n" for t in EN), encoding="utf-8")
+    return src, tgt
+
+
+def identity_alignment_file(path: Path, src: list[str], tgt: list[str]) -> Path:
+    """A Pharaoh file linking word k to word k (up to the shorter sentence)."""
+    lines = []
+    for s, t in zip(src, tgt):
+        n = min(len(s.split()), len(t.split()))
+        lines.append(" ".join(f"{k}-{k}" for k in range(n)))
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,46 @@
+"""The closed-form mappings as a LightningModule: one streaming pass accumulates pair moments
+(all-reduced across devices), then the composition is solved exactly."""
+from __future__ import annotations
+
+import pytorch_lightning as pl
+import torch
+
+from alignment.mappings import Composition, Mapping, parse_stages
+from alignment.moments import PairMoments
+
+
+class ClosedFormMapping(pl.LightningModule):
+    """Identity, centring, NORM, CLP, UMD and ordered compositions (``"center > clp"``).
+
+    Takes no optimizer step: run it for one epoch. The solved mapping is ``self.mapping``."""
+
+    def __init__(self, method: str = "clp") -> None:
+        super().__init__()
+        self.stages = parse_stages(method)
+        self.save_hyperparameters()
+        self.automatic_optimization = False
+        self.moments: PairMoments | None = None
+        self.mapping: Mapping | None = None
+
+    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> None:
+        x, y = batch
+        if self.moments is None:
+            self.moments = PairMoments.zeros(x.shape[1], x.device)
+        self.moments.update(x, y)
+
+    def on_train_epoch_end(self) -> None:
+        if self.moments is None:
+            raise RuntimeError("no training batches were seen: the data is empty")
+        flat = self.trainer.strategy.reduce(self.moments.flat(), reduce_op="sum")
+        moments = PairMoments.from_flat(flat.cpu(), self.moments.dim)
+        self.mapping = Composition.fit_stages(moments, self.stages)
+        self.log("pairs", float(moments.n), on_epoch=True, sync_dist=False)
+        self.moments = None
+
+    def configure_optimizers(self):
+        return None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.mapping is None:
+            raise RuntimeError("the mapping is not fitted yet")
+        return self.mapping(x)

