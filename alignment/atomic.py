@@ -19,6 +19,7 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
@@ -33,12 +34,19 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
         if target.exists():
             shutil.rmtree(target)
         os.replace(tmp, target)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_text(target: str | Path, text: str) -> None:

@@ -2,6 +2,7 @@
 the tests; the CLI's ``fit`` does the same from a recipe)."""
 from __future__ import annotations
 
+import logging
 import warnings
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from .datamodule import PairedVectorDataModule
 
 
 def quiet_trainer(max_epochs: int = 1, callbacks: list | None = None, **kwargs) -> pl.Trainer:
-    """A Trainer without logger, progress bar or summary (for fits inside a larger job)."""
+    """A Trainer without logger, progress bar, summary or banner (for fits inside a larger job)."""
+    for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     return pl.Trainer(max_epochs=max_epochs, logger=False, enable_checkpointing=False,
                       enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
                       devices=1, callbacks=callbacks or [], **kwargs)
@@ -35,7 +38,8 @@ def fit_closed_form(x: np.ndarray, y: np.ndarray, method: str, run_dir: str | Pa
     module = ClosedFormMapping(method)
     callbacks = [SaveMapping(str(run_dir))] if run_dir is not None else []
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(optimizer|num_workers|does not have many workers).*")
+        warnings.filterwarnings("ignore", message=".*(optimizer|num_workers|does not have many "
+                                "workers|LeafSpec|max_epochs).*")
         quiet_trainer(callbacks=callbacks, default_root_dir=str(run_dir or ".")).fit(module, datamodule=dm)
     assert module.mapping is not None
     return module.mapping

@@ -1,0 +1,105 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from alignment.errors import InputError
+from alignment.export import export_remapped, load_remapped
+from alignment.mappings import fit_closed_form
+from alignment.moments import PairMoments
+from alignment.signature import parse_signature
+from alignment.xmover_files import xmover_filename
+
+
+def _fit(dim: int, spec: str, seed: int = 0):
+    torch.manual_seed(seed)
+    x, y = torch.randn(200, dim), torch.randn(200, dim)
+    return fit_closed_form(PairMoments.of(x, y), spec)
+
+
+def _export(tmp_path, tiny_bert, spec="clp", name="exp"):
+    enc = load_remapped_encoder_identity(tiny_bert)
+    mapping = _fit(32, spec)
+    meta = export_remapped(tmp_path / name, mapping, enc, "es", "en", "abc123", 200, 1500, "bible")
+    return mapping, meta
+
+
+def load_remapped_encoder_identity(tiny_bert):
+    from alignment.encoder import load_encoder
+
+    return load_encoder(str(tiny_bert), layer=-1).identity()
+
+
+def test_export_load_round_trip_gives_identical_vectors(tmp_path, tiny_bert):
+    from alignment.encoder import load_encoder
+
+    mapping, meta = _export(tmp_path, tiny_bert, "center > clp")
+    remapped = load_remapped(tmp_path / "exp")
+    sentences = ["la casa es grande .", "el perro come pan ."]
+    got = remapped.encode(sentences)
+    enc = load_encoder(str(tiny_bert))
+    raw = enc.encode_words(enc.tokenize_words(sentences), progress=False)
+    for (words, vecs), r in zip(got, raw):
+        assert vecs.shape == (len(words), 32)
+        np.testing.assert_array_equal(vecs, mapping(torch.from_numpy(r)).numpy())
+    tgt = remapped.encode(sentences, side="tgt")
+    np.testing.assert_array_equal(tgt[0][1], mapping.map_target(torch.from_numpy(raw[0])).numpy())
+
+
+def test_remap_json_carries_everything_and_a_signature(tmp_path, tiny_bert):
+    _, meta = _export(tmp_path, tiny_bert, "clp")
+    on_disk = json.loads((tmp_path / "exp" / "remap.json").read_text())
+    assert on_disk == meta
+    for key in ("encoder", "revision", "layer", "pooling", "mapping_type", "mapped_side",
+                "src_lang", "tgt_lang", "data_fingerprint", "package_version", "signature"):
+        assert on_disk[key] is not None, key
+    sig = parse_signature(meta["signature"])
+    assert sig["map"].startswith("clp#") and sig["lang"] == "es-en" and sig["L"] == "2"
+    _, other = _export(tmp_path, tiny_bert, "umd", "exp2")
+    assert other["signature"] != meta["signature"]
+
+
+def test_xmoverscore_bam_reproduces_the_mapping(tmp_path, tiny_bert):
+    mapping, meta = _export(tmp_path, tiny_bert, "clp")
+    name = xmover_filename("bible", "es", "en", 1500, 2, "BAM")
+    assert meta["xmoverscore_files"] == [name] and name == "bible.es-en.1k.2.BAM"
+    w = np.load(tmp_path / "exp" / name)
+    assert w.dtype == np.float32 and w.shape == (32, 32)
+    x = torch.randn(5, 32)
+    np.testing.assert_allclose(x.numpy() @ w, mapping(x).numpy(), atol=1e-5)
+
+
+def test_xmoverscore_gbdd_reproduces_umd(tmp_path, tiny_bert):
+    mapping, meta = _export(tmp_path, tiny_bert, "umd")
+    (name,) = meta["xmoverscore_files"]
+    assert name.endswith(".GBDD")
+    v = np.load(tmp_path / "exp" / name)
+    assert v.shape == (32,) and abs(np.linalg.norm(v) - 1) < 1e-6
+    x = torch.randn(5, 32).numpy()
+    np.testing.assert_allclose(x - np.outer(x @ v, v), mapping(torch.from_numpy(x)).numpy(), atol=1e-5)
+
+
+def test_maps_with_a_bias_get_no_xmoverscore_file_and_say_why(tmp_path, tiny_bert):
+    _, meta = _export(tmp_path, tiny_bert, "center > clp")
+    assert meta["xmoverscore_files"] == [] and "not expressible" in meta["xmoverscore_note"]
+
+
+def test_load_refuses_mismatched_dimension_and_revision(tmp_path, tiny_bert):
+    _export(tmp_path, tiny_bert, "clp")
+    meta_path = tmp_path / "exp" / "remap.json"
+    meta = json.loads(meta_path.read_text())
+    meta["dim"] = 384
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="dimension 384"):
+        load_remapped(tmp_path / "exp")
+    meta["dim"], meta["revision"] = 32, "0000"
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="revision"):
+        load_remapped(tmp_path / "exp")
+    assert load_remapped(tmp_path / "exp", strict=False).mapping.dim == 32
+
+
+def test_not_an_export(tmp_path):
+    with pytest.raises(InputError, match="not a crossalign export"):
+        load_remapped(tmp_path)

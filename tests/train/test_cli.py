@@ -1,0 +1,97 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import EN, ES, identity_alignment_file
+from train.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_help_lists_every_verb_and_each_verb_has_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for verb in ("data", "align", "fit", "export", "evaluate", "demo"):
+        assert verb in out
+    for verb in (["data", "bible"], ["align"], ["export"], ["evaluate"], ["demo"]):
+        with pytest.raises(SystemExit) as exit_:
+            main([*verb, "--help"])
+        assert exit_.value.code == 0
+
+
+def test_fit_help_comes_from_the_recipe_parser():
+    out = subprocess.run([sys.executable, "-m", "train.cli", "fit", "--help"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "--config" in out.stdout and "--model" in out.stdout
+
+
+def test_bad_input_is_one_clear_line_not_a_traceback(tmp_path, capsys):
+    (tmp_path / "a").write_text("uno\ndos\n")
+    (tmp_path / "b").write_text("one\n")
+    assert main(["align", "--src", str(tmp_path / "a"), "--tgt", str(tmp_path / "b"),
+                 "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "line counts differ" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def _recipe(tmp_path: Path, data: dict, method: str = "clp") -> Path:
+    import yaml
+
+    recipe = {
+        "seed_everything": 0,
+        "trainer": {"max_epochs": 1, "accelerator": "cpu", "devices": 1, "logger": False,
+                    "enable_checkpointing": False, "enable_progress_bar": False,
+                    "default_root_dir": str(tmp_path / "run"),
+                    "callbacks": [{"class_path": "train.callbacks.SaveMapping"}]},
+        "model": {"class_path": "train.closed_form.ClosedFormMapping", "init_args": {"method": method}},
+        "data": data,
+    }
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump(recipe, allow_unicode=True))
+    return path
+
+
+def test_fit_recipe_on_text_then_export_then_evaluate(tmp_path, parallel_files, tiny_bert, capsys):
+    src, tgt = parallel_files
+    align = identity_alignment_file(tmp_path / "align.txt", ES, EN)
+    recipe = _recipe(tmp_path, {"src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert),
+                                "alignment": str(align), "src_lang": "es", "tgt_lang": "en",
+                                "progress": False}, "center > clp")
+    assert main(["fit", "--config", str(recipe)]) == 0
+    run = tmp_path / "run"
+    assert (run / "export" / "remap.json").is_file() and (run / "config.yaml").is_file()
+    assert main(["export", "--run", str(run), "--out", str(tmp_path / "exp")]) == 0
+    meta = json.loads((tmp_path / "exp" / "remap.json").read_text())
+    assert meta["mapping_type"] == "center→clp" and meta["src_lang"] == "es"
+    capsys.readouterr()
+    assert main(["evaluate", "--export", str(tmp_path / "exp"), "--src", str(src), "--tgt", str(tgt),
+                 "--alignment", str(align), "--out", str(tmp_path / "eval")]) == 0
+    out = capsys.readouterr().out
+    assert "char 3-4-gram" in out and "unmapped" in out and meta["signature"] in out
+    metrics = json.loads((tmp_path / "eval" / "metrics.json").read_text())
+    assert 0.0 <= metrics["unmapped/retrieval_cosine_src2tgt"] <= 1.0
+
+
+def test_fit_recipe_on_your_own_vectors(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 8)).astype(np.float32)
+    q, _ = np.linalg.qr(rng.normal(size=(8, 8)))
+    np.savez(tmp_path / "pairs.npz", src=x, tgt=(x @ q).astype(np.float32))
+    recipe = _recipe(tmp_path, {"vectors": str(tmp_path / "pairs.npz"), "batch_size": 50})
+    assert main(["fit", "--config", str(recipe)]) == 0
+    from alignment.mappings import load_mapping
+
+    w = load_mapping(tmp_path / "run" / "mapping").stages[0].weight.numpy()
+    np.testing.assert_allclose(w, q, atol=1e-4)
+
+
+def test_bad_vectors_are_rejected_before_fitting(tmp_path):
+    np.savez(tmp_path / "pairs.npz", src=np.zeros((5, 4)), tgt=np.zeros((5, 3)))
+    recipe = _recipe(tmp_path, {"vectors": str(tmp_path / "pairs.npz")})
+    assert main(["fit", "--config", str(recipe)]) == 2
