@@ -81,8 +81,9 @@ class BibleReport:
         return dict(self.__dict__)
 
 
-def _read_module(sword_path: str, module: str) -> dict[str, str]:
-    """Verse id (``Gen.1.1``) -> raw OSIS text for every verse of the module."""
+def _read_module(sword_path: str, module: str, books: list[str] | None = None) -> dict[str, str]:
+    """Verse id (``Gen.1.1``) -> raw OSIS text for every verse of the module (or of ``books``,
+    OSIS names such as ``Gen``)."""
     try:
         from pysword.modules import SwordModules
     except ImportError:
@@ -101,6 +102,8 @@ def _read_module(sword_path: str, module: str) -> dict[str, str]:
     verses: dict[str, str] = {}
     for testament in bible.get_structure().get_books().values():
         for book in testament:
+            if books is not None and book.osis_name not in books:
+                continue
             text = bible.get(books=[book.osis_name], clean=False, join="\x00")
             parts = text.split("\x00")
             k = 0
@@ -179,15 +182,16 @@ def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, l
 
 def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_test: int = 1000,
                 n_dev: int = 1000, seed: int = 0, modernize: bool = True,
-                max_ratio: float = 2.0) -> BibleReport:
-    """Build ``{split}.es`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in out_dir."""
+                max_ratio: float = 2.0, books: list[str] | None = None) -> BibleReport:
+    """Build ``{split}.es`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in out_dir
+    (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``)."""
     from .atomic import write_text
 
     report = BibleReport()
-    es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE).items()}
+    es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books).items()}
     if modernize:
         es = {k: modernize_rv1909(v) for k, v in es.items()}
-    en = {k: clean_osis(v) for k, v in _read_module(sword_path, ENGLISH_MODULE).items()}
+    en = {k: clean_osis(v) for k, v in _read_module(sword_path, ENGLISH_MODULE, books).items()}
     corpus = align_verses(es, en, max_ratio, report)
     out = Path(out_dir)
     for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
@@ -196,6 +200,7 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
         report.splits[split] = len(part)
     settings = {"spanish": SPANISH_MODULE, "english": ENGLISH_MODULE, "seed": seed,
-                "n_test": n_test, "n_dev": n_dev, "modernize": modernize, "max_ratio": max_ratio}
+                "n_test": n_test, "n_dev": n_dev, "modernize": modernize, "max_ratio": max_ratio,
+                "books": books}
     write_text(out / "report.json", json.dumps({"settings": settings, **report.as_dict()}, indent=2))
     return report

@@ -134,11 +134,11 @@ class Encoder:
         bar = tqdm(total=len(words), desc=desc, unit="sent", disable=not progress, leave=False)
         with torch.inference_mode():
             for batch in batches:
-                vecs = self._forward(batch, enc)
-                for k, idx in enumerate(batch):
-                    pooled = self._pool(vecs[k, :lengths[idx]], enc.word_ids(idx), len(words[idx]))
-                    truncated += int(np.isnan(pooled[:, 0]).sum())
-                    out[idx] = pooled
+                pooled = self._pool_batch(self._forward(batch, enc), batch, enc,
+                                          [len(words[i]) for i in batch])
+                for idx, vecs in zip(batch, pooled):
+                    truncated += int(np.isnan(vecs[:, 0]).sum())
+                    out[idx] = vecs
                 bar.update(len(batch))
         bar.close()
         if truncated:
@@ -148,37 +148,49 @@ class Encoder:
         return out  # type: ignore[return-value]
 
     def _forward(self, batch: list[int], enc) -> torch.Tensor:
+        """Hidden states (batch, seq, d) at the chosen layer, left on the device."""
         feats = [{"input_ids": enc["input_ids"][i],
                   "attention_mask": enc["attention_mask"][i]} for i in batch]
         if "token_type_ids" in enc:
             for f, i in zip(feats, batch):
                 f["token_type_ids"] = enc["token_type_ids"][i]
         padded = self.tokenizer.pad(feats, return_tensors="pt")
-        padded = {k: v.to(self.device) for k, v in padded.items()}
+        padded = {k: v.to(self.device, non_blocking=True) for k, v in padded.items()}
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
-            hidden = self.model(**padded, output_hidden_states=True).hidden_states[self.layer]
-        return hidden.float().cpu()
+            return self.model(**padded, output_hidden_states=True).hidden_states[self.layer]
 
-    def _pool(self, states: torch.Tensor, word_ids: list[int | None], n_words: int) -> np.ndarray:
-        result = np.full((n_words, states.shape[-1]), np.nan, dtype=np.float32)
-        pos = [(t, w) for t, w in enumerate(word_ids) if w is not None]
-        if not pos:
-            return result
-        t_idx = torch.tensor([t for t, _ in pos])
-        w_idx = torch.tensor([w for _, w in pos])
+    def _pool_batch(self, states: torch.Tensor, batch: list[int], enc,
+                    n_words: list[int]) -> list[np.ndarray]:
+        """Pool subword states into word vectors for a whole batch on the device, then one
+        copy to the host; words without any subword (truncated) become NaN rows."""
+        seq = states.shape[1]
+        starts = np.concatenate([[0], np.cumsum(n_words)])
+        flat_pos, flat_word = [], []
+        for k, i in enumerate(batch):
+            for t, w in enumerate(enc.word_ids(i)):
+                if w is not None:
+                    flat_pos.append(k * seq + t)
+                    flat_word.append(starts[k] + w)
+        total = int(starts[-1])
+        d = states.shape[-1]
+        flat_states = states.reshape(-1, d).float()
+        pos = torch.tensor(flat_pos, dtype=torch.long, device=states.device)
+        word = torch.tensor(flat_word, dtype=torch.long, device=states.device)
+        counts = torch.zeros(total, device=states.device).index_add_(
+            0, word, torch.ones(len(flat_pos), device=states.device))
         if self.spec.pooling == "mean":
-            sums = torch.zeros(n_words, states.shape[-1]).index_add_(0, w_idx, states[t_idx])
-            counts = torch.zeros(n_words).index_add_(0, w_idx, torch.ones(len(pos)))
-            seen = counts > 0
-            result[seen.numpy()] = (sums[seen] / counts[seen, None]).numpy()
-            return result
-        chosen: dict[int, int] = {}
-        for t, w in pos:
-            if self.spec.pooling == "last" or w not in chosen:
-                chosen[w] = t
-        ws = list(chosen)
-        result[ws] = states[[chosen[w] for w in ws]].numpy()
-        return result
+            pooled = torch.zeros(total, d, device=states.device).index_add_(0, word, flat_states[pos])
+            pooled = pooled / counts.clamp_min(1)[:, None]
+        else:
+            # first: the smallest position of each word; last: the largest
+            key = pos if self.spec.pooling == "last" else -pos
+            best = torch.full((total,), -(2 ** 62), dtype=torch.long, device=states.device)
+            best = best.scatter_reduce(0, word, key, reduce="amax")
+            chosen = best if self.spec.pooling == "last" else -best
+            pooled = flat_states[chosen.clamp(0, flat_states.shape[0] - 1)]
+        pooled[counts == 0] = float("nan")
+        host = pooled.cpu().numpy()
+        return [host[starts[k]:starts[k + 1]] for k in range(len(batch))]
 
 
 def load_encoder(name: str, layer: int = -1, pooling: str = "first", max_length: int = 512,

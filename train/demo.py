@@ -40,6 +40,7 @@ class DemoConfig:
     seed: int = 0
     methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS))
     lexicon: str | None = FREEDICT_SPA_ENG
+    books: list[str] | None = None
     cache_dir: str | None = None
     progress: bool = True
 
@@ -49,10 +50,11 @@ def ensure_bible(cfg: DemoConfig) -> None:
     report = Path(cfg.data_dir) / "report.json"
     if report.is_file():
         settings = json.loads(report.read_text())["settings"]
-        if settings.get("n_test") == cfg.test_verses and settings.get("seed") == cfg.seed:
+        if (settings.get("n_test"), settings.get("seed"), settings.get("books")) == \
+                (cfg.test_verses, cfg.seed, cfg.books):
             return
     print(f"building the Bible corpus in {cfg.data_dir} (once; about two minutes)", flush=True)
-    rep = build_bible(cfg.data_dir, n_test=cfg.test_verses, seed=cfg.seed)
+    rep = build_bible(cfg.data_dir, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books)
     print(f"  kept {rep.kept} of {rep.common_verses} verses; dropped {len(rep.dropped_chapters)} "
           f"misaligned chapters ({rep.dropped_in_chapters} verses), {rep.dropped_length_ratio} "
           f"by length ratio, {rep.dropped_empty} empty", flush=True)

