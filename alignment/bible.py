@@ -98,20 +98,21 @@ def _read_module(sword_path: str, module: str, books: list[str] | None = None) -
     if module not in found:
         raise InputError(f"SWORD module {module} not installed (found: {sorted(found)})",
                          path=sword_path)
+    from tqdm.auto import tqdm
+
     bible = modules.get_bible_from_module(module)
     verses: dict[str, str] = {}
-    for testament in bible.get_structure().get_books().values():
-        for book in testament:
-            if books is not None and book.osis_name not in books:
-                continue
-            text = bible.get(books=[book.osis_name], clean=False, join="\x00")
-            parts = text.split("\x00")
-            k = 0
-            for chapter, n_verses in enumerate(book.chapter_lengths, start=1):
-                for verse in range(1, n_verses + 1):
-                    if k < len(parts):
-                        verses[f"{book.osis_name}.{chapter}.{verse}"] = parts[k]
-                    k += 1
+    all_books = [b for t in bible.get_structure().get_books().values() for b in t
+                 if books is None or b.osis_name in books]
+    for book in tqdm(all_books, desc=f"reading {module}", unit="book", leave=False):
+        text = bible.get(books=[book.osis_name], clean=False, join="\x00")
+        parts = text.split("\x00")
+        k = 0
+        for chapter, n_verses in enumerate(book.chapter_lengths, start=1):
+            for verse in range(1, n_verses + 1):
+                if k < len(parts):
+                    verses[f"{book.osis_name}.{chapter}.{verse}"] = parts[k]
+                k += 1
     return verses
 
 

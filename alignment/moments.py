@@ -33,18 +33,24 @@ class PairMoments:
     def dim(self) -> int:
         return int(self.sx.shape[0])
 
-    def update(self, x: torch.Tensor, y: torch.Tensor) -> None:
-        """Add a batch of paired rows (n, d)."""
+    def update(self, x: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None) -> None:
+        """Add a batch of paired rows (n, d); ``weight`` (n,) of 0/1 masks padding rows."""
         if x.shape != y.shape or x.ndim != 2 or x.shape[1] != self.dim:
             raise ValueError(f"paired batches must both be (n, {self.dim}); got {tuple(x.shape)} "
                              f"and {tuple(y.shape)}")
         x, y = x.to(torch.float64), y.to(torch.float64)
-        self.n += x.shape[0]
-        self.sx += x.sum(0)
-        self.sy += y.sum(0)
-        self.sxx += x.T @ x
-        self.syy += y.T @ y
-        self.sxy += x.T @ y
+        if weight is None:
+            self.n += x.shape[0]
+            xw, yw = x, y
+        else:
+            w = weight.to(torch.float64)
+            self.n += w.sum()
+            xw, yw = x * w[:, None], y * w[:, None]
+        self.sx += xw.sum(0)
+        self.sy += yw.sum(0)
+        self.sxx += xw.T @ x
+        self.syy += yw.T @ y
+        self.sxy += xw.T @ y
 
     def flat(self) -> torch.Tensor:
         """All statistics in one vector (for a single all-reduce across devices)."""

@@ -19,14 +19,17 @@ class ClosedFormMapping(pl.LightningModule):
         self.stages = parse_stages(method)
         self.save_hyperparameters()
         self.automatic_optimization = False
+        # DDP refuses a module without trainable parameters; this one is never used or stepped.
+        self.ddp_anchor = torch.nn.Parameter(torch.zeros(()))
         self.moments: PairMoments | None = None
         self.mapping: Mapping | None = None
 
-    def training_step(self, batch: tuple[torch.Tensor, torch.Tensor], batch_idx: int) -> None:
-        x, y = batch
+    def training_step(self, batch: tuple[torch.Tensor, ...], batch_idx: int) -> None:
+        x, y = batch[0], batch[1]
+        weight = batch[2] if len(batch) > 2 else None  # 0 marks padding of distributed shards
         if self.moments is None:
             self.moments = PairMoments.zeros(x.shape[1], x.device)
-        self.moments.update(x, y)
+        self.moments.update(x, y, weight)
 
     def on_train_epoch_end(self) -> None:
         if self.moments is None:
@@ -34,7 +37,7 @@ class ClosedFormMapping(pl.LightningModule):
         flat = self.trainer.strategy.reduce(self.moments.flat(), reduce_op="sum")
         moments = PairMoments.from_flat(flat.cpu(), self.moments.dim)
         self.mapping = Composition.fit_stages(moments, self.stages)
-        self.log("pairs", float(moments.n), on_epoch=True, sync_dist=False)
+        self.log("pairs", float(moments.n), on_epoch=True, rank_zero_only=True)  # already summed
         self.moments = None
 
     def configure_optimizers(self):

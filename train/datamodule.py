@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytorch_lightning as pl
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from alignment.corpus import read_parallel
 from alignment.encoder import Encoder, EncoderSpec
@@ -81,8 +81,38 @@ class PairedVectorDataModule(pl.LightningDataModule):
 
     def train_dataloader(self) -> DataLoader:
         assert self.x is not None and self.y is not None, "call setup() first"
-        return DataLoader(TensorDataset(self.x, self.y), batch_size=self.hparams.batch_size,
-                          shuffle=False)
+        trainer = getattr(self, "trainer", None)
+        if trainer is None or trainer.world_size <= 1:
+            return DataLoader(TensorDataset(self.x, self.y), batch_size=self.hparams.batch_size)
+        shard = shard_with_padding(self.x, self.y, trainer.world_size, trainer.global_rank)
+        return DataLoader(shard, batch_size=self.hparams.batch_size,
+                          sampler=PreShardedSampler(shard, trainer.world_size, trainer.global_rank))
+
+
+def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) -> TensorDataset:
+    """This rank's rows (rank, rank + world, ...) padded with weight-0 rows so every rank runs
+    the same number of batches (DDP syncs each step); the weights keep the sums exact."""
+    rows = torch.arange(rank, x.shape[0], world)
+    size = -(-x.shape[0] // world)
+    pad = size - len(rows)
+    weight = torch.cat([torch.ones(len(rows)), torch.zeros(pad)])
+    xs = torch.cat([x[rows], x.new_zeros(pad, x.shape[1])])
+    ys = torch.cat([y[rows], y.new_zeros(pad, y.shape[1])])
+    return TensorDataset(xs, ys, weight)
+
+
+class PreShardedSampler(DistributedSampler):
+    """Walks a rank's own, already sharded dataset in order. Being a DistributedSampler, it
+    keeps Lightning from sharding the shard again (and from padding it with repeated rows)."""
+
+    def __init__(self, dataset, num_replicas: int, rank: int) -> None:
+        super().__init__(dataset, num_replicas=num_replicas, rank=rank, shuffle=False)
+
+    def __iter__(self):
+        return iter(range(len(self.dataset)))
+
+    def __len__(self) -> int:
+        return len(self.dataset)
 
 
 def _array_hash(x: np.ndarray, y: np.ndarray) -> str:

@@ -26,3 +26,14 @@ def test_transformed_moments_equal_moments_of_transformed_data():
     want = PairMoments.of(x @ a_s + b_s, y @ a_t + b_t)
     for k in ("sx", "sy", "sxx", "syy", "sxy"):
         assert torch.allclose(getattr(got, k), getattr(want, k), atol=1e-8)
+
+
+def test_zero_weight_rows_add_nothing():
+    torch.manual_seed(2)
+    x, y = torch.randn(50, 4), torch.randn(50, 4)
+    padded = PairMoments.zeros(4)
+    padded.update(torch.cat([x, torch.randn(7, 4)]), torch.cat([y, torch.randn(7, 4)]),
+                  torch.cat([torch.ones(50), torch.zeros(7)]))
+    plain = PairMoments.of(x, y)
+    for k in ("n", "sx", "sy", "sxx", "syy", "sxy"):
+        assert torch.allclose(getattr(padded, k), getattr(plain, k), atol=1e-9)
