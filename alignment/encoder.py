@@ -147,14 +147,41 @@ class Encoder:
                           stacklevel=2)
         return out  # type: ignore[return-value]
 
+    def encode_tokens(self, sentences: list[str], batch_size: int = 64, bucket: bool = True,
+                      progress: bool = False, desc: str = "encoding"
+                      ) -> list[tuple[list[str], list[bool], np.ndarray]]:
+        """Per sentence: its subword tokens (special tokens included), which of them are special,
+        and their (T, d) float32 vectors at the chosen layer."""
+        from tqdm.auto import tqdm
+
+        enc = self.tokenizer(sentences, truncation=True, max_length=self.spec.max_length,
+                             return_special_tokens_mask=True)
+        lengths = [len(ids) for ids in enc["input_ids"]]
+        out: list = [None] * len(sentences)
+        bar = tqdm(total=len(sentences), desc=desc, unit="sent", disable=not progress, leave=False)
+        with torch.inference_mode():
+            for batch in make_batches(lengths, batch_size, bucket):
+                host = self._forward(batch, enc).float().cpu().numpy()
+                for k, i in enumerate(batch):
+                    ids = enc["input_ids"][i]
+                    out[i] = (self.tokenizer.convert_ids_to_tokens(ids),
+                              [bool(m) for m in enc["special_tokens_mask"][i]],
+                              np.ascontiguousarray(host[k, :lengths[i]]))
+                bar.update(len(batch))
+        bar.close()
+        return out
+
     def _forward(self, batch: list[int], enc) -> torch.Tensor:
         """Hidden states (batch, seq, d) at the chosen layer, left on the device."""
         feats = [{"input_ids": enc["input_ids"][i],
                   "attention_mask": enc["attention_mask"][i]} for i in batch]
+        padding_side = self.tokenizer.padding_side
+        self.tokenizer.padding_side = "right"  # vectors are read back as [:length]
         if "token_type_ids" in enc:
             for f, i in zip(feats, batch):
                 f["token_type_ids"] = enc["token_type_ids"][i]
         padded = self.tokenizer.pad(feats, return_tensors="pt")
+        self.tokenizer.padding_side = padding_side
         padded = {k: v.to(self.device, non_blocking=True) for k, v in padded.items()}
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
             return self.model(**padded, output_hidden_states=True).hidden_states[self.layer]

@@ -1,0 +1,57 @@
+"""Target-side language-model fluency: mean token log-likelihood under any HF causal LM."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..batching import make_batches
+from ..encoder import allow_download, resolve_encoder, weights_fingerprint
+from ..errors import InputError
+
+
+class LanguageModelScorer:
+    """Mean natural-log likelihood of each sentence's tokens 2..n given their prefixes (n − 1
+    predictions; a one-token sentence scores 0). Every sentence of a batch is scored."""
+
+    def __init__(self, name: str, device: str | None = None, batch_size: int = 16) -> None:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        source, local = resolve_encoder(name)
+        kwargs = {"local_files_only": not (allow_download() or local)}
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+            self.model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+        except OSError as err:
+            raise InputError(f"cannot load language model '{name}': {str(err).splitlines()[0]}",
+                             parameter="lm") from None
+        self.name = name
+        self.revision = getattr(self.model.config, "_commit_hash", None) or (
+            weights_fingerprint(source) if local else None)
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.model.to(self.device).eval()
+        self.batch_size = batch_size
+
+    def score(self, sentences: list[str]) -> np.ndarray:
+        ids = [self.tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]
+        out = np.zeros(len(sentences))
+        pad = self.tokenizer.pad_token_id
+        if pad is None:
+            pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
+        with torch.inference_mode():
+            for batch in make_batches([len(x) for x in ids], self.batch_size, True):
+                longest = max(len(ids[i]) for i in batch)
+                if longest < 2:
+                    continue
+                inp = torch.full((len(batch), longest), pad, dtype=torch.long)
+                mask = torch.zeros((len(batch), longest), dtype=torch.long)
+                for k, i in enumerate(batch):
+                    inp[k, :len(ids[i])] = torch.tensor(ids[i])
+                    mask[k, :len(ids[i])] = 1
+                inp, mask = inp.to(self.device), mask.to(self.device)
+                logits = self.model(input_ids=inp, attention_mask=mask).logits.float()
+                logp = torch.log_softmax(logits[:, :-1], -1).gather(-1, inp[:, 1:, None])[..., 0]
+                valid = mask[:, 1:].float()
+                mean = (logp * valid).sum(1) / valid.sum(1).clamp_min(1)
+                for k, i in enumerate(batch):
+                    out[i] = float(mean[k]) if len(ids[i]) > 1 else 0.0
+        return out

@@ -1,0 +1,50 @@
+"""Which subword tokens each XMoverScore version keeps, and their n-gram vectors and masses."""
+from __future__ import annotations
+
+import string
+import unicodedata
+
+import numpy as np
+
+
+def is_punctuation(token: str) -> bool:
+    """A single punctuation character (SentencePiece's word marker ▁ ignored)."""
+    t = token.lstrip("▁")
+    return len(t) == 1 and (t in string.punctuation or unicodedata.category(t).startswith("P"))
+
+
+def is_continuation(token: str, sentencepiece: bool) -> bool:
+    """A piece that continues a word: ``##…`` in WordPiece, no leading ▁ in SentencePiece."""
+    return (not token.startswith("▁")) if sentencepiece else token.startswith("##")
+
+
+def select_tokens(tokens: list[str], special: list[bool], version: str,
+                  sentencepiece: bool = False) -> np.ndarray:
+    """Indices of the tokens a version keeps.
+
+    2020: special tokens ([CLS]/[SEP]) kept; single punctuation characters and continuation
+    pieces dropped (a word is its first subword). 2022: every token kept."""
+    if version == "2022":
+        return np.arange(len(tokens))
+    keep = [i for i, (t, s) in enumerate(zip(tokens, special))
+            if s or not (is_punctuation(t) or is_continuation(t, sentencepiece))]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def ngram_vectors(vectors: np.ndarray, weights: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sliding windows of n consecutive tokens (stride 1): each n-gram's vector is the
+    weight-weighted mean of its tokens, its mass the sum of their weights. A sequence shorter
+    than n gives one n-gram of all its tokens."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    t = len(vectors)
+    if t == 0:
+        raise ValueError("no tokens to build n-grams from")
+    n = min(n, t)
+    weights = weights.astype(np.float64)
+    vecs = vectors.astype(np.float64)
+    windows = np.lib.stride_tricks.sliding_window_view(np.arange(t), n)
+    w = weights[windows]                              # (G, n)
+    mass = w.sum(1)
+    summed = np.einsum("gn,gnd->gd", w, vecs[windows])
+    return summed / np.maximum(mass, 1e-12)[:, None], mass

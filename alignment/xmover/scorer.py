@@ -1,0 +1,193 @@
+"""The XMoverScore scorer: versioned, exact, batched, and signed."""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..encoder import Encoder, EncoderSpec
+from ..errors import InputError
+from ..signature import signature
+from .idf import IdfWeights
+from .lm import LanguageModelScorer
+from .ngrams import ngram_vectors, select_tokens
+from .transport import score_2020, score_2022
+
+VERSIONS = {
+    "2020": {"layer": -1, "doc": "last layer; [CLS]/[SEP] kept, punctuation and continuation "
+             "pieces dropped; squared Euclidean; score 1 − EMD"},
+    "2022": {"layer": 8, "doc": "layer 8; all tokens; Euclidean; concatenated transport, top-flow "
+             "pruning; score 1 / (1 + Σ flow·cost)"},
+}
+
+
+@dataclass
+class ScoreResult:
+    """Scores of a batch of (source, hypothesis) pairs and how they were made."""
+
+    xmover: np.ndarray
+    lm: np.ndarray | None
+    final: np.ndarray
+    signature: str
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class SourceMapping:
+    """What is applied to source token vectors: a public ``.BAM``/``.GBDD`` file or an export."""
+
+    def __init__(self, path: str | Path, dim: int) -> None:
+        self.path = Path(path)
+        self.kind = self.path.suffix.lstrip(".").upper()
+        if self.kind not in ("BAM", "GBDD"):
+            raise InputError("a mapping file must end in .BAM (CLP) or .GBDD (UMD)", path=path)
+        if not self.path.is_file():
+            raise InputError("mapping file not found", path=path)
+        arr = np.load(self.path, allow_pickle=False).astype(np.float64)
+        want = (dim, dim) if self.kind == "BAM" else (dim,)
+        if self.kind == "GBDD" and arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.reshape(-1)
+        if arr.shape != want:
+            raise InputError(f"{self.kind} has shape {arr.shape} but the encoder needs {want}",
+                             path=path)
+        self.array = arr
+        import hashlib
+
+        self.fingerprint = hashlib.sha256(arr.tobytes()).hexdigest()[:16]
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        if self.kind == "BAM":
+            return v @ self.array
+        # UMD: remove the projection on the unit vector v (the public code's [0] indexing turns
+        # this into subtracting a scalar from every dimension; we remove the direction).
+        u = self.array / np.linalg.norm(self.array)
+        return v - np.outer(v @ u, u)
+
+
+def _solve(args: tuple) -> float:
+    version, src, src_m, hyp, hyp_m = args
+    return score_2020(src, src_m, hyp, hyp_m) if version == "2020" else \
+        score_2022(src, src_m, hyp, hyp_m)
+
+
+class XMoverScorer:
+    """Reference-free score of hypotheses against their sources.
+
+    ``encoder`` is a HF model (name or path) or a crossalign export folder (whose encoder, layer
+    and mapping are then used). ``mapping`` is a public ``.BAM``/``.GBDD`` file applied to the
+    source side only, as the public code does."""
+
+    def __init__(self, encoder: str, version: str = "2022", layer: int | None = None,
+                 ngram: int = 2, mapping: str | None = None, idf_src: IdfWeights | None = None,
+                 idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
+                 batch_size: int = 64, device: str | None = None, n_jobs: int | None = None) -> None:
+        if version not in VERSIONS:
+            raise InputError(f"unknown version '{version}' (choose {sorted(VERSIONS)})",
+                             parameter="version")
+        if ngram < 1:
+            raise InputError("n-gram size must be >= 1", parameter="ngram")
+        self.version, self.ngram, self.lm_coef = version, ngram, lm_coef
+        self.idf_src, self.idf_hyp = idf_src, idf_hyp
+        self.batch_size = batch_size
+        self.n_jobs = n_jobs or max(1, (os.cpu_count() or 1))
+        self.export_mapping = None
+        self.export_meta: dict | None = None
+        if (Path(encoder) / "remap.json").is_file():
+            from ..export import load_remapped
+
+            remapped = load_remapped(encoder, device=device)
+            if layer is not None and layer % (remapped.encoder.model.config.num_hidden_layers + 1) \
+                    != remapped.encoder.layer:
+                raise InputError(f"the export was fitted at layer {remapped.encoder.layer}; "
+                                 f"layer {layer} would not match it", parameter="layer")
+            self.encoder = remapped.encoder
+            self.export_mapping, self.export_meta = remapped.mapping, remapped.meta
+        else:
+            self.encoder = Encoder(EncoderSpec(encoder, VERSIONS[version]["layer"] if layer is None
+                                               else layer), device=device)
+        if mapping is not None and self.export_mapping is not None:
+            raise InputError("give a mapping file or an export, not both", parameter="mapping")
+        self.mapping = SourceMapping(mapping, self.encoder.dim) if mapping else None
+        self.lm = LanguageModelScorer(lm, device=device) if lm else None
+        vocab = self.encoder.tokenizer.get_vocab()
+        self.sentencepiece = any(t.startswith("▁") for t in list(vocab)[:2000])
+
+    @property
+    def signature(self) -> str:
+        ident = self.encoder.identity()
+        if self.mapping is not None:
+            mapping = f"{self.mapping.kind}#{self.mapping.fingerprint}"
+        elif self.export_mapping is not None:
+            mapping = f"{self.export_mapping.describe()}#{self.export_mapping.fingerprint()}"
+        else:
+            mapping = "none"
+        idf = "none" if self.idf_src is None else \
+            f"{self.idf_src.fingerprint}/{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
+        lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
+        return signature({"ver": self.version, "enc": f"{ident['encoder']}@{ident['revision']}",
+                          "L": ident["layer"], "map": mapping, "ngram": self.ngram, "idf": idf,
+                          "lm": lm, "coef": self.lm_coef if self.lm else None},
+                         prefix="xmoverscore")
+
+    def _prepare(self, encoded, idf: IdfWeights | None, transform) -> list[tuple[np.ndarray, np.ndarray]]:
+        out = []
+        for tokens, special, vecs in encoded:
+            keep = select_tokens(tokens, special, self.version, self.sentencepiece)
+            v = transform(vecs[keep].astype(np.float64)) if transform else vecs[keep]
+            w = np.ones(len(keep)) if idf is None else \
+                np.array([idf(tokens[i]) for i in keep], dtype=np.float64)
+            if not np.any(w > 0):
+                w = np.ones(len(keep))
+            out.append(ngram_vectors(v, w, self.ngram))
+        return out
+
+    def _source_transform(self):
+        if self.mapping is not None:
+            return self.mapping
+        if self.export_mapping is not None:
+            m = self.export_mapping
+            return lambda v: m(torch.from_numpy(v)).numpy()
+        return None
+
+    def _target_transform(self):
+        if self.export_mapping is not None and self.export_meta.get("mapped_side") == "both":
+            m = self.export_mapping
+            return lambda v: m.map_target(torch.from_numpy(v)).numpy()
+        return None
+
+    def score(self, sources: list[str], hypotheses: list[str]) -> ScoreResult:
+        """One score per pair; results do not depend on batch size or order."""
+        validate_pairs(sources, hypotheses)
+        t0 = time.perf_counter()
+        src_enc = self.encoder.encode_tokens(sources, self.batch_size)
+        hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size)
+        t1 = time.perf_counter()
+        src = self._prepare(src_enc, self.idf_src, self._source_transform())
+        hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform())
+        t2 = time.perf_counter()
+        jobs = [(self.version, s[0], s[1], h[0], h[1]) for s, h in zip(src, hyp)]
+        if self.n_jobs > 1 and len(jobs) >= 64:
+            with ProcessPoolExecutor(self.n_jobs) as pool:
+                xm = np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * self.n_jobs)))))
+        else:
+            xm = np.array([_solve(j) for j in jobs])
+        t3 = time.perf_counter()
+        lm = self.lm.score(hypotheses) if self.lm else None
+        t4 = time.perf_counter()
+        final = xm + self.lm_coef * lm if lm is not None else xm
+        return ScoreResult(xm, lm, final, self.signature,
+                           {"encoder": t1 - t0, "ngrams": t2 - t1, "transport": t3 - t2, "lm": t4 - t3})
+
+
+def validate_pairs(sources: list[str], hypotheses: list[str]) -> None:
+    if len(sources) != len(hypotheses):
+        raise InputError(f"{len(sources)} sources but {len(hypotheses)} hypotheses",
+                         parameter="hypotheses")
+    for k, (s, h) in enumerate(zip(sources, hypotheses), start=1):
+        if not s.strip() or not h.strip():
+            raise InputError(f"pair {k} has an empty {'source' if not s.strip() else 'hypothesis'}",
+                             parameter="sources" if not s.strip() else "hypotheses")

@@ -1,0 +1,131 @@
+import numpy as np
+import pytest
+import torch
+
+from alignment.errors import InputError
+from alignment.xmover import XMoverScorer, compute_idf
+from alignment.xmover.lm import LanguageModelScorer
+from alignment.signature import parse_signature
+from tests.conftest import EN, ES
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tiny_bert, tmp_path_factory):
+    """A 2-layer random GPT-2 sharing the tiny BERT's vocabulary."""
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+
+    out = tmp_path_factory.mktemp("tiny-gpt2")
+    tok = AutoTokenizer.from_pretrained(tiny_bert)
+    tok.save_pretrained(out)
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=32, n_layer=2, n_head=4,
+                               n_positions=64)).save_pretrained(out)
+    return out
+
+
+@pytest.mark.parametrize("version", ["2020", "2022"])
+def test_scores_do_not_depend_on_batch_size_or_order(tiny_bert, version):
+    a = XMoverScorer(str(tiny_bert), version=version, layer=2, batch_size=1, n_jobs=1)
+    b = XMoverScorer(str(tiny_bert), version=version, layer=2, batch_size=16, n_jobs=2)
+    first = a.score(ES, EN).xmover
+    order = np.random.default_rng(0).permutation(len(ES))
+    second = b.score([ES[i] for i in order], [EN[i] for i in order]).xmover
+    np.testing.assert_allclose(second, first[order], atol=1e-6)
+    assert np.isfinite(first).all()
+
+
+def test_a_perfect_hypothesis_scores_best(tiny_bert):
+    s = XMoverScorer(str(tiny_bert), version="2022", layer=2)
+    same = s.score(EN[:3], EN[:3]).xmover
+    other = s.score(EN[:3], EN[3:6]).xmover
+    np.testing.assert_allclose(same, 1.0, atol=1e-9)
+    assert (other < same).all()
+
+
+def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
+    from alignment.encoder import load_encoder
+    from alignment.export import export_remapped
+    from alignment.mappings import fit_closed_form
+    from alignment.moments import PairMoments
+
+    torch.manual_seed(0)
+    clp = fit_closed_form(PairMoments.of(torch.randn(100, 32), torch.randn(100, 32)), "clp")
+    enc = load_encoder(str(tiny_bert), layer=2)
+    meta = export_remapped(tmp_path / "exp", clp, enc.identity(), "es", "en", n_sentences=10,
+                           corpus_name="toy")
+    bam = tmp_path / "exp" / meta["xmoverscore_files"][0]
+    via_file = XMoverScorer(str(tiny_bert), layer=2, mapping=str(bam)).score(ES, EN)
+    via_export = XMoverScorer(str(tmp_path / "exp")).score(ES, EN)
+    plain = XMoverScorer(str(tiny_bert), layer=2).score(ES, EN)
+    np.testing.assert_allclose(via_file.xmover, via_export.xmover, atol=1e-6)
+    assert not np.allclose(via_file.xmover, plain.xmover)
+    assert via_file.signature != plain.signature != via_export.signature
+
+
+def test_gbdd_removes_the_direction_not_a_scalar(tmp_path, tiny_bert):
+    from alignment.xmover.scorer import SourceMapping
+
+    v = np.zeros(32, dtype=np.float32)
+    v[0] = 1.0
+    with open(tmp_path / "toy.es-en.1k.2.GBDD", "wb") as fh:
+        np.save(fh, v)
+    m = SourceMapping(tmp_path / "toy.es-en.1k.2.GBDD", 32)
+    x = np.random.default_rng(0).normal(size=(4, 32))
+    y = m(x)
+    assert np.allclose(y[:, 0], 0) and np.allclose(y[:, 1:], x[:, 1:])
+
+
+def test_signature_changes_with_every_setting(tiny_bert, tiny_gpt2):
+    base = dict(encoder=str(tiny_bert), version="2022", layer=2, ngram=2)
+    sigs = {XMoverScorer(**base).signature,
+            XMoverScorer(**{**base, "version": "2020"}).signature,
+            XMoverScorer(**{**base, "layer": 1}).signature,
+            XMoverScorer(**{**base, "ngram": 1}).signature,
+            XMoverScorer(**base, idf_src=compute_idf(ES, str.split)).signature,
+            XMoverScorer(**base, lm=str(tiny_gpt2)).signature,
+            XMoverScorer(**base, lm=str(tiny_gpt2), lm_coef=0.5).signature}
+    assert len(sigs) == 7
+    fields = parse_signature(XMoverScorer(**base).signature)
+    assert fields["ver"] == "2022" and fields["L"] == "2" and fields["map"] == "none"
+
+
+def test_idf_weights():
+    idf = compute_idf(["a b", "a c", "a"], str.split)
+    assert idf("a") == pytest.approx(np.log(4 / 4)) and idf("b") == pytest.approx(np.log(4 / 2))
+    assert idf("zzz") == pytest.approx(np.log(4))
+
+
+def test_lm_scores_every_sentence_of_a_batch(tiny_gpt2):
+    lm = LanguageModelScorer(str(tiny_gpt2), batch_size=8)
+    batched = lm.score(EN)
+    single = np.array([lm.score([s])[0] for s in EN])
+    np.testing.assert_allclose(batched, single, atol=1e-5)
+    assert len(set(np.round(batched, 6))) > 1 and (batched < 0).all()
+    # by hand for one sentence: mean log p(token_t | prefix) over the n-1 predictions
+    ids = lm.tokenizer(EN[0], add_special_tokens=False, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        logp = torch.log_softmax(lm.model(ids).logits[0, :-1], -1)
+    want = logp.gather(1, ids[0, 1:, None]).mean().item()
+    assert batched[0] == pytest.approx(want, abs=1e-5)
+
+
+def test_lm_term_is_added_with_its_coefficient(tiny_bert, tiny_gpt2):
+    r = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), lm_coef=0.1).score(ES[:3], EN[:3])
+    np.testing.assert_allclose(r.final, r.xmover + 0.1 * r.lm)
+
+
+def test_bad_inputs_fail_before_encoding(tiny_bert, tmp_path, monkeypatch):
+    s = XMoverScorer(str(tiny_bert), layer=2)
+    monkeypatch.setattr(s.encoder, "encode_tokens", lambda *a, **k: pytest.fail("encoded first"))
+    with pytest.raises(InputError, match="2 sources but 1 hypotheses"):
+        s.score(["a", "b"], ["x"])
+    with pytest.raises(InputError, match="pair 2 has an empty hypothesis"):
+        s.score(["a", "b"], ["x", " "])
+    with open(tmp_path / "w.BAM", "wb") as fh:
+        np.save(fh, np.eye(16, dtype=np.float32))
+    with pytest.raises(InputError, match=r"w.BAM: BAM has shape \(16, 16\) but the encoder needs \(32, 32\)"):
+        XMoverScorer(str(tiny_bert), layer=2, mapping=str(tmp_path / "w.BAM"))
+    with pytest.raises(InputError, match="version"):
+        XMoverScorer(str(tiny_bert), version="2021")
+    with pytest.raises(InputError, match="layer 8 out of range"):
+        XMoverScorer(str(tiny_bert), version="2022")  # 2022's default layer 8 > 2 layers
