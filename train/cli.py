@@ -1,4 +1,4 @@
-"""The ``crossalign`` command line: data, align, fit, export, evaluate, demo."""
+"""The ``crossalign`` command line: data, align, fit, export, evaluate, score, demo."""
 from __future__ import annotations
 
 import argparse
@@ -151,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--corpus", help="corpus name used in XMoverScore file names")
     export.set_defaults(func=_cmd_export)
 
-    ev = sub.add_parser("evaluate", help="retrieval / CBLI / lexicon P@1 of exports on held-out text")
+    ev = sub.add_parser("evaluate", help="retrieval / CBLI / lexicon P@1 of exports on held-out "
+                        "text; `evaluate rfeval` and `evaluate w2w` for XMoverScore",
+                        epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help")
     ev.add_argument("--export", nargs="+", required=True, help="one or more export directories")
     ev.add_argument("--src", required=True)
     ev.add_argument("--tgt")
@@ -161,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--csls", action="store_true", help="also report CSLS retrieval")
     ev.add_argument("--out", help="folder for metrics.json")
     ev.set_defaults(func=_cmd_evaluate)
+
+    from .cli_xmover import add_parsers
+
+    add_parsers(sub)
 
     demo = sub.add_parser("demo", help="the embedded default: MiniLM, Bible es–en, every linear method")
     demo.add_argument("--data-dir", default="data/bible")
@@ -182,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "fit":
             _cmd_fit(argv[1:])
             return 0
-        args = build_parser().parse_args(argv)
+        if argv[:1] == ["evaluate"] and argv[1:2] in (["rfeval"], ["w2w"]):
+            from .cli_xmover import build_evaluate_parser
+
+            args = build_evaluate_parser(argv[1]).parse_args(argv[2:])
+        else:
+            args = build_parser().parse_args(argv)
         args.func(args)
     except InputError as err:
         print(f"crossalign: error: {err}", file=sys.stderr)

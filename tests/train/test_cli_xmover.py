@@ -1,0 +1,55 @@
+import json
+
+import numpy as np
+
+from tests.conftest import EN, ES
+from train.cli import main
+
+
+def _files(tmp_path):
+    (tmp_path / "src").write_text("".join(s + "\n" for s in ES))
+    (tmp_path / "hyp").write_text("".join(t + "\n" for t in EN))
+    return tmp_path / "src", tmp_path / "hyp"
+
+
+def test_score_prints_one_score_per_line_and_the_signature(tmp_path, tiny_bert, capsys):
+    src, hyp = _files(tmp_path)
+    assert main(["score", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
+                 "--hyp", str(hyp)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == len(ES) + 1 and lines[-1].startswith("# mean")
+    assert "xmoverscore|v:" in lines[-1] and "|ver:2022|" in lines[-1]
+    assert all(0 < float(x) <= 1 for x in lines[:-1])
+
+
+def test_score_rejects_unequal_files(tmp_path, tiny_bert, capsys):
+    src, hyp = _files(tmp_path)
+    hyp.write_text("only one line\n")
+    assert main(["score", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
+                 "--hyp", str(hyp)]) == 2
+    assert "line counts differ" in capsys.readouterr().err
+
+
+def test_rfeval_from_scores_and_from_the_scorer(tmp_path, tiny_bert, capsys):
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=len(ES))
+    rows = "".join(f"es-en\t{s}\t{t}\t{t}\t{h}\tsys{i % 3}\n" for i, (s, t, h) in enumerate(zip(ES, EN, human)))
+    (tmp_path / "da.tsv").write_text("lp\tsrc\tmt\tref\tscore\tsystem\n" + rows)
+    (tmp_path / "scores").write_text("".join(f"{h * 3}\n" for h in human))
+    assert main(["evaluate", "rfeval", "--data", str(tmp_path / "da.tsv"), "--scores",
+                 str(tmp_path / "scores"), "--bootstrap", "50", "--out", str(tmp_path / "o")]) == 0
+    out = json.loads((tmp_path / "o" / "metrics.json").read_text())
+    assert abs(out["es-en/pearson"] - 1.0) < 1e-9
+    assert main(["evaluate", "rfeval", "--data", str(tmp_path / "da.tsv"), "--encoder", str(tiny_bert),
+                 "--layer", "2", "--bootstrap", "20"]) == 0
+    assert "xmoverscore|" in capsys.readouterr().out
+
+
+def test_w2w_with_a_lexicon(tmp_path, tiny_bert, capsys):
+    src, ref = _files(tmp_path)
+    (tmp_path / "lex.tsv").write_text("la\tthe\ncasa\thouse\nel\tthe\nperro\tdog\n")
+    assert main(["evaluate", "w2w", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
+                 "--ref", str(ref), "--lexicon", str(tmp_path / "lex.tsv"), "--out", str(tmp_path / "o")]) == 0
+    out = json.loads((tmp_path / "o" / "metrics.json").read_text())
+    assert 0.0 <= out["w2w"] <= 1.0 and out["n"] == len(ES)
+    assert main(["evaluate", "w2w", "--encoder", str(tiny_bert), "--src", str(src), "--ref", str(ref)]) == 2
