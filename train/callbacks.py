@@ -34,6 +34,15 @@ class SaveMapping(pl.Callback):
         if mapping is None or not trainer.is_global_zero:
             return
         out = self.run_dir(trainer)
+        ckpt = trainer.checkpoint_callback
+        best = getattr(ckpt, "best_model_path", "") if ckpt is not None else ""
+        if best and getattr(ckpt, "monitor", None):
+            # the epoch the monitored criterion picked, not the last one
+            import torch
+
+            state = torch.load(best, map_location="cpu", weights_only=False)["state_dict"]
+            pl_module.load_state_dict(state)
+            mapping = pl_module.mapping
         mapping.save(out / "mapping")
         metrics = {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}
         write_metrics(out / "metrics.json", metrics)

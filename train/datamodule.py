@@ -31,26 +31,46 @@ class PairedVectorDataModule(pl.LightningDataModule):
                  max_length: int = 512, alignment: str = "eflomal",
                  symmetrise: str = "grow-diag-final-and", one_to_one: bool = False,
                  max_sentences: int | None = None, src_lang: str = "src", tgt_lang: str = "tgt",
-                 batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True) -> None:
+                 batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
+                 val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.x: torch.Tensor | None = None
         self.y: torch.Tensor | None = None
+        self.val: tuple[torch.Tensor, torch.Tensor] | None = None
         self.encoder_identity: dict | None = None
         self.data_fingerprint: str | None = None
         self.n_sentences: int | None = None
         self.corpus_name = "vectors"
 
     @classmethod
-    def from_arrays(cls, x: np.ndarray, y: np.ndarray, **kwargs) -> "PairedVectorDataModule":
-        """A DataModule over arrays already in memory."""
+    def from_arrays(cls, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.ndarray] | None = None,
+                    **kwargs) -> "PairedVectorDataModule":
+        """A DataModule over arrays already in memory (``val``: held-out pairs for criteria)."""
         dm = cls(**kwargs)
         dm.x, dm.y = torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.ascontiguousarray(y))
+        if val is not None:
+            dm.val = (torch.from_numpy(np.ascontiguousarray(val[0])),
+                      torch.from_numpy(np.ascontiguousarray(val[1])))
         return dm
 
     def setup(self, stage: str | None = None) -> None:
         if self.x is not None:
             return
+        self._load()
+        frac = self.hparams.val_fraction
+        if frac > 0:
+            if not 0 < frac < 1:
+                from alignment.errors import InputError
+
+                raise InputError("val_fraction must be in (0, 1)", parameter="val_fraction")
+            order = torch.randperm(len(self.x), generator=torch.Generator().manual_seed(self.hparams.seed))
+            n_val = max(1, int(frac * len(self.x)))
+            val, train = order[:n_val].sort().values, order[n_val:].sort().values
+            self.val = (self.x[val], self.y[val])
+            self.x, self.y = self.x[train], self.y[train]
+
+    def _load(self) -> None:
         hp = self.hparams
         if hp.vectors or hp.src_vectors:
             x, y = load_paired_vectors(hp.vectors, hp.src_vectors, hp.tgt_vectors)
@@ -83,10 +103,18 @@ class PairedVectorDataModule(pl.LightningDataModule):
         assert self.x is not None and self.y is not None, "call setup() first"
         trainer = getattr(self, "trainer", None)
         if trainer is None or trainer.world_size <= 1:
-            return DataLoader(TensorDataset(self.x, self.y), batch_size=self.hparams.batch_size)
+            dataset = TensorDataset(self.x, self.y)
+            sampler = EpochSeededSampler(len(dataset), self.hparams.seed) if self.hparams.shuffle else None
+            return DataLoader(dataset, batch_size=self.hparams.batch_size, sampler=sampler)
         shard = shard_with_padding(self.x, self.y, trainer.world_size, trainer.global_rank)
         return DataLoader(shard, batch_size=self.hparams.batch_size,
                           sampler=PreShardedSampler(shard, trainer.world_size, trainer.global_rank))
+
+    def val_dataloader(self) -> DataLoader:
+        """Held-out pairs for the criteria (empty when no validation split was asked for)."""
+        if self.val is None:
+            return []
+        return DataLoader(TensorDataset(*self.val), batch_size=self.hparams.batch_size)
 
 
 def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) -> TensorDataset:
@@ -99,6 +127,24 @@ def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) 
     xs = torch.cat([x[rows], x.new_zeros(pad, x.shape[1])])
     ys = torch.cat([y[rows], y.new_zeros(pad, y.shape[1])])
     return TensorDataset(xs, ys, weight)
+
+
+class EpochSeededSampler(torch.utils.data.Sampler):
+    """A fresh permutation each epoch from (seed, epoch): the order is the same whether a run
+    went straight through or resumed from a checkpoint (Lightning calls ``set_epoch``)."""
+
+    def __init__(self, n: int, seed: int = 0) -> None:
+        self.n, self.seed, self.epoch = n, seed, 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __iter__(self):
+        g = torch.Generator().manual_seed(self.seed * 100_003 + self.epoch)
+        return iter(torch.randperm(self.n, generator=g).tolist())
+
+    def __len__(self) -> int:
+        return self.n
 
 
 class PreShardedSampler(DistributedSampler):

@@ -20,9 +20,10 @@ def quiet_trainer(max_epochs: int = 1, callbacks: list | None = None, **kwargs) 
     """A Trainer without logger, progress bar, summary or banner (for fits inside a larger job)."""
     for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
         logging.getLogger(name).setLevel(logging.WARNING)
-    return pl.Trainer(max_epochs=max_epochs, logger=False, enable_checkpointing=False,
-                      enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
-                      devices=1, callbacks=callbacks or [], **kwargs)
+    settings = dict(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                    enable_model_summary=False, accelerator="cpu", devices=1)
+    settings.update(kwargs)
+    return pl.Trainer(max_epochs=max_epochs, callbacks=callbacks or [], **settings)
 
 
 def fit_closed_form(x: np.ndarray, y: np.ndarray, method: str, run_dir: str | Path | None = None,

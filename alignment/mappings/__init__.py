@@ -2,10 +2,13 @@
 from .affine import AffineMapping, Composition, Identity, compose_affine
 from .base import MAPPINGS, Mapping, load_mapping, mapping_from_config
 from .centering import Center, Norm
+from .fcnn import FCNN
+from .flow import RealNVPMapping
+from .least_squares import LeastSquares
 from .procrustes import CLP, procrustes
 from .umd import UMD, top_direction
 
-CLOSED_FORM = ("identity", "center", "norm", "clp", "umd")
+CLOSED_FORM = ("identity", "center", "norm", "clp", "umd", "linear")
 
 
 def parse_stages(spec: str | list[str]) -> list[str]:
@@ -27,6 +30,6 @@ def fit_closed_form(moments, spec: str | list[str]) -> Composition:
     return Composition.fit_stages(moments, parse_stages(spec))
 
 
-__all__ = ["Mapping", "AffineMapping", "Identity", "Composition", "Center", "Norm", "CLP", "UMD",
+__all__ = ["FCNN", "RealNVPMapping", "LeastSquares", "Mapping", "AffineMapping", "Identity", "Composition", "Center", "Norm", "CLP", "UMD",
            "MAPPINGS", "load_mapping", "mapping_from_config", "procrustes", "top_direction",
            "compose_affine", "parse_stages", "fit_closed_form", "CLOSED_FORM"]

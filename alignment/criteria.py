@@ -1,0 +1,37 @@
+"""Validation criteria for model selection without labelled data (Zhao & Eger 2022)."""
+from __future__ import annotations
+
+import torch
+
+from .csls import nearest, normalize
+
+
+def semantic_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int = 1000,
+                       k: int = 10) -> float:
+    """Mean cosine of the ``top`` most confident CSLS-induced translation pairs between the
+    mapped source pool and the target pool (no pairing used). Higher is better."""
+    idx, score = nearest(mapped_src, tgt, "csls", k=k)
+    order = score[:, 0].argsort(descending=True)[:min(top, len(score))]
+    a = normalize(mapped_src[order].float())
+    b = normalize(tgt[idx[order, 0]].float())
+    return float((a * b).sum(1).mean())
+
+
+def singular_spectrum(v: torch.Tensor) -> torch.Tensor:
+    """Singular values of the centred vectors, sorted descending, scaled by 1/sqrt(n)."""
+    v = v.double() - v.double().mean(0)
+    return torch.linalg.svdvals(v) / v.shape[0] ** 0.5
+
+
+def structural_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor) -> float:
+    """Distance between the sorted singular-value spectra of the two sides, relative to the
+    target's; lower is better (0 for identical spectra)."""
+    a, b = singular_spectrum(mapped_src), singular_spectrum(tgt)
+    n = min(len(a), len(b))
+    return float((a[:n] - b[:n]).norm() / b[:n].norm().clamp_min(1e-12))
+
+
+def paired_p1(mapped_src: torch.Tensor, tgt: torch.Tensor) -> float:
+    """Labelled criterion: P@1 of retrieving each held-out pair's target (cosine)."""
+    idx, _ = nearest(mapped_src, tgt, "cosine")
+    return float((idx[:, 0].cpu() == torch.arange(len(tgt))).float().mean())

@@ -1,0 +1,26 @@
+"""FCNN baseline (Zhao & Eger 2022's table): three fully connected layers with tanh."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .base import Mapping
+
+
+class FCNN(Mapping):
+    """x ↦ W3 tanh(W2 tanh(W1 x)). No tanh after the output layer: it would clip the target
+    range to (−1, 1), which contextual vectors leave."""
+
+    kind = "fcnn"
+
+    def __init__(self, dim: int, hidden: int = 1024) -> None:
+        super().__init__(dim)
+        self.hidden = hidden
+        self.net = nn.Sequential(nn.Linear(dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden),
+                                 nn.Tanh(), nn.Linear(hidden, dim))
+
+    def config(self) -> dict:
+        return {"dim": self.dim, "hidden": self.hidden}
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
