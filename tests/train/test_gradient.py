@@ -1,0 +1,100 @@
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from pytorch_lightning.callbacks import Callback, ModelCheckpoint
+
+from alignment.mappings import fit_closed_form, load_mapping
+from alignment.moments import PairMoments
+from train.callbacks import SaveMapping
+from train.datamodule import PairedVectorDataModule
+from train.fitting import quiet_trainer
+from train.gradient import GradientMapping
+
+warnings.filterwarnings("ignore", ".*does not have many workers.*")
+
+
+def _planted(kind: str, n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    x = (2 * rng.normal(size=(n, 2))).astype(np.float32)
+    if kind == "rotation":
+        th = 0.7
+        return x, (x @ np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])).astype(np.float32)
+    y = x.copy()
+    y[:, 1] = x[:, 1] + 0.3 * x[:, 0] ** 2
+    y[:, 0] = x[:, 0] + np.sin(y[:, 1])
+    return x, y
+
+
+def _fit(kind, epochs=25, **kwargs):
+    torch.manual_seed(0)
+    x, y = _planted(kind, 600, 0)
+    xv, yv = _planted(kind, 200, 1)
+    dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=100, shuffle=True)
+    module = GradientMapping("realnvp", lr=5e-3, transforms=3, hidden=32, **kwargs)
+    quiet_trainer(max_epochs=epochs).fit(module, datamodule=dm)
+    rotation = fit_closed_form(PairMoments.of(torch.from_numpy(x), torch.from_numpy(y)), "clp")
+    err = lambda f: float(((f(torch.from_numpy(xv)) - torch.from_numpy(yv)) ** 2).sum(1).mean())  # noqa: E731
+    with torch.no_grad():
+        return err(module.mapping), err(rotation)
+
+
+@pytest.mark.slow
+def test_realnvp_recovers_a_nonlinear_bijection_better_than_rotation():
+    flow, rotation = _fit("nonlinear")
+    assert flow < 0.1 * rotation
+
+
+@pytest.mark.slow
+def test_rotation_recovers_a_rotation_at_least_as_well_as_realnvp():
+    flow, rotation = _fit("rotation")
+    assert rotation <= flow + 1e-9
+
+
+class _Record(Callback):
+    def __init__(self):
+        self.semantic = []
+
+    def on_train_epoch_end(self, trainer, pl_module):  # after that epoch's validation
+        self.semantic.append(float(trainer.callback_metrics["semantic"]))
+
+
+def test_checkpoint_selection_picks_the_epoch_the_criterion_says(tmp_path):
+    torch.manual_seed(0)
+    x, y = _planted("nonlinear", 300, 0)
+    xv, yv = _planted("nonlinear", 100, 1)
+    dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=100, shuffle=True)
+    record = _Record()
+    ckpt = ModelCheckpoint(dirpath=tmp_path / "ckpt", monitor="semantic", mode="max", save_top_k=1,
+                           filename="{epoch}")
+    module = GradientMapping("fcnn", lr=1e-2, fcnn_hidden=32, semantic_top=50)
+    quiet_trainer(max_epochs=6, enable_checkpointing=True, callbacks=[record, ckpt, SaveMapping(str(tmp_path / "run"))],
+                  num_sanity_val_steps=0).fit(module, datamodule=dm)
+    best_epoch = int(np.argmax(record.semantic))
+    assert ckpt.best_model_path.endswith(f"epoch={best_epoch}.ckpt")
+    assert float(ckpt.best_model_score) == pytest.approx(max(record.semantic))
+    # the saved mapping is the selected epoch's, not the last one
+    state = torch.load(ckpt.best_model_path, weights_only=False)["state_dict"]
+    saved = load_mapping(tmp_path / "run" / "mapping")
+    for k, v in saved.state_dict().items():
+        assert torch.equal(v, state[f"mapping.{k}"])
+
+
+def test_resume_from_a_killed_run_gives_the_same_final_weights(tmp_path):
+    x, y = _planted("nonlinear", 300, 0)
+
+    def run(max_epochs, ckpt_dir, resume=None):
+        torch.manual_seed(0)
+        dm = PairedVectorDataModule.from_arrays(x, y, batch_size=64, shuffle=True, seed=3)
+        module = GradientMapping("fcnn", lr=1e-2, fcnn_hidden=16, dim=2)
+        ckpt = ModelCheckpoint(dirpath=ckpt_dir, save_last=True, save_top_k=0)
+        quiet_trainer(max_epochs=max_epochs, enable_checkpointing=True, callbacks=[ckpt]).fit(
+            module, datamodule=dm, ckpt_path=resume)
+        return module
+
+    straight = run(4, tmp_path / "a")
+    run(2, tmp_path / "b")  # "killed" after epoch 2
+    resumed = run(4, tmp_path / "c", resume=str(tmp_path / "b" / "last.ckpt"))
+    for (name, a), (_, b) in zip(straight.state_dict().items(), resumed.state_dict().items()):
+        assert torch.equal(a, b), name
