@@ -51,6 +51,7 @@ def main() -> None:
     ap.add_argument("--random-config", choices=["mbert", "xlmr"])
     ap.add_argument("--version", default="2022", choices=["2020", "2022"])
     ap.add_argument("--layer", type=int, default=6)
+    ap.add_argument("--jobs", type=int, help="transport processes (default: the scorer's choice)")
     ap.add_argument("--out", default="benchmarks/results/score.json")
     args = ap.parse_args()
     src, hyp = read_lines(args.src)[:args.n], read_lines(args.hyp)[:args.n]
@@ -64,7 +65,7 @@ def main() -> None:
         name = str(random_encoder_dir(args.random_config, args.encoder, Path(".cache") / f"random-{args.random_config}"))
     baseline = XMoverScorer(name, args.version, args.layer, batch_size=32, n_jobs=1)
     ours = XMoverScorer(name, args.version, args.layer, batch_size=64 if baseline.encoder.device.type == "cpu" else 1024,
-                        n_jobs=os.cpu_count())
+                        n_jobs=args.jobs)
     ours.score(src[:8], hyp[:8])  # warm-up (imports, allocator)
     rows = {}
     base_scores, rows["per-pair loop (public style)"] = run(baseline, src, hyp, bucket=False)

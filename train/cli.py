@@ -110,6 +110,13 @@ def _cmd_demo(args: argparse.Namespace) -> None:
     run_demo(cfg)
 
 
+def _cmd_simulate(args: argparse.Namespace) -> None:
+    from .simulate import SimulationConfig, run_simulation
+
+    run_simulation(SimulationConfig(args.t, args.k, args.eps, args.seeds, args.methods, args.epochs,
+                                    args.out), progress=not args.no_progress)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crossalign", description="Train, export and evaluate "
                                 "cross-lingual remappings of multilingual encoders.")
@@ -167,6 +174,19 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_xmover import add_parsers
 
     add_parsers(sub)
+
+    sim = sub.add_parser("simulate", help="the CBLI simulation (2-D Gaussian-mixture languages)")
+    sim.add_argument("--t", type=int, nargs="+", default=[1, 3],
+                     help="transformations: 1 = rotation (isomorphic), >1 non-isomorphic")
+    sim.add_argument("--k", type=int, nargs="+", default=[10, 50], help="occurrences per word")
+    sim.add_argument("--eps", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0, 5.0],
+                     help="domain shifts of the test occurrences")
+    sim.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    sim.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"])
+    sim.add_argument("--epochs", type=int, default=40)
+    sim.add_argument("--out", default="checkpoints/simulate")
+    sim.add_argument("--no-progress", action="store_true")
+    sim.set_defaults(func=_cmd_simulate)
 
     demo = sub.add_parser("demo", help="the embedded default: MiniLM, Bible es–en, every linear method")
     demo.add_argument("--data-dir", default="data/bible")

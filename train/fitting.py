@@ -44,3 +44,22 @@ def fit_closed_form(x: np.ndarray, y: np.ndarray, method: str, run_dir: str | Pa
         quiet_trainer(callbacks=callbacks, default_root_dir=str(run_dir or ".")).fit(module, datamodule=dm)
     assert module.mapping is not None
     return module.mapping
+
+
+def fit_any(method: str, dm: PairedVectorDataModule, epochs: int = 30, **hparams) -> Mapping:
+    """Fit a closed-form composition (``"clp"``, ``"linear"``, ``"center > clp"`` …) or a trained
+    method (``"realnvp"``, ``"fcnn"``) on a DataModule, through the Trainer."""
+    from .gradient import METHODS, GradientMapping
+
+    if method in METHODS:
+        module = GradientMapping(method, **hparams)
+        max_epochs = epochs
+    else:
+        module = ClosedFormMapping(method)
+        max_epochs = 1
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*(optimizer|num_workers|does not have many "
+                                "workers|LeafSpec|max_epochs|val_dataloader|validation_step).*")
+        quiet_trainer(max_epochs=max_epochs, num_sanity_val_steps=0).fit(module, datamodule=dm)
+    assert module.mapping is not None
+    return module.mapping

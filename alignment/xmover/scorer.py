@@ -26,6 +26,9 @@ VERSIONS = {
 }
 
 
+MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
+
+
 @dataclass
 class ScoreResult:
     """Scores of a batch of (source, hypothesis) pairs and how they were made."""
@@ -93,7 +96,10 @@ class XMoverScorer:
         self.version, self.ngram, self.lm_coef = version, ngram, lm_coef
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
-        self.n_jobs = n_jobs or max(1, (os.cpu_count() or 1))
+        # A worker costs a process start and an import of POT (seconds); on two cores the
+        # encoder already uses both, so solving in-process is faster there.
+        cores = os.cpu_count() or 1
+        self.n_jobs = n_jobs or (cores if cores > 2 else 1)
         self.export_mapping = None
         self.export_meta: dict | None = None
         if (Path(encoder) / "remap.json").is_file():
@@ -170,7 +176,7 @@ class XMoverScorer:
         hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform())
         t2 = time.perf_counter()
         jobs = [(self.version, s[0], s[1], h[0], h[1]) for s, h in zip(src, hyp)]
-        if self.n_jobs > 1 and len(jobs) >= 64:
+        if self.n_jobs > 1 and len(jobs) >= MIN_PARALLEL_PROBLEMS:
             with ProcessPoolExecutor(self.n_jobs) as pool:
                 xm = np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * self.n_jobs)))))
         else:

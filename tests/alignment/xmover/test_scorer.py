@@ -129,3 +129,12 @@ def test_bad_inputs_fail_before_encoding(tiny_bert, tmp_path, monkeypatch):
         XMoverScorer(str(tiny_bert), version="2021")
     with pytest.raises(InputError, match="layer 8 out of range"):
         XMoverScorer(str(tiny_bert), version="2022")  # 2022's default layer 8 > 2 layers
+
+
+def test_the_process_pool_gives_the_same_scores(tiny_bert, monkeypatch):
+    import alignment.xmover.scorer as scorer_mod
+
+    serial = XMoverScorer(str(tiny_bert), layer=2, n_jobs=1).score(ES, EN).xmover
+    monkeypatch.setattr(scorer_mod, "MIN_PARALLEL_PROBLEMS", 1)
+    pooled = XMoverScorer(str(tiny_bert), layer=2, n_jobs=2).score(ES, EN).xmover
+    np.testing.assert_array_equal(serial, pooled)

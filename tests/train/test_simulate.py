@@ -1,0 +1,43 @@
+import json
+
+import numpy as np
+
+from alignment.simulation import simulate, transform, word_p1
+from train.cli import main
+
+
+def test_simulation_is_seeded_and_shaped():
+    a, b = simulate(t=3, k=5, eps=1.0, seed=4), simulate(t=3, k=5, eps=1.0, seed=4)
+    assert np.array_equal(a.y_train, b.y_train) and a.x_train.shape == (100, 2)
+    shifted = simulate(t=3, k=5, eps=3.0, seed=4)
+    assert np.array_equal(shifted.x_train, a.x_train)  # ε moves only the test occurrences
+    assert np.allclose(shifted.x_test - a.x_test, shifted.x_test[0] - a.x_test[0], atol=1e-5)
+
+
+def test_t1_is_a_rotation_and_t3_is_not_affine():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 2)) * 3
+    y1 = transform(x, 1, np.random.default_rng(1))
+    assert np.allclose(np.linalg.norm(y1, axis=1), np.linalg.norm(x, axis=1))
+    y3 = transform(x, 3, np.random.default_rng(1))
+    design = np.hstack([x, np.ones((200, 1))])
+    resid = y3 - design @ np.linalg.lstsq(design, y3, rcond=None)[0]
+    assert np.abs(resid).max() > 0.5
+
+
+def test_word_p1():
+    pts = np.array([[0.0, 0.0], [10.0, 0.0]])
+    assert word_p1(pts, pts, np.array([0, 1]), np.array([0, 1])) == 1.0
+    assert word_p1(pts, pts[::-1], np.array([0, 1]), np.array([0, 1])) == 0.0
+
+
+def test_simulate_command_writes_table_metrics_and_figure(tmp_path, capsys):
+    assert main(["simulate", "--t", "1", "3", "--k", "10", "--eps", "0", "3", "--seeds", "0",
+                 "--methods", "clp", "fcnn", "--epochs", "3", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert set(metrics) == {f"{m}/t{t}/k10/eps{e}" for m in ("rotation", "fcnn") for t in (1, 3)
+                            for e in ("0", "3")}
+    assert all(0 <= v <= 1 for v in metrics.values())
+    assert "rotation" in capsys.readouterr().out and (tmp_path / "table.txt").is_file()
+    assert (tmp_path / "p1_vs_eps.png").is_file()
