@@ -37,11 +37,14 @@ def _cmd_fit(argv: list[str]) -> None:
 
     from .datamodule import PairedVectorDataModule
 
-    sys.argv = ["crossalign fit", "fit", *argv]
-    LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
-                 save_config_kwargs={"overwrite": True},
-                 parser_kwargs={"prog": "crossalign fit",
-                                "description": "Fit a mapping from a recipe (YAML)."})
+    saved, sys.argv = sys.argv, ["crossalign fit", "fit", *argv]
+    try:
+        LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                     save_config_kwargs={"overwrite": True},
+                     parser_kwargs={"prog": "crossalign fit",
+                                    "description": "Fit a mapping from a recipe (YAML)."})
+    finally:
+        sys.argv = saved
 
 
 def _cmd_export(args: argparse.Namespace) -> None:

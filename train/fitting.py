@@ -59,7 +59,7 @@ def fit_any(method: str, dm: PairedVectorDataModule, epochs: int = 30, **hparams
         max_epochs = 1
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*(optimizer|num_workers|does not have many "
-                                "workers|LeafSpec|max_epochs|val_dataloader|validation_step).*")
+                                "workers|LeafSpec|max_epochs|val_dataloader|validation_step|Total length).*")
         quiet_trainer(max_epochs=max_epochs, num_sanity_val_steps=0).fit(module, datamodule=dm)
     assert module.mapping is not None
     return module.mapping
