@@ -18,11 +18,9 @@ def apply_mapping(mapping: Mapping | None, vectors: np.ndarray, side: str = "src
     NaN rows (words lost to truncation) stay NaN."""
     if mapping is None:
         return vectors
-    fn = mapping if side == "src" else mapping.map_target
     out = np.empty_like(vectors)
-    with torch.no_grad():
-        for s in range(0, len(vectors), chunk):
-            out[s:s + chunk] = fn(torch.from_numpy(vectors[s:s + chunk])).numpy()
+    for s in range(0, len(vectors), chunk):
+        out[s:s + chunk] = mapping.map_array(vectors[s:s + chunk], side)
     return out
 
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from .atomic import atomic_dir, write_text
 from .encoder import Encoder, EncoderSpec
@@ -72,10 +71,7 @@ class RemappedEncoder:
             raise InputError("side must be 'src' or 'tgt'", parameter="side")
         words = self.encoder.tokenize_words(sentences)
         vecs = self.encoder.encode_words(words, batch_size=batch_size, progress=progress)
-        fn = self.mapping if side == "src" else self.mapping.map_target
-        with torch.no_grad():
-            mapped = [fn(torch.from_numpy(v)).numpy() for v in vecs]
-        return list(zip(words, mapped))
+        return list(zip(words, [self.mapping.map_array(v, side) for v in vecs]))
 
     __call__ = encode
 

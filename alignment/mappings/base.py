@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -37,6 +38,16 @@ class Mapping(nn.Module):
 
     def map_target(self, y: torch.Tensor) -> torch.Tensor:
         return y
+
+    def map_array(self, vectors: np.ndarray, side: str = "src") -> np.ndarray:
+        """Map a NumPy array with the source (``"src"``) or target side, in the mapping's own
+        precision, returning the input's dtype."""
+        param = next(iter(self.parameters()), None)
+        dtype = param.dtype if param is not None else torch.float64
+        fn = self if side == "src" else self.map_target
+        with torch.no_grad():
+            out = fn(torch.from_numpy(np.ascontiguousarray(vectors)).to(dtype))
+        return out.numpy().astype(vectors.dtype, copy=False)
 
     def config(self) -> dict[str, Any]:
         """Constructor arguments, JSON-serialisable; ``type(self)(**config())`` rebuilds it."""

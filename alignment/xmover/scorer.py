@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from ..encoder import Encoder, EncoderSpec
 from ..errors import InputError
@@ -155,14 +154,12 @@ class XMoverScorer:
         if self.mapping is not None:
             return self.mapping
         if self.export_mapping is not None:
-            m = self.export_mapping
-            return lambda v: m(torch.from_numpy(v)).numpy()
+            return lambda v: self.export_mapping.map_array(v, "src")
         return None
 
     def _target_transform(self):
         if self.export_mapping is not None and self.export_meta.get("mapped_side") == "both":
-            m = self.export_mapping
-            return lambda v: m.map_target(torch.from_numpy(v)).numpy()
+            return lambda v: self.export_mapping.map_array(v, "tgt")
         return None
 
     def score(self, sources: list[str], hypotheses: list[str]) -> ScoreResult:

@@ -138,3 +138,18 @@ def test_the_process_pool_gives_the_same_scores(tiny_bert, monkeypatch):
     monkeypatch.setattr(scorer_mod, "MIN_PARALLEL_PROBLEMS", 1)
     pooled = XMoverScorer(str(tiny_bert), layer=2, n_jobs=2).score(ES, EN).xmover
     np.testing.assert_array_equal(serial, pooled)
+
+
+def test_a_flow_export_scores_like_any_other(tmp_path, tiny_bert):
+    from alignment.encoder import load_encoder
+    from alignment.export import export_remapped
+    from alignment.mappings import RealNVPMapping
+
+    torch.manual_seed(0)
+    flow = RealNVPMapping(32, transforms=2, hidden=8)
+    meta = export_remapped(tmp_path / "flow", flow, load_encoder(str(tiny_bert), layer=2).identity(),
+                           "es", "en")
+    assert meta["xmoverscore_files"] == [] and meta["mapped_side"] == "src"
+    scores = XMoverScorer(str(tmp_path / "flow")).score(ES[:3], EN[:3]).xmover
+    plain = XMoverScorer(str(tiny_bert), layer=2).score(ES[:3], EN[:3]).xmover
+    assert np.isfinite(scores).all() and not np.allclose(scores, plain)
