@@ -120,6 +120,13 @@ def _cmd_simulate(args: argparse.Namespace) -> None:
                                     args.out), progress=not args.no_progress)
 
 
+def _cmd_compare(args: argparse.Namespace) -> None:
+    from .compare import CompareConfig, run_compare
+
+    run_compare(CompareConfig(args.data_dir, args.out, args.train_verses, args.max_pairs,
+                              args.val_fraction, args.epochs, args.seed, args.methods))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crossalign", description="Train, export and evaluate "
                                 "cross-lingual remappings of multilingual encoders.")
@@ -190,6 +197,18 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--out", default="checkpoints/simulate")
     sim.add_argument("--no-progress", action="store_true")
     sim.set_defaults(func=_cmd_simulate)
+
+    cmp_ = sub.add_parser("compare", help="Rotation / linear / FCNN / Real-NVP on the Bible, each "
+                          "selected by semantic, structural, fixed-epoch and labelled criteria")
+    cmp_.add_argument("--data-dir", default="data/bible")
+    cmp_.add_argument("--out", default="checkpoints/compare")
+    cmp_.add_argument("--train-verses", type=int, default=10000)
+    cmp_.add_argument("--max-pairs", type=int, default=50000)
+    cmp_.add_argument("--val-fraction", type=float, default=0.05)
+    cmp_.add_argument("--epochs", type=int, default=6)
+    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"])
+    cmp_.set_defaults(func=_cmd_compare)
 
     demo = sub.add_parser("demo", help="the embedded default: MiniLM, Bible es–en, every linear method")
     demo.add_argument("--data-dir", default="data/bible")

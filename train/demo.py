@@ -60,16 +60,16 @@ def ensure_bible(cfg: DemoConfig) -> None:
           f"by length ratio, {rep.dropped_empty} empty", flush=True)
 
 
-def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
-    """Run the demo; returns {row name: metrics} and writes table, metrics and exports."""
-    start = time.time()
+def prepare_demo_data(cfg: DemoConfig, encoder: Encoder | None = None):
+    """Training pairs (X, Y), the training corpus, the prepared held-out verses and the
+    lexicon; alignments and vectors come from the cache when seen before."""
     ensure_bible(cfg)
     data = Path(cfg.data_dir)
     train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
     train = train.subset(list(range(min(cfg.train_verses, len(train)))))
     test = read_parallel(data / "test.es", data / "test.en", name="bible-test")
     both = ParallelCorpus(train.src + test.src, train.tgt + test.tgt, "bible")
-    encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
+    encoder = encoder or Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     cache = Path(cfg.cache_dir) if cfg.cache_dir else None
     # eflomal aligns train and test together (unsupervised; more text gives better links).
     prepared = prepare(both, encoder, "eflomal", cache_dir=cache, progress=cfg.progress)
@@ -79,6 +79,16 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
     x, y, _ = aligned_pairs(train_data.src, train_data.tgt, train_data.alignments)
     lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
         if cfg.lexicon and Path(cfg.lexicon).is_file() else None
+    return x, y, train, test_data, lexicon
+
+
+def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
+    """Run the demo; returns {row name: metrics} and writes table, metrics and exports."""
+    start = time.time()
+    encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
+    x, y, train, test_data, lexicon = prepare_demo_data(cfg, encoder)
+    n = len(train)
+    test = test_data.corpus
     info = {"encoder_identity": encoder.identity(), "data_fingerprint": train.fingerprint(),
             "n_sentences": n, "corpus_name": "bible", "src_lang": "es", "tgt_lang": "en"}
     rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(test_data)),

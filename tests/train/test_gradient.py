@@ -98,3 +98,17 @@ def test_resume_from_a_killed_run_gives_the_same_final_weights(tmp_path):
     resumed = run(4, tmp_path / "c", resume=str(tmp_path / "b" / "last.ckpt"))
     for (name, a), (_, b) in zip(straight.state_dict().items(), resumed.state_dict().items()):
         assert torch.equal(a, b), name
+
+
+def test_epoch_snapshots_keep_every_epoch_and_its_criteria():
+    from train.compare import EpochSnapshots
+
+    x, y = _planted("nonlinear", 200, 0)
+    xv, yv = _planted("nonlinear", 60, 1)
+    dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=50, shuffle=True)
+    snaps = EpochSnapshots()
+    module = GradientMapping("fcnn", lr=1e-2, fcnn_hidden=16, semantic_top=20)
+    quiet_trainer(max_epochs=3, callbacks=[snaps], num_sanity_val_steps=0).fit(module, datamodule=dm)
+    assert len(snaps.states) == 3 and all("semantic" in m and "val_p1" in m for m in snaps.metrics)
+    assert not torch.equal(snaps.states[0]["net.0.weight"], snaps.states[-1]["net.0.weight"])
+    assert torch.equal(snaps.states[-1]["net.0.weight"], module.mapping.state_dict()["net.0.weight"])
