@@ -5,6 +5,8 @@ import argparse
 import json
 import os
 import sys
+
+import numpy as np
 from pathlib import Path
 
 from alignment.errors import InputError
@@ -127,6 +129,33 @@ def _cmd_compare(args: argparse.Namespace) -> None:
                               args.val_fraction, args.epochs, args.seed, args.methods))
 
 
+def _cmd_plot(args: argparse.Namespace) -> None:
+    from alignment.corpus import read_parallel
+    from alignment.export import load_remapped
+
+    from .plot import plot_curves, plot_overlap
+
+    if not args.export and not args.metrics:
+        raise InputError("give --export (with --src/--tgt) and/or --metrics", parameter="plot")
+    out = Path(args.out)
+    if args.export:
+        if not args.src:
+            raise InputError("the overlap picture needs --src (and --tgt) text", parameter="src")
+        corpus = read_parallel(args.src, args.tgt)
+        corpus = corpus.subset(list(range(min(args.n, len(corpus)))))
+        remapped = load_remapped(args.export)
+        enc = remapped.encoder
+        src = np.concatenate(enc.encode_words(enc.tokenize_words(corpus.src), progress=False))
+        tgt = np.concatenate(enc.encode_words(enc.tokenize_words(corpus.tgt), progress=False))
+        src, tgt = src[np.isfinite(src[:, 0])], tgt[np.isfinite(tgt[:, 0])]
+        m = remapped.mapping
+        path = plot_overlap(src, tgt, m.map_array(src, "src"), m.map_array(tgt, "tgt"),
+                            out / "overlap.png", f"{m.describe()} ({remapped.meta['encoder']})")
+        print(f"wrote {path}")
+    if args.metrics:
+        print(f"wrote {plot_curves(args.metrics, out / 'curves.png')}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crossalign", description="Train, export and evaluate "
                                 "cross-lingual remappings of multilingual encoders.")
@@ -209,6 +238,15 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--seed", type=int, default=0)
     cmp_.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"])
     cmp_.set_defaults(func=_cmd_compare)
+
+    plot = sub.add_parser("plot", help="PNG pictures: subspace overlap before/after, training curves")
+    plot.add_argument("--export", help="export whose mapping to picture")
+    plot.add_argument("--src", help="source text for the overlap picture")
+    plot.add_argument("--tgt", help="target text for the overlap picture")
+    plot.add_argument("--n", type=int, default=200, help="sentences to encode")
+    plot.add_argument("--metrics", help="a run's Lightning CSV log (metrics.csv) for the curves")
+    plot.add_argument("--out", default="plots")
+    plot.set_defaults(func=_cmd_plot)
 
     demo = sub.add_parser("demo", help="the embedded default: MiniLM, Bible es–en, every linear method")
     demo.add_argument("--data-dir", default="data/bible")

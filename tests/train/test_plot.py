@@ -1,0 +1,27 @@
+import pytest
+import torch
+
+from tests.conftest import EN, ES
+from train.cli import main
+
+
+def test_plot_overlap_and_curves(tmp_path, tiny_bert):
+    pytest.importorskip("matplotlib")
+    from alignment.encoder import load_encoder
+    from alignment.export import export_remapped
+    from alignment.mappings import fit_closed_form
+    from alignment.moments import PairMoments
+
+    torch.manual_seed(0)
+    mapping = fit_closed_form(PairMoments.of(torch.randn(50, 32), torch.randn(50, 32)), "center > clp")
+    export_remapped(tmp_path / "exp", mapping, load_encoder(str(tiny_bert)).identity(), "es", "en")
+    (tmp_path / "s").write_text("\n".join(ES) + "\n")
+    (tmp_path / "t").write_text("\n".join(EN) + "\n")
+    (tmp_path / "metrics.csv").write_text("epoch,step,semantic,train_loss\n0,9,0.5,\n0,9,,2.0\n1,19,0.6,\n1,19,,1.5\n")
+    assert main(["plot", "--export", str(tmp_path / "exp"), "--src", str(tmp_path / "s"), "--tgt",
+                 str(tmp_path / "t"), "--metrics", str(tmp_path / "metrics.csv"), "--out",
+                 str(tmp_path / "plots")]) == 0
+    for name in ("overlap.png", "curves.png"):
+        data = (tmp_path / "plots" / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    assert main(["plot", "--out", str(tmp_path)]) == 2
