@@ -1,6 +1,7 @@
 """The XMoverScore scorer: versioned, exact, batched, and signed."""
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -57,8 +58,6 @@ class SourceMapping:
             raise InputError(f"{self.kind} has shape {arr.shape} but the encoder needs {want}",
                              path=path)
         self.array = arr
-        import hashlib
-
         self.fingerprint = hashlib.sha256(arr.tobytes()).hexdigest()[:16]
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
