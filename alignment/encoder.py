@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 import os
 import warnings
 from dataclasses import dataclass
@@ -227,6 +226,3 @@ def load_encoder(name: str, layer: int = -1, pooling: str = "first", max_length:
     return Encoder(EncoderSpec(name, layer, pooling, max_length, revision), device=device,
                    word_tokenizer=Tokenizer(lowercase=lowercase))
 
-
-def describe(identity: dict) -> str:
-    return json.dumps(identity, sort_keys=True)

@@ -71,7 +71,3 @@ class RealNVPMapping(Mapping):
         return (tx.log_abs_det_jacobian(xs, z) - ty.log_abs_det_jacobian(ys, z)
                 - torch.log(self.std_x).sum() + torch.log(self.std_y).sum())
 
-
-def gaussian_nll_per_dim(log_prob: torch.Tensor, dim: int) -> torch.Tensor:
-    """Mean negative log-likelihood in nats per dimension (comparable across widths)."""
-    return -log_prob.mean() / dim
