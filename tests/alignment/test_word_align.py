@@ -57,13 +57,21 @@ def test_one_to_one_drops_words_in_several_links():
 
 def test_eflomal_aligns_real_text():
     pytest.importorskip("eflomal")
-    src = [s.split() for s in ["la casa", "la casa grande", "el perro", "el perro grande"] * 30]
-    tgt = [t.split() for t in ["the house", "the big house", "the dog", "the big dog"] * 30]
+    import random
+
+    rng = random.Random(0)
+    vocab = [f"w{k}" for k in range(40)]
+    src = [[rng.choice(vocab) for _ in range(rng.randint(3, 9))] for _ in range(600)]
+    tgt = [[f"t{w[1:]}" for w in s] for s in src]  # a word-for-word translation, same order
     links = eflomal_align(src, tgt)
     assert len(links) == len(src)
     for s, t, l in zip(src, tgt, links):
         assert all(i < len(s) and j < len(t) for i, j in l)
-    assert (1, 1) in links[0] and (1, 1) in links[2]  # casa-house, perro-dog
+    flat = [link for l in links for link in l]
+    diagonal = sum(i == j for i, j in flat) / len(flat)
+    coverage = len({(k, i) for k, l in enumerate(links) for i, _ in l}) / sum(map(len, src))
+    # eflomal samples without a seed: judge shares, not single links
+    assert diagonal > 0.9 and coverage > 0.9, (diagonal, coverage)
 
 
 def test_unknown_symmetrisation():
