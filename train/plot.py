@@ -22,6 +22,18 @@ def _pyplot():
     return plt
 
 
+def save_figure(fig, path: str | Path, dpi: int = 120) -> Path:
+    """Lay out, write (atomically) and close a figure."""
+    from alignment.atomic import atomic_path
+
+    path = Path(path)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=path.suffix.lstrip(".") or "png")
+    _pyplot().close(fig)
+    return path
+
+
 def pca_2d(fit_on: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and the top two principal directions of ``fit_on``."""
     mean = fit_on.mean(0)
@@ -43,12 +55,7 @@ def plot_overlap(src: np.ndarray, tgt: np.ndarray, mapped_src: np.ndarray, mappe
         ax.set_title(name)
         ax.legend(markerscale=4)
     fig.suptitle(title)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_curves(metrics_csv: str | Path, path: str | Path) -> Path:
@@ -69,9 +76,4 @@ def plot_curves(metrics_csv: str | Path, path: str | Path) -> Path:
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o")
         ax.set_title(name)
         ax.set_xlabel("epoch")
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

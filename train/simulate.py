@@ -85,7 +85,9 @@ def plot_simulation(results: dict, cfg: SimulationConfig, path: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return
+        return  # the figure is optional here; table and metrics are written regardless
+    from .plot import save_figure
+
     k = max(cfg.ks)
     panels = [min(cfg.ts), max(cfg.ts)] if len(cfg.ts) > 1 else cfg.ts
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8), squeeze=False)
@@ -99,7 +101,4 @@ def plot_simulation(results: dict, cfg: SimulationConfig, path: Path) -> None:
         ax.set_ylabel("P@1 (%)")
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
