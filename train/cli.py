@@ -33,6 +33,10 @@ def _cmd_align(args: argparse.Namespace) -> None:
     print(f"wrote {sum(map(len, links))} links for {len(links)} sentence pairs to {args.out}")
 
 
+VARIANTS_HELP = ("methods or variants of a trained one, e.g. realnvp:nll_weight=0,dual=false "
+                 "(any GradientMapping setting), run side by side")
+
+
 def _cmd_fit(argv: list[str]) -> None:
     from pytorch_lightning import LightningModule
     from pytorch_lightning.cli import LightningCLI
@@ -41,12 +45,20 @@ def _cmd_fit(argv: list[str]) -> None:
 
     saved, sys.argv = sys.argv, ["crossalign fit", "fit", *argv]
     try:
-        LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
-                     save_config_kwargs={"overwrite": True},
-                     parser_kwargs={"prog": "crossalign fit",
-                                    "description": "Fit a mapping from a recipe (YAML)."})
+        cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                           save_config_kwargs={"overwrite": True},
+                           parser_kwargs={"prog": "crossalign fit",
+                                          "description": "Fit a mapping from a recipe (YAML)."})
     finally:
         sys.argv = saved
+    _finish_wandb_runs(cli.trainer.loggers)
+
+
+def _finish_wandb_runs(loggers: list) -> None:
+    """Close wandb runs so their (offline) logs are complete when ``fit`` returns, not at exit."""
+    for logger in loggers:
+        if type(logger).__name__ == "WandbLogger" and getattr(logger, "_experiment", None) is not None:
+            logger.experiment.finish()
 
 
 def _cmd_export(args: argparse.Namespace) -> None:
@@ -221,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--eps", type=float, nargs="+", default=[0.0, 1.0, 2.0, 3.0, 5.0],
                      help="domain shifts of the test occurrences")
     sim.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    sim.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"])
+    sim.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"],
+                       help=VARIANTS_HELP)
     sim.add_argument("--epochs", type=int, default=40)
     sim.add_argument("--out", default="checkpoints/simulate")
     sim.add_argument("--no-progress", action="store_true")
@@ -236,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--val-fraction", type=float, default=0.05)
     cmp_.add_argument("--epochs", type=int, default=6)
     cmp_.add_argument("--seed", type=int, default=0)
-    cmp_.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"])
+    cmp_.add_argument("--methods", nargs="+", default=["clp", "linear", "fcnn", "realnvp"],
+                        help=VARIANTS_HELP)
     cmp_.set_defaults(func=_cmd_compare)
 
     plot = sub.add_parser("plot", help="PNG pictures: subspace overlap before/after, training curves")

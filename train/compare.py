@@ -21,6 +21,7 @@ from .datamodule import PairedVectorDataModule
 from .demo import DemoConfig, prepare_demo_data
 from .fitting import fit_any, quiet_trainer
 from .gradient import GradientMapping
+from .variants import parse_variants
 
 SELECTIONS = {"semantic": ("semantic", max), "structural": ("structural", min),
               "fixed": (None, None), "labelled": ("val_p1", max)}
@@ -51,6 +52,7 @@ class EpochSnapshots(pl.Callback):
 
 
 def run_compare(cfg: CompareConfig) -> dict[str, float]:
+    variants = parse_variants(cfg.methods)
     demo = DemoConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses, seed=cfg.seed)
     x, y, _, test, lexicon = prepare_demo_data(demo)
     rng = np.random.default_rng(cfg.seed)
@@ -62,17 +64,17 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     val, train = order[:n_val], order[n_val:]
     rows: dict[str, dict[str, float]] = {}
     tracking: dict[str, dict[str, float]] = {}
-    for method in cfg.methods:
+    for label, (method, overrides) in variants.items():
         dm = PairedVectorDataModule.from_arrays(x[train], y[train], val=(x[val], y[val]),
                                                 batch_size=512, shuffle=True, seed=cfg.seed)
         if method not in ("fcnn", "realnvp"):
             mapping = fit_any(method, dm)
             result = evaluate_mapping(test, mapping, lexicon)
             for sel in SELECTIONS:
-                rows[f"{method}/{sel}"] = result
+                rows[f"{label}/{sel}"] = result
             continue
         torch.manual_seed(cfg.seed)
-        module = GradientMapping(method, semantic_top=1000)
+        module = GradientMapping(method, **{"semantic_top": 1000, **overrides})
         snaps = EpochSnapshots()
         quiet_trainer(max_epochs=cfg.epochs, callbacks=[snaps], num_sanity_val_steps=0).fit(module, datamodule=dm)
         per_epoch = []
@@ -82,11 +84,11 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
         for sel, (key, pick) in SELECTIONS.items():
             values = [m[key] for m in snaps.metrics] if key else None
             epoch = len(snaps.states) - 1 if key is None else values.index(pick(values))
-            rows[f"{method}/{sel}"] = {**per_epoch[epoch], "epoch": float(epoch)}
+            rows[f"{label}/{sel}"] = {**per_epoch[epoch], "epoch": float(epoch)}
         test_p1 = np.array([m["retrieval_cosine_src2tgt"] for m in per_epoch])
         for key in ("semantic", "structural", "val_p1"):
             crit = np.array([m[key] for m in snaps.metrics])
-            tracking[f"{method}/{key}"] = pearson(crit, test_p1) if len(crit) > 2 else float("nan")
+            tracking[f"{label}/{key}"] = pearson(crit, test_p1) if len(crit) > 2 else float("nan")
     text = format_compare(rows, tracking, cfg)
     print(text)
     out = Path(cfg.out_dir)
@@ -99,15 +101,16 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
 
 
 def format_compare(rows: dict, tracking: dict, cfg: CompareConfig) -> str:
+    width = max(9, *(len(m) for m in cfg.methods))
     lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs; "
              "held-out retrieval P@1 (es→en) / CBLI P@1, by selection rule",
-             f"{'method':9} " + "  ".join(f"{s:>15}" for s in SELECTIONS), "-" * 77]
-    for method in cfg.methods:
+             f"{'method':{width}} " + "  ".join(f"{s:>15}" for s in SELECTIONS), "-" * (width + 68)]
+    for label in cfg.methods:
         cells = []
         for sel in SELECTIONS:
-            r = rows[f"{method}/{sel}"]
+            r = rows[f"{label}/{sel}"]
             cells.append(f"{100 * r['retrieval_cosine_src2tgt']:6.1f} / {100 * r['cbli_p1']:5.1f}")
-        lines.append(f"{method:9} " + "  ".join(f"{c:>15}" for c in cells))
+        lines.append(f"{label:{width}} " + "  ".join(f"{c:>15}" for c in cells))
     if tracking:
         lines += ["", "Pearson over epochs between each criterion and held-out retrieval P@1:"]
         lines += [f"  {k}: {v:+.2f}" for k, v in tracking.items()]

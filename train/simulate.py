@@ -15,6 +15,7 @@ from alignment.simulation import simulate, word_p1
 
 from .datamodule import PairedVectorDataModule
 from .fitting import fit_any
+from .variants import parse_variants
 
 DEFAULT_METHODS = ["clp", "linear", "fcnn", "realnvp"]
 NAMES = {"clp": "rotation", "linear": "linear"}
@@ -37,6 +38,7 @@ def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, fl
     """P@1 per (method, t, k, ε), averaged over seeds; writes table.txt, metrics.json, a figure."""
     from tqdm.auto import tqdm
 
+    variants = parse_variants(cfg.methods)
     results: dict[tuple, list[float]] = {}
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     with tempfile.TemporaryDirectory() as tmp:
@@ -44,16 +46,16 @@ def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, fl
             train = simulate(t, k, 0.0, seed=seed)
             path = Path(tmp) / f"t{t}-k{k}-s{seed}.npz"
             np.savez(path, src=train.x_train, tgt=train.y_train)
-            for method in cfg.methods:
+            for label, (method, overrides) in variants.items():
                 torch.manual_seed(seed)
                 dm = PairedVectorDataModule(vectors=str(path), batch_size=64, shuffle=True, seed=seed)
                 hp = FLOW if method == "realnvp" else FCNN if method == "fcnn" else {}
-                mapping = fit_any(method, dm, cfg.epochs, **hp)
+                mapping = fit_any(method, dm, cfg.epochs, **{**hp, **overrides})
                 for eps in cfg.epsilons:
                     test = simulate(t, k, eps, seed=seed)
                     with torch.no_grad():
                         mapped = mapping(torch.from_numpy(test.x_test)).numpy()
-                    results.setdefault((NAMES.get(method, method), t, k, eps), []).append(
+                    results.setdefault((NAMES.get(label, label), t, k, eps), []).append(
                         word_p1(mapped, test.y_test, test.word_test, test.word_test))
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
     table = format_simulation(results, cfg)
@@ -66,14 +68,15 @@ def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, fl
 
 
 def format_simulation(results: dict, cfg: SimulationConfig) -> str:
-    head = f"{'method':9} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
+    width = max(9, *(len(NAMES.get(m, m)) for m in cfg.methods))
+    head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
     lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds", head, "-" * len(head)]
     for t in cfg.ts:
         for k in cfg.ks:
             for m in cfg.methods:
                 name = NAMES.get(m, m)
                 cells = "  ".join(f"{100 * np.mean(results[(name, t, k, e)]):6.1f}" for e in cfg.epsilons)
-                lines.append(f"{name:9} {t:>2} {k:>4}  {cells}")
+                lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}")
     return "\n".join(lines)
 
 

@@ -95,3 +95,27 @@ def test_bad_vectors_are_rejected_before_fitting(tmp_path):
     np.savez(tmp_path / "pairs.npz", src=np.zeros((5, 4)), tgt=np.zeros((5, 3)))
     recipe = _recipe(tmp_path, {"vectors": str(tmp_path / "pairs.npz")})
     assert main(["fit", "--config", str(recipe)]) == 2
+
+
+def test_shipped_vectors_recipe_logs_to_csv_and_to_wandb_offline(tmp_path, monkeypatch):
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 8)).astype(np.float32)
+    np.savez(tmp_path / "pairs.npz", src=x, tgt=np.tanh(x @ rng.normal(size=(8, 8)).astype(np.float32)))
+    run = tmp_path / "run"
+    assert main(["fit", "--config", str(ROOT / "recipes" / "vectors" / "realnvp.yaml"),
+                 "--data.vectors", "pairs.npz", "--data.val_fraction", "0.2",
+                 "--data.batch_size", "128", "--model.init_args.hidden", "16",
+                 "--model.init_args.semantic_top", "50", "--trainer.max_epochs", "2",
+                 "--trainer.enable_progress_bar", "false", "--trainer.default_root_dir", str(run),
+                 "--trainer.logger.save_dir", str(run),
+                 "--trainer.logger+=pytorch_lightning.loggers.WandbLogger",
+                 "--trainer.logger.save_dir", str(run)]) == 0
+    csv = next(run.rglob("metrics.csv")).read_text().splitlines()
+    assert {"semantic", "structural", "val_p1"} <= set(csv[0].split(","))
+    wandb_log = next((run / "wandb").glob("offline-run-*/run-*.wandb")).read_bytes()
+    assert b"semantic" in wandb_log and b"val_p1" in wandb_log
+    assert next(run.rglob("config.yaml")).is_file() and (run / "mapping" / "mapping.safetensors").is_file()
+    assert any(p.name != "last.ckpt" for p in run.rglob("*.ckpt"))
