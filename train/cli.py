@@ -127,6 +127,17 @@ def _cmd_demo(args: argparse.Namespace) -> None:
     run_demo(cfg)
 
 
+def _cmd_lm(args: argparse.Namespace) -> None:
+    from dataclasses import fields
+
+    from .language_model import LanguageModelConfig, train_language_model
+
+    cfg = LanguageModelConfig(**{f.name: getattr(args, f.name) for f in fields(LanguageModelConfig)})
+    meta = train_language_model(args.text, args.out, cfg, progress=not args.no_progress)
+    print(f"language model in {args.out}: {meta['parameters']:,} parameters, held-out perplexity "
+          f"{meta['val_perplexity']:.1f} on {meta['val_lines']} lines\n{meta['signature']}")
+
+
 def _cmd_simulate(args: argparse.Namespace) -> None:
     from .simulate import SimulationConfig, run_simulation
 
@@ -225,6 +236,17 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_xmover import add_parsers
 
     add_parsers(sub)
+
+    lm = sub.add_parser("lm", help="train a small causal LM on monolingual text (for score --lm "
+                        "where no pretrained LM is at hand)")
+    lm.add_argument("--text", required=True, help="one sentence per line (the target language)")
+    lm.add_argument("--out", required=True, help="directory for the HF model + tokenizer")
+    from .language_model import LanguageModelConfig
+
+    for name, default in vars(LanguageModelConfig()).items():
+        lm.add_argument(f"--{name.replace('_', '-')}", dest=name, type=type(default), default=default)
+    lm.add_argument("--no-progress", action="store_true")
+    lm.set_defaults(func=_cmd_lm)
 
     sim = sub.add_parser("simulate", help="the CBLI simulation (2-D Gaussian-mixture languages)")
     sim.add_argument("--t", type=int, nargs="+", default=[1, 3],
