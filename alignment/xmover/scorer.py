@@ -16,7 +16,8 @@ from ..signature import signature
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .ngrams import ngram_vectors, select_tokens
-from .transport import score_2020, score_2022
+from .costs import batched_costs
+from .transport import solve_2020, solve_2022
 
 VERSIONS = {
     "2020": {"layer": -1, "doc": "last layer; [CLS]/[SEP] kept, punctuation and continuation "
@@ -70,9 +71,8 @@ class SourceMapping:
 
 
 def _solve(args: tuple) -> float:
-    version, src, src_m, hyp, hyp_m = args
-    return score_2020(src, src_m, hyp, hyp_m) if version == "2020" else \
-        score_2022(src, src_m, hyp, hyp_m)
+    version, cost, src_m, hyp_m = args
+    return solve_2020(cost, src_m, hyp_m) if version == "2020" else solve_2022(cost, src_m, hyp_m)
 
 
 class XMoverScorer:
@@ -170,8 +170,9 @@ class XMoverScorer:
         t1 = time.perf_counter()
         src = self._prepare(src_enc, self.idf_src, self._source_transform())
         hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform())
+        costs = batched_costs(self.version, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
         t2 = time.perf_counter()
-        jobs = [(self.version, s[0], s[1], h[0], h[1]) for s, h in zip(src, hyp)]
+        jobs = [(self.version, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)]
         if self.n_jobs > 1 and len(jobs) >= MIN_PARALLEL_PROBLEMS:
             with ProcessPoolExecutor(self.n_jobs) as pool:
                 xm = np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * self.n_jobs)))))
@@ -182,7 +183,7 @@ class XMoverScorer:
         t4 = time.perf_counter()
         final = xm + self.lm_coef * lm if lm is not None else xm
         return ScoreResult(xm, lm, final, self.signature,
-                           {"encoder": t1 - t0, "ngrams": t2 - t1, "transport": t3 - t2, "lm": t4 - t3})
+                           {"encoder": t1 - t0, "cost": t2 - t1, "transport": t3 - t2, "lm": t4 - t3})
 
 
 def validate_pairs(sources: list[str], hypotheses: list[str]) -> None:
