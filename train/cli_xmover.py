@@ -110,6 +110,15 @@ def cmd_w2w(args: argparse.Namespace) -> None:
                f"mean_score_{label.lower()}": float(with_other.final.mean()), "n": float(len(corpus))}
     print(f"W2W ({label} preferred over the reference): {100 * share:.1f}% of {len(corpus)} sources; "
           f"mean score reference {with_ref.final.mean():.4f}, {label} {with_other.final.mean():.4f}")
+    if with_ref.lm is not None:  # the same run without the LM term, and the LM term alone
+        metrics.update({"w2w_without_lm": w2w_share(with_other.xmover, with_ref.xmover),
+                        "mean_xmover_ref": float(with_ref.xmover.mean()),
+                        f"mean_xmover_{label.lower()}": float(with_other.xmover.mean()),
+                        "mean_lm_ref": float(with_ref.lm.mean()),
+                        f"mean_lm_{label.lower()}": float(with_other.lm.mean())})
+        print(f"  without the LM term: W2W {100 * metrics['w2w_without_lm']:.1f}%; mean LM "
+              f"log-likelihood reference {metrics['mean_lm_ref']:.3f}, {label} "
+              f"{metrics[f'mean_lm_{label.lower()}']:.3f}")
     print(with_ref.signature)
     if args.out:
         write_text(Path(args.out) / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True))

@@ -1,6 +1,7 @@
 import json
 
 import numpy as np
+import pytest
 
 from tests.conftest import EN, ES
 from train.cli import main
@@ -53,3 +54,20 @@ def test_w2w_with_a_lexicon(tmp_path, tiny_bert, capsys):
     out = json.loads((tmp_path / "o" / "metrics.json").read_text())
     assert 0.0 <= out["w2w"] <= 1.0 and out["n"] == len(ES)
     assert main(["evaluate", "w2w", "--encoder", str(tiny_bert), "--src", str(src), "--ref", str(ref)]) == 2
+
+
+def test_w2w_with_an_lm_reports_both_sides_of_the_lm_term(tmp_path, tiny_bert, capsys):
+    src, ref = _files(tmp_path)
+    (tmp_path / "lex.tsv").write_text("la\tthe\ncasa\thouse\nel\tthe\nperro\tdog\n")
+    (tmp_path / "lm.txt").write_text("".join(t + "\n" for t in EN * 6))
+    assert main(["lm", "--text", str(tmp_path / "lm.txt"), "--out", str(tmp_path / "lm"), "--vocab-size", "200",
+                 "--layers", "1", "--width", "16", "--heads", "2", "--epochs", "1", "--no-progress"]) == 0
+    common = ["evaluate", "w2w", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
+              "--ref", str(ref), "--lexicon", str(tmp_path / "lex.tsv")]
+    assert main([*common, "--out", str(tmp_path / "plain")]) == 0
+    assert main([*common, "--lm", str(tmp_path / "lm"), "--lm-coef", "1", "--out", str(tmp_path / "lm-out")]) == 0
+    plain = json.loads((tmp_path / "plain" / "metrics.json").read_text())
+    with_lm = json.loads((tmp_path / "lm-out" / "metrics.json").read_text())
+    assert with_lm["w2w_without_lm"] == plain["w2w"]
+    assert with_lm["mean_score_ref"] == pytest.approx(with_lm["mean_xmover_ref"] + with_lm["mean_lm_ref"])
+    assert with_lm["mean_lm_ref"] < 0 and "without the LM term" in capsys.readouterr().out
