@@ -3,18 +3,19 @@ from __future__ import annotations
 
 import torch
 
-from .csls import nearest, normalize
+from .csls import induce_pairs, nearest, normalize
 
 
 def semantic_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int = 1000,
-                       k: int = 10) -> float:
+                       k: int = 10, mutual: bool = False) -> float:
     """Mean cosine of the ``top`` most confident CSLS-induced translation pairs between the
-    mapped source pool and the target pool (no pairing used). Higher is better."""
-    idx, score = nearest(mapped_src, tgt, "csls", k=k)
-    order = score[:, 0].argsort(descending=True)[:min(top, len(score))]
-    a = normalize(mapped_src[order].float())
-    b = normalize(tgt[idx[order, 0]].float())
-    return float((a * b).sum(1).mean())
+    mapped source pool and the target pool (no pairing used; ``mutual``: mutual nearest
+    neighbours only). Higher is better."""
+    q, key, _ = induce_pairs(mapped_src, tgt, "csls", k, mutual)
+    q, key = q[:top], key[:top]
+    if not len(q):
+        return 0.0
+    return float((normalize(mapped_src[q].float()) * normalize(tgt[key].float())).sum(1).mean())
 
 
 def singular_spectrum(v: torch.Tensor) -> torch.Tensor:

@@ -42,6 +42,21 @@ def nearest(queries: torch.Tensor, keys: torch.Tensor, method: str = "cosine", k
     return idx, val
 
 
+def induce_pairs(queries: torch.Tensor, keys: torch.Tensor, method: str = "csls", k: int = 10,
+                 mutual: bool = False, chunk: int = 4096) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Lexicon induction without labels: each query's nearest key (cosine or CSLS), or with
+    ``mutual`` only the pairs that are each other's nearest neighbours. Returns query indices,
+    key indices and scores, most confident first."""
+    idx, val = nearest(queries, keys, method, k, chunk)
+    q_idx, k_idx, score = torch.arange(queries.shape[0], device=idx.device), idx[:, 0], val[:, 0]
+    if mutual:
+        back, _ = nearest(keys, queries, method, k, chunk)
+        keep = back[k_idx, 0] == q_idx
+        q_idx, k_idx, score = q_idx[keep], k_idx[keep], score[keep]
+    order = score.argsort(descending=True)
+    return q_idx[order], k_idx[order], score[order]
+
+
 def precision_at_1(queries: torch.Tensor, keys: torch.Tensor, gold: torch.Tensor | None = None,
                    method: str = "cosine", k: int = 10) -> float:
     """Share of queries whose nearest key is the gold one (default: the same row index)."""

@@ -23,6 +23,7 @@ class GradientMapping(pl.LightningModule):
     def __init__(self, method: str = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4, hidden: int = 256,
                  layers: int = 2, fcnn_hidden: int = 1024, semantic_top: int = 1000,
+                 semantic_mutual: bool = False,
                  dim: int | None = None) -> None:
         super().__init__()
         if method not in METHODS:
@@ -73,7 +74,8 @@ class GradientMapping(pl.LightningModule):
         mapped = torch.cat([m for m, _ in self._val])
         tgt = torch.cat([t for _, t in self._val])
         self._val.clear()
-        self.log_dict({"semantic": semantic_criterion(mapped, tgt, self.hparams.semantic_top),
+        hp = self.hparams
+        self.log_dict({"semantic": semantic_criterion(mapped, tgt, hp.semantic_top, mutual=hp.semantic_mutual),
                        "structural": structural_criterion(mapped, tgt),
                        "val_p1": paired_p1(mapped, tgt),
                        "val_mse": float(((mapped - tgt) ** 2).sum(1).mean())})

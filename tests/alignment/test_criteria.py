@@ -19,3 +19,10 @@ def test_structural_criterion_ignores_rotations():
     y = torch.randn(200, 8)
     q, _ = torch.linalg.qr(torch.randn(8, 8))
     assert structural_criterion(y @ q, y) < 1e-5
+
+
+def test_mutual_semantic_criterion_also_ranks_maps():
+    torch.manual_seed(0)
+    y = torch.randn(300, 16)
+    sem = [semantic_criterion(y + s * torch.randn(300, 16), y, top=100, mutual=True) for s in (0.0, 0.5, 1.5)]
+    assert sem[0] > sem[1] > sem[2] and abs(sem[0] - 1.0) < 1e-5

@@ -1,6 +1,6 @@
 import torch
 
-from alignment.csls import nearest, normalize, precision_at_1
+from alignment.csls import induce_pairs, nearest, normalize, precision_at_1
 
 
 def _brute_csls(q: torch.Tensor, k_: torch.Tensor, k: int) -> torch.Tensor:
@@ -27,3 +27,18 @@ def test_precision_at_1_on_planted_pairs():
     assert precision_at_1(x, x + 0.01 * torch.randn(100, 16)) == 1.0
     assert precision_at_1(x, x[torch.randperm(100)]) < 0.2
     assert precision_at_1(x, x, method="csls") == 1.0
+
+
+def test_induced_pairs_forward_and_mutual_against_brute_force():
+    torch.manual_seed(1)
+    x = torch.randn(120, 10)
+    y = torch.cat([x[torch.arange(119, -1, -1)] + 0.6 * torch.randn(120, 10), torch.randn(40, 10)])
+    brute = _brute_csls(x, y, 10)
+    fwd, back = brute.argmax(1), brute.argmax(0)
+    q, k, score = induce_pairs(x, y, "csls", 10, chunk=32)
+    assert torch.equal(k, fwd[q]) and len(q) == 120 and bool((score[:-1] >= score[1:]).all())
+    qm, km, _ = induce_pairs(x, y, "csls", 10, mutual=True, chunk=32)
+    want = {(i, int(fwd[i])) for i in range(120) if int(back[fwd[i]]) == i}
+    assert {(int(a), int(b)) for a, b in zip(qm, km)} == want and 0 < len(want) < 120
+    hits = sum(int(b) == 119 - int(a) for a, b in zip(qm, km)) / len(qm)
+    assert hits > sum(int(b) == 119 - int(a) for a, b in zip(q, k)) / len(q)  # mutual is more precise
