@@ -1,6 +1,8 @@
 """Target-side language-model fluency: mean token log-likelihood under any HF causal LM."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -11,7 +13,9 @@ from ..errors import InputError
 
 class LanguageModelScorer:
     """Mean natural-log likelihood of each sentence's tokens 2..n given their prefixes (n − 1
-    predictions; a one-token sentence scores 0). Every sentence of a batch is scored."""
+    predictions; a one-token sentence scores 0). Every sentence of a batch is scored; a
+    sentence longer than the model's context is scored on its first ``context`` tokens (with a
+    warning that says how many were cut)."""
 
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -30,9 +34,18 @@ class LanguageModelScorer:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.model.to(self.device).eval()
         self.batch_size = batch_size
+        cfg = self.model.config
+        self.context = getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
 
     def score(self, sentences: list[str]) -> np.ndarray:
         ids = [self.tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]
+        if self.context:
+            cut = sum(len(x) > self.context for x in ids)
+            if cut:
+                warnings.warn(f"{cut} of {len(ids)} sentences are longer than the LM's context of "
+                              f"{self.context} tokens and were scored on their first {self.context}",
+                              stacklevel=2)
+                ids = [x[:self.context] for x in ids]
         out = np.zeros(len(sentences))
         pad = self.tokenizer.pad_token_id
         if pad is None:

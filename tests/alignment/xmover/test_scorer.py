@@ -109,6 +109,20 @@ def test_lm_scores_every_sentence_of_a_batch(tiny_gpt2):
     assert batched[0] == pytest.approx(want, abs=1e-5)
 
 
+def test_lm_scores_a_sentence_longer_than_its_context_on_the_first_context_tokens(tiny_gpt2):
+    lm = LanguageModelScorer(str(tiny_gpt2), batch_size=8)
+    long = " ".join(EN[:10])  # well over the tiny GPT-2's 64 positions
+    ids = lm.tokenizer(long, add_special_tokens=False)["input_ids"]
+    assert len(ids) > lm.context == 64
+    with pytest.warns(UserWarning, match="1 of 2 sentences are longer"):
+        got = lm.score([long, EN[0]])
+    assert np.isfinite(got).all() and got[1] == pytest.approx(lm.score([EN[0]])[0], abs=1e-5)
+    head = torch.tensor([ids[:64]])
+    with torch.no_grad():
+        logp = torch.log_softmax(lm.model(head).logits[0, :-1], -1)
+    assert got[0] == pytest.approx(logp.gather(1, head[0, 1:, None]).mean().item(), abs=1e-5)
+
+
 def test_lm_term_is_added_with_its_coefficient(tiny_bert, tiny_gpt2):
     r = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), lm_coef=0.1).score(ES[:3], EN[:3])
     np.testing.assert_allclose(r.final, r.xmover + 0.1 * r.lm)
