@@ -18,3 +18,8 @@ class InputError(ValueError):
         self.path = None if path is None else str(path)
         self.line = line
         self.parameter = parameter
+
+
+class TrainingDiverged(InputError):
+    """A trained mapping's loss became NaN or infinite: the settings (learning rate, depth) do
+    not suit the data. Raised at once, so no garbage map is saved or scored."""

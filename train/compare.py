@@ -15,6 +15,7 @@ import torch
 
 from alignment.atomic import write_text
 from alignment.correlation import pearson
+from alignment.errors import TrainingDiverged
 from alignment.evaluation import evaluate_mapping
 
 from .datamodule import PairedVectorDataModule
@@ -76,7 +77,13 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
         torch.manual_seed(cfg.seed)
         module = GradientMapping(method, **{"semantic_top": 1000, **overrides})
         snaps = EpochSnapshots()
-        quiet_trainer(max_epochs=cfg.epochs, callbacks=[snaps], num_sanity_val_steps=0).fit(module, datamodule=dm)
+        try:
+            quiet_trainer(max_epochs=cfg.epochs, callbacks=[snaps], num_sanity_val_steps=0).fit(module, datamodule=dm)
+        except TrainingDiverged as err:
+            print(f"{label}: {err}")
+            for sel in SELECTIONS:
+                rows[f"{label}/{sel}"] = {"retrieval_cosine_src2tgt": float("nan"), "cbli_p1": float("nan")}
+            continue
         per_epoch = []
         for state in snaps.states:
             module.mapping.load_state_dict(state)
@@ -109,7 +116,8 @@ def format_compare(rows: dict, tracking: dict, cfg: CompareConfig) -> str:
         cells = []
         for sel in SELECTIONS:
             r = rows[f"{label}/{sel}"]
-            cells.append(f"{100 * r['retrieval_cosine_src2tgt']:6.1f} / {100 * r['cbli_p1']:5.1f}")
+            cells.append("diverged" if np.isnan(r["retrieval_cosine_src2tgt"]) else
+                         f"{100 * r['retrieval_cosine_src2tgt']:6.1f} / {100 * r['cbli_p1']:5.1f}")
         lines.append(f"{label:{width}} " + "  ".join(f"{c:>15}" for c in cells))
     if tracking:
         lines += ["", "Pearson over epochs between each criterion and held-out retrieval P@1:"]

@@ -61,6 +61,8 @@ class GradientMapping(pl.LightningModule):
 
     def training_step(self, batch, batch_idx: int) -> torch.Tensor:
         parts = self.loss(batch[0], batch[1])
+        if not torch.isfinite(parts["loss"]):
+            self._diverged(f"loss {float(parts['loss'].detach())} at batch {batch_idx}")
         self.log_dict({f"train_{k}": v for k, v in parts.items()}, on_step=False, on_epoch=True,
                       batch_size=len(batch[0]))
         return parts["loss"]
@@ -74,11 +76,20 @@ class GradientMapping(pl.LightningModule):
         mapped = torch.cat([m for m, _ in self._val])
         tgt = torch.cat([t for _, t in self._val])
         self._val.clear()
+        if not torch.isfinite(mapped).all():
+            self._diverged("non-finite mapped validation vectors")
         hp = self.hparams
         self.log_dict({"semantic": semantic_criterion(mapped, tgt, hp.semantic_top, mutual=hp.semantic_mutual),
                        "structural": structural_criterion(mapped, tgt),
                        "val_p1": paired_p1(mapped, tgt),
                        "val_mse": float(((mapped - tgt) ** 2).sum(1).mean())})
+
+    def _diverged(self, what: str) -> None:
+        from alignment.errors import TrainingDiverged
+
+        raise TrainingDiverged(f"{self.hparams.method} training diverged ({what}, epoch "
+                               f"{self.current_epoch}); lower lr (now {self.hparams.lr}) or use "
+                               "fewer transforms / a smaller nll_weight", parameter="lr")
 
     def configure_optimizers(self):
         return torch.optim.Adam(self.parameters(), lr=self.hparams.lr,

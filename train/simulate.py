@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from alignment.atomic import write_text
+from alignment.errors import TrainingDiverged
 from alignment.simulation import simulate, word_p1
 
 from .datamodule import PairedVectorDataModule
@@ -50,13 +51,20 @@ def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, fl
                 torch.manual_seed(seed)
                 dm = PairedVectorDataModule(vectors=str(path), batch_size=64, shuffle=True, seed=seed)
                 hp = FLOW if method == "realnvp" else FCNN if method == "fcnn" else {}
-                mapping = fit_any(method, dm, cfg.epochs, **{**hp, **overrides})
+                try:
+                    mapping = fit_any(method, dm, cfg.epochs, **{**hp, **overrides})
+                except TrainingDiverged:
+                    mapping = None  # recorded as NaN: the table says "div"
                 for eps in cfg.epsilons:
                     test = simulate(t, k, eps, seed=seed)
-                    with torch.no_grad():
-                        mapped = mapping(torch.from_numpy(test.x_test)).numpy()
-                    results.setdefault((NAMES.get(label, label), t, k, eps), []).append(
-                        word_p1(mapped, test.y_test, test.word_test, test.word_test))
+                    if mapping is None:
+                        p1 = float("nan")
+                    else:
+                        with torch.no_grad():
+                            mapped = mapping(torch.from_numpy(test.x_test)).numpy()
+                        p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
+                            if np.isfinite(mapped).all() else float("nan")
+                    results.setdefault((NAMES.get(label, label), t, k, eps), []).append(p1)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
     table = format_simulation(results, cfg)
     print(table)
@@ -70,14 +78,20 @@ def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, fl
 def format_simulation(results: dict, cfg: SimulationConfig) -> str:
     width = max(9, *(len(NAMES.get(m, m)) for m in cfg.methods))
     head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
-    lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds", head, "-" * len(head)]
+    lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds (div: training diverged in "
+             "at least one seed)", head, "-" * len(head)]
     for t in cfg.ts:
         for k in cfg.ks:
             for m in cfg.methods:
                 name = NAMES.get(m, m)
-                cells = "  ".join(f"{100 * np.mean(results[(name, t, k, e)]):6.1f}" for e in cfg.epsilons)
+                cells = "  ".join(_cell(results[(name, t, k, e)]) for e in cfg.epsilons)
                 lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}")
     return "\n".join(lines)
+
+
+def _cell(values: list[float]) -> str:
+    mean = np.mean(values)
+    return "   div" if np.isnan(mean) else f"{100 * mean:6.1f}"
 
 
 def plot_simulation(results: dict, cfg: SimulationConfig, path: Path) -> None:

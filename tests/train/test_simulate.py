@@ -41,3 +41,22 @@ def test_simulate_command_writes_table_metrics_and_figure(tmp_path, capsys):
     assert all(0 <= v <= 1 for v in metrics.values())
     assert "rotation" in capsys.readouterr().out and (tmp_path / "table.txt").is_file()
     assert (tmp_path / "p1_vs_eps.png").is_file()
+
+
+def test_a_diverging_variant_is_reported_not_scored_and_fit_stops_with_one_clear_line(tmp_path, capsys):
+    assert main(["simulate", "--t", "3", "--k", "10", "--eps", "0", "--seeds", "0", "--epochs", "3",
+                 "--methods", "fcnn", "realnvp:lr=100", "--out", str(tmp_path / "s"), "--no-progress"]) == 0
+    metrics = json.loads((tmp_path / "s" / "metrics.json").read_text())
+    assert np.isnan(metrics["realnvp:lr=100/t3/k10/eps0"]) and 0 <= metrics["fcnn/t3/k10/eps0"] <= 1
+    assert "div" in (tmp_path / "s" / "table.txt").read_text()
+    from alignment.simulation import simulate
+
+    data = simulate(3, 10, 0.0, seed=0)
+    np.savez(tmp_path / "pairs.npz", src=data.x_train, tgt=data.y_train)
+    capsys.readouterr()
+    assert main(["fit", "--config", "recipes/vectors/realnvp.yaml", "--data.vectors", str(tmp_path / "pairs.npz"),
+                 "--model.init_args.lr", "100", "--trainer.default_root_dir", str(tmp_path / "run"),
+                 "--trainer.logger", "false", "--trainer.callbacks", "[]", "--trainer.enable_progress_bar", "false"]) == 2
+    err = capsys.readouterr().err
+    assert "training diverged" in err and "parameter 'lr'" in err and "Traceback" not in err
+    assert not (tmp_path / "run" / "mapping").exists()
