@@ -20,7 +20,7 @@ from .variants import parse_variants
 
 DEFAULT_METHODS = ["clp", "linear", "fcnn", "realnvp"]
 NAMES = {"clp": "rotation", "linear": "linear"}
-FLOW = dict(lr=5e-3, transforms=4, hidden=64, nll_weight=0.1)
+FLOW = dict(lr=1e-3, transforms=4, hidden=64, nll_weight=0.1)
 FCNN = dict(lr=5e-3, fcnn_hidden=64)
 
 
