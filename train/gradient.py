@@ -33,6 +33,7 @@ class GradientMapping(pl.LightningModule):
         self.save_hyperparameters()
         self.mapping: Mapping | None = None
         self._val: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self._finite: torch.Tensor | None = None
         if dim is not None:
             self._build(dim)
 
@@ -61,11 +62,17 @@ class GradientMapping(pl.LightningModule):
 
     def training_step(self, batch, batch_idx: int) -> torch.Tensor:
         parts = self.loss(batch[0], batch[1])
-        if not torch.isfinite(parts["loss"]):
-            self._diverged(f"loss {float(parts['loss'].detach())} at batch {batch_idx}")
+        # a device-side flag, checked once an epoch, so no step waits for a host sync
+        finite = torch.isfinite(parts["loss"].detach())
+        self._finite = finite if self._finite is None else self._finite & finite
         self.log_dict({f"train_{k}": v for k, v in parts.items()}, on_step=False, on_epoch=True,
                       batch_size=len(batch[0]))
         return parts["loss"]
+
+    def on_train_epoch_end(self) -> None:
+        finite, self._finite = self._finite, None
+        if finite is not None and not bool(finite):
+            self._diverged("non-finite training loss")
 
     def validation_step(self, batch, batch_idx: int) -> None:
         self._val.append((self.mapping(batch[0]).detach(), batch[1]))

@@ -126,33 +126,24 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
 
 def _batches(tokenizer, lines: list[str], cfg: LanguageModelConfig) -> list:
     """Padded (ids, mask) batches of similar length; sentences cut to the context size."""
-    import torch
-
     from alignment.batching import make_batches
+    from alignment.xmover.lm import pad_ids
 
     ids = [tokenizer(s, add_special_tokens=False)["input_ids"][:cfg.context] for s in lines]
-    out = []
-    for batch in make_batches([len(x) for x in ids], cfg.batch_size, bucket=True):
-        longest = max(len(ids[i]) for i in batch)
-        t = torch.zeros((len(batch), longest), dtype=torch.long)
-        m = torch.zeros((len(batch), longest), dtype=torch.long)
-        for k, i in enumerate(batch):
-            t[k, :len(ids[i])] = torch.tensor(ids[i])
-            m[k, :len(ids[i])] = 1
-        out.append((t, m))
-    return out
+    return [pad_ids([ids[i] for i in batch], 0)
+            for batch in make_batches([len(x) for x in ids], cfg.batch_size, bucket=True)]
 
 
 def _perplexity(model, batches: list) -> float:
     """exp of the mean next-token negative log-likelihood over every predicted token."""
     import torch
 
+    from alignment.xmover.lm import token_log_likelihoods
+
     total, count = 0.0, 0
     with torch.inference_mode():
         for ids, mask in batches:
-            logits = model(input_ids=ids, attention_mask=mask).logits
-            logp = torch.log_softmax(logits[:, :-1].float(), -1).gather(-1, ids[:, 1:, None])[..., 0]
-            valid = mask[:, 1:].float()
-            total -= float((logp * valid).sum())
+            logp, valid = token_log_likelihoods(model, ids, mask)
+            total -= float(logp.sum())
             count += int(valid.sum())
     return math.exp(total / max(count, 1))

@@ -11,6 +11,25 @@ from ..encoder import allow_download, resolve_encoder, weights_fingerprint
 from ..errors import InputError
 
 
+def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded (input ids, attention mask) of one batch of token-id lists."""
+    inp = torch.full((len(ids), max(len(x) for x in ids)), pad, dtype=torch.long)
+    mask = torch.zeros_like(inp)
+    for k, x in enumerate(ids):
+        inp[k, :len(x)] = torch.tensor(x, dtype=torch.long)
+        mask[k, :len(x)] = 1
+    return inp, mask
+
+
+def token_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """log p(token_t | prefix) for t = 2..n, zero on padding, and the (float) mask of real
+    predictions; both (batch, length − 1)."""
+    logits = model(input_ids=inp, attention_mask=mask).logits.float()
+    logp = torch.log_softmax(logits[:, :-1], -1).gather(-1, inp[:, 1:, None])[..., 0]
+    valid = mask[:, 1:].float()
+    return logp * valid, valid
+
+
 class LanguageModelScorer:
     """Mean natural-log likelihood of each sentence's tokens 2..n given their prefixes (n − 1
     predictions; a one-token sentence scores 0). Every sentence of a batch is scored; a
@@ -52,19 +71,11 @@ class LanguageModelScorer:
             pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
         with torch.inference_mode():
             for batch in make_batches([len(x) for x in ids], self.batch_size, True):
-                longest = max(len(ids[i]) for i in batch)
-                if longest < 2:
+                if max(len(ids[i]) for i in batch) < 2:
                     continue
-                inp = torch.full((len(batch), longest), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), longest), dtype=torch.long)
-                for k, i in enumerate(batch):
-                    inp[k, :len(ids[i])] = torch.tensor(ids[i])
-                    mask[k, :len(ids[i])] = 1
-                inp, mask = inp.to(self.device), mask.to(self.device)
-                logits = self.model(input_ids=inp, attention_mask=mask).logits.float()
-                logp = torch.log_softmax(logits[:, :-1], -1).gather(-1, inp[:, 1:, None])[..., 0]
-                valid = mask[:, 1:].float()
-                mean = (logp * valid).sum(1) / valid.sum(1).clamp_min(1)
+                inp, mask = pad_ids([ids[i] for i in batch], pad)
+                logp, valid = token_log_likelihoods(self.model, inp.to(self.device), mask.to(self.device))
+                mean = logp.sum(1) / valid.sum(1).clamp_min(1)
                 for k, i in enumerate(batch):
                     out[i] = float(mean[k]) if len(ids[i]) > 1 else 0.0
         return out
