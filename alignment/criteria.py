@@ -1,6 +1,9 @@
 """Validation criteria for model selection without labelled data (Zhao & Eger 2022)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import torch
 
 from .csls import induce_pairs, nearest, normalize
@@ -36,3 +39,29 @@ def paired_p1(mapped_src: torch.Tensor, tgt: torch.Tensor) -> float:
     """Labelled criterion: P@1 of retrieving each held-out pair's target (cosine)."""
     idx, _ = nearest(mapped_src, tgt, "cosine")
     return float((idx[:, 0].cpu() == torch.arange(len(tgt))).float().mean())
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A model-selection criterion: how to compute it on (mapped source, target) vectors and
+    which direction is better. ``labelled`` criteria need the true pairing."""
+
+    name: str
+    score: Callable[..., float]
+    mode: str          # "max" or "min", as Lightning's ModelCheckpoint spells it
+    labelled: bool
+    doc: str
+
+    def better(self, a: float, b: float) -> bool:
+        """Whether ``a`` is strictly better than ``b``."""
+        return a > b if self.mode == "max" else a < b
+
+
+CRITERIA: dict[str, Criterion] = {c.name: c for c in (
+    Criterion("semantic", semantic_criterion, "max", False,
+              "mean cosine of the most confident CSLS-induced pairs"),
+    Criterion("structural", structural_criterion, "min", False,
+              "distance between the two sides' singular-value spectra"),
+    Criterion("val_p1", paired_p1, "max", True,
+              "P@1 of retrieving each held-out pair's target (needs labels)"),
+)}

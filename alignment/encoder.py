@@ -17,6 +17,7 @@ import torch
 
 from .batching import make_batches
 from .errors import InputError
+from .provenance import EncoderIdentity
 from .tokenize import Tokenizer
 
 POOLINGS = ("first", "mean", "last")
@@ -110,11 +111,10 @@ class Encoder:
     def dim(self) -> int:
         return int(self.model.config.hidden_size)
 
-    def identity(self) -> dict:
+    def identity(self) -> EncoderIdentity:
         """What identifies these vectors: part of cache keys, exports and signatures."""
-        return {"encoder": self.spec.name, "revision": self.revision, "layer": self.layer,
-                "pooling": self.spec.pooling, "max_length": self.spec.max_length,
-                **self.word_tokenizer.settings()}
+        return EncoderIdentity(self.spec.name, self.revision, self.layer, self.spec.pooling,
+                               self.spec.max_length, **self.word_tokenizer.settings())
 
     def tokenize_words(self, sentences: list[str]) -> list[list[str]]:
         return [self.word_tokenizer(s) for s in sentences]

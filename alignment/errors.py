@@ -20,6 +20,11 @@ class InputError(ValueError):
         self.parameter = parameter
 
 
-class TrainingDiverged(InputError):
+class TrainingDiverged(RuntimeError):
     """A trained mapping's loss became NaN or infinite: the settings (learning rate, depth) do
-    not suit the data. Raised at once, so no garbage map is saved or scored."""
+    not suit the data. Raised at once, so no garbage map is saved or scored. Not an input
+    error: the input was valid, the optimisation failed; ``parameter`` names what to change."""
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter

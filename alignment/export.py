@@ -11,6 +11,7 @@ from .atomic import atomic_dir, write_text
 from .encoder import Encoder, EncoderSpec
 from .errors import InputError
 from .mappings import Mapping, load_mapping
+from .provenance import DataProvenance
 from .signature import export_signature
 from .tokenize import Tokenizer
 from .version import __version__
@@ -19,31 +20,31 @@ from .xmover_files import write_xmover_files
 REMAP_FILE = "remap.json"
 
 
-def export_remapped(directory: str | Path, mapping: Mapping, encoder_identity: dict,
-                    src_lang: str, tgt_lang: str, data_fingerprint: str | None = None,
-                    n_pairs: int | None = None, n_sentences: int | None = None,
-                    corpus_name: str = "corpus", extra: dict | None = None) -> dict:
+def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenance,
+                    extra: dict | None = None) -> dict:
     """Write a remapped-encoder export and return its ``remap.json`` content."""
     directory = Path(directory)
-    source_only = getattr(mapping, "is_source_only", lambda: True)()
+    if data.encoder is None:
+        raise InputError("this mapping was fitted on precomputed vectors: no encoder to export "
+                         "with", parameter="encoder")
+    ident = data.encoder
     meta = {
         "format": "crossalign-remap-1",
-        "encoder": encoder_identity["encoder"], "revision": encoder_identity.get("revision"),
-        "layer": encoder_identity["layer"], "pooling": encoder_identity["pooling"],
-        "max_length": encoder_identity.get("max_length", 512),
-        "tokenizer": {"tokenizer": encoder_identity.get("tokenizer", "crossalign-word-v1"),
-                      "lowercase": encoder_identity.get("lowercase", False)},
+        "encoder": ident.encoder, "revision": ident.revision,
+        "layer": ident.layer, "pooling": ident.pooling, "max_length": ident.max_length,
+        "tokenizer": {"tokenizer": ident.tokenizer, "lowercase": ident.lowercase},
         "mapping_type": mapping.describe(), "mapping_fingerprint": mapping.fingerprint(),
-        "mapped_side": "src" if source_only else "both", "dim": mapping.dim,
-        "src_lang": src_lang, "tgt_lang": tgt_lang, "data_fingerprint": data_fingerprint,
-        "n_pairs": n_pairs, "n_sentences": n_sentences, "package_version": __version__,
+        "mapped_side": "src" if mapping.is_source_only() else "both", "dim": mapping.dim,
+        "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
+        "data_fingerprint": data.data_fingerprint, "n_pairs": data.n_pairs,
+        "n_sentences": data.n_sentences, "package_version": __version__,
         "encoder_weights": None,
     }
     meta.update(extra or {})
     with atomic_dir(directory) as tmp:
         mapping.save(tmp / "mapping")
-        names, why_not = write_xmover_files(tmp, mapping, corpus_name, src_lang, tgt_lang,
-                                            n_sentences or 0, meta["layer"])
+        names, why_not = write_xmover_files(tmp, mapping, data.corpus, data.src_lang,
+                                            data.tgt_lang, data.n_sentences or 0, ident.layer)
         meta["xmoverscore_files"] = names
         meta["xmoverscore_note"] = why_not or None
         meta["signature"] = export_signature(meta)

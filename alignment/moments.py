@@ -95,3 +95,22 @@ class PairMoments:
             second(self.sxx, self.sx, self.sx, a_s, b_s, a_s, b_s),
             second(self.syy, self.sy, self.sy, a_t, b_t, a_t, b_t),
             second(self.sxy, self.sx, self.sy, a_s, b_s, a_t, b_t))
+
+
+@dataclass(frozen=True)
+class PairStatistics:
+    """Per-dimension mean and standard deviation of each side of the training pairs: what a
+    trained mapping needs to know about its data before its first step."""
+
+    mean_x: torch.Tensor
+    std_x: torch.Tensor
+    mean_y: torch.Tensor
+    std_y: torch.Tensor
+
+    @property
+    def dim(self) -> int:
+        return int(self.mean_x.shape[0])
+
+    @classmethod
+    def of(cls, x: torch.Tensor, y: torch.Tensor) -> "PairStatistics":
+        return cls(x.mean(0), x.std(0), y.mean(0), y.std(0))

@@ -68,7 +68,7 @@ def encode_side(encoder: Encoder, sentences: list[str], tokens: list[list[str]],
                 cache_dir: Path | None = None, progress: bool = True, desc: str = "encoding",
                 batch_size: int = 64) -> WordVectors:
     """Word vectors of one side, read from the cache when this (encoder, corpus) was seen before."""
-    key = cache_key(encoder.identity(), fingerprint_lines(sentences))
+    key = cache_key(encoder.identity().as_dict(), fingerprint_lines(sentences))
     path = (cache_dir or default_cache_dir()) / "vectors" / f"{key}.safetensors"
     if path.is_file():
         return WordVectors.load(path)

@@ -1,6 +1,6 @@
 """Files in the layout the public XMoverScore code loads: ``.BAM`` (CLP matrix W, applied as
 ``emb @ W`` to the source side) and ``.GBDD`` (UMD unit vector v), saved with ``numpy.save``
-under names without an extension."""
+under names without an extension; written from, and read back as, ordinary mappings."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import atomic_path
-from .mappings import AffineMapping, Composition, Mapping
+from .errors import InputError
+from .mappings import CLP, UMD, AffineMapping, Composition, Mapping
 
 
 def size_label(n_sentences: int) -> str:
@@ -50,3 +51,37 @@ def write_xmover_files(directory: Path, mapping: Mapping, corpus: str, src: str,
         save_npy_exact(directory / name, arr)
         names.append(name)
     return names, why_not
+
+
+def read_xmover_file(path: str | Path, dim: int) -> AffineMapping:
+    """A public ``.BAM`` (→ a ``CLP`` with that matrix) or ``.GBDD`` (→ a ``UMD`` removing that
+    direction) file as a mapping of dimension ``dim``; never unpickles."""
+    path = Path(path)
+    kind = path.suffix.lstrip(".").upper()
+    if kind not in ("BAM", "GBDD"):
+        raise InputError("a mapping file must end in .BAM (CLP) or .GBDD (UMD)", path=path)
+    if not path.is_file():
+        raise InputError("mapping file not found", path=path)
+    try:
+        arr = np.load(path, allow_pickle=False).astype(np.float64)
+    except (ValueError, OSError) as err:
+        raise InputError(f"not a NumPy array file ({err})", path=path) from None
+    if kind == "GBDD" and arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    want = (dim, dim) if kind == "BAM" else (dim,)
+    if arr.shape != want:
+        raise InputError(f"{kind} has shape {arr.shape} but the encoder needs {want}", path=path)
+    import torch
+
+    eye = torch.eye(dim, dtype=torch.float64)
+    zero = torch.zeros(dim, dtype=torch.float64)
+    if kind == "BAM":
+        mapping: AffineMapping = CLP(dim)
+        mapping.set_affine(torch.from_numpy(arr), zero, eye, zero)
+    else:
+        v = torch.from_numpy(arr)
+        v = v / v.norm()
+        proj = eye - torch.outer(v, v)
+        mapping = UMD(dim)
+        mapping.set_affine(proj, zero, proj.clone(), zero)
+    return mapping.eval()

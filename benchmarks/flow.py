@@ -15,16 +15,17 @@ from pathlib import Path
 import torch
 
 from alignment.csls import nearest
-from train.gradient import GradientMapping
+from alignment.moments import PairStatistics
+from train.modules import build_fitter
 
 
 def train_throughput(method: str, n: int, dim: int, device: str, batch: int = 512) -> float:
     """Vectors per second of one epoch of optimiser steps on random pairs."""
     torch.manual_seed(0)
     x, y = torch.randn(n, dim, device=device), torch.randn(n, dim, device=device)
-    module = GradientMapping(method, dim=dim).to(device)
+    module = build_fitter(method, dim=dim).to(device)
     if method == "realnvp":
-        module.mapping.standardise_with(x, y)
+        module.mapping.standardise_with(PairStatistics.of(x, y))
     opt = module.configure_optimizers()
     module.loss(x[:batch], y[:batch])["loss"].backward()  # warm-up
     if device == "cuda":

@@ -1,25 +1,63 @@
-"""Callbacks: save the fitted mapping explicitly (closed-form fits take no optimizer step, so
-Lightning's ModelCheckpoint would write nothing), write metrics.json and the export."""
+"""Callbacks: choose the epoch by a validation criterion, and save the chosen mapping with its
+``metrics.json``, ``run.json`` and export (closed-form fits take no optimizer step, so
+Lightning's own checkpointing would write nothing)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytorch_lightning as pl
+from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.atomic import write_text
+from alignment.criteria import CRITERIA
+from alignment.errors import InputError
 from alignment.export import export_remapped
+from alignment.provenance import RunRecord
+
+from .reporting import write_metrics
 
 
-def write_metrics(path: str | Path, metrics: dict[str, float]) -> None:
-    """Flat keys, numbers only; written atomically."""
-    flat = {k: float(v) for k, v in metrics.items()}
-    write_text(path, json.dumps(flat, indent=2, sort_keys=True))
+class SelectByCriterion(ModelCheckpoint):
+    """Keep the epoch that a validation criterion (``alignment.criteria.CRITERIA``: semantic,
+    structural, val_p1) likes best, in the direction the criterion defines, plus ``last.ckpt``
+    for resuming. ``criterion=None`` selects the last epoch (a fixed epoch budget)."""
+
+    def __init__(self, criterion: str | None = "semantic", dirpath: str | None = None,
+                 save_last: bool = True, **kwargs) -> None:
+        if criterion is not None and criterion not in CRITERIA:
+            raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)})",
+                             parameter="criterion")
+        mode = CRITERIA[criterion].mode if criterion else "min"
+        super().__init__(dirpath=dirpath, monitor=criterion, mode=mode,
+                         save_top_k=1, save_last=save_last, **kwargs)
+        self.criterion = criterion
+        self.best_epoch: int | None = None
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        before = self.best_model_path
+        super().on_train_epoch_end(trainer, pl_module)
+        self._note_best(before, trainer)
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        before = self.best_model_path
+        super().on_validation_end(trainer, pl_module)
+        self._note_best(before, trainer)
+
+    def _note_best(self, before: str, trainer: pl.Trainer) -> None:
+        # a new best checkpoint file means this epoch is the best so far
+        if self.best_model_path and self.best_model_path != before:
+            self.best_epoch = trainer.current_epoch
+
+    def state_dict(self) -> dict:
+        return {**super().state_dict(), "best_epoch": self.best_epoch}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.best_epoch = state_dict.pop("best_epoch", None)
+        super().load_state_dict(state_dict)
 
 
 class SaveMapping(pl.Callback):
-    """At the end of training: ``mapping/``, ``metrics.json`` and (when the data came from an
-    encoder) the remapped-encoder ``export/`` in the run directory."""
+    """At the end of training: ``mapping/``, ``metrics.json``, ``run.json`` and (when the data
+    came from an encoder) the remapped-encoder ``export/`` in the run directory."""
 
     def __init__(self, dirpath: str | None = None, src_lang: str | None = None,
                  tgt_lang: str | None = None) -> None:
@@ -37,27 +75,17 @@ class SaveMapping(pl.Callback):
         ckpt = trainer.checkpoint_callback
         best = getattr(ckpt, "best_model_path", "") if ckpt is not None else ""
         if best and getattr(ckpt, "monitor", None):
-            # the epoch the monitored criterion picked, not the last one
+            # the epoch the monitored criterion picked, not the last one; weights only: a
+            # checkpoint is never unpickled as code
             import torch
 
-            state = torch.load(best, map_location="cpu", weights_only=False)["state_dict"]
+            state = torch.load(best, map_location="cpu", weights_only=True)["state_dict"]
             pl_module.load_state_dict(state)
             mapping = pl_module.mapping
         mapping.save(out / "mapping")
-        metrics = {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}
-        write_metrics(out / "metrics.json", metrics)
-        dm = trainer.datamodule
-        run = {"mapping_type": mapping.describe(), "mapping_fingerprint": mapping.fingerprint(),
-               "encoder": getattr(dm, "encoder_identity", None),
-               "data_fingerprint": getattr(dm, "data_fingerprint", None),
-               "n_sentences": getattr(dm, "n_sentences", None),
-               "corpus": getattr(dm, "corpus_name", None),
-               "n_pairs": int(dm.x.shape[0]) if getattr(dm, "x", None) is not None else None}
-        src = self.src_lang or getattr(dm.hparams, "src_lang", "src")
-        tgt = self.tgt_lang or getattr(dm.hparams, "tgt_lang", "tgt")
-        run.update(src_lang=src, tgt_lang=tgt)
-        write_text(out / "run.json", json.dumps(run, indent=2))
-        if run["encoder"] is not None:
-            export_remapped(out / "export", mapping, run["encoder"], src, tgt,
-                            run["data_fingerprint"], run["n_pairs"], run["n_sentences"],
-                            run["corpus"] or "corpus")
+        write_metrics(out / "metrics.json",
+                      {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1})
+        data = trainer.datamodule.provenance.with_languages(self.src_lang, self.tgt_lang)
+        RunRecord(mapping.describe(), mapping.fingerprint(), data).write(out)
+        if data.encoder is not None:
+            export_remapped(out / "export", mapping, data)

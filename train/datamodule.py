@@ -3,6 +3,7 @@ from precomputed arrays."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,10 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from alignment.corpus import read_parallel
 from alignment.encoder import Encoder, EncoderSpec
+from alignment.moments import PairStatistics
 from alignment.paired_vectors import load_paired_vectors
 from alignment.pipeline import prepare
+from alignment.provenance import DataProvenance
 from alignment.tokenize import Tokenizer
 from alignment.vectors import aligned_pairs
 
@@ -34,20 +37,28 @@ class PairedVectorDataModule(pl.LightningDataModule):
                  batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
                  val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0) -> None:
         super().__init__()
+        from alignment.errors import InputError
+
+        # checked here, before any alignment or encoding
+        if not 0 <= val_fraction < 1:
+            raise InputError(f"val_fraction must be in [0, 1), got {val_fraction}",
+                             parameter="val_fraction")
+        if batch_size < 1:
+            raise InputError(f"batch_size must be >= 1, got {batch_size}", parameter="batch_size")
         self.save_hyperparameters()
         self.x: torch.Tensor | None = None
         self.y: torch.Tensor | None = None
         self.val: tuple[torch.Tensor, torch.Tensor] | None = None
-        self.encoder_identity: dict | None = None
-        self.data_fingerprint: str | None = None
-        self.n_sentences: int | None = None
-        self.corpus_name = "vectors"
+        self._provenance = DataProvenance(src_lang=src_lang, tgt_lang=tgt_lang)
 
     @classmethod
     def from_arrays(cls, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.ndarray] | None = None,
-                    **kwargs) -> "PairedVectorDataModule":
-        """A DataModule over arrays already in memory (``val``: held-out pairs for criteria)."""
+                    provenance: DataProvenance | None = None, **kwargs) -> "PairedVectorDataModule":
+        """A DataModule over arrays already in memory (``val``: held-out pairs for criteria;
+        ``provenance``: where they came from, for run.json and the export)."""
         dm = cls(**kwargs)
+        if provenance is not None:
+            dm._provenance = provenance
         dm.x, dm.y = torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.ascontiguousarray(y))
         if val is not None:
             dm.val = (torch.from_numpy(np.ascontiguousarray(val[0])),
@@ -60,10 +71,6 @@ class PairedVectorDataModule(pl.LightningDataModule):
         self._load()
         frac = self.hparams.val_fraction
         if frac > 0:
-            if not 0 < frac < 1:
-                from alignment.errors import InputError
-
-                raise InputError("val_fraction must be in (0, 1)", parameter="val_fraction")
             order = torch.randperm(len(self.x), generator=torch.Generator().manual_seed(self.hparams.seed))
             n_val = max(1, int(frac * len(self.x)))
             val, train = order[:n_val].sort().values, order[n_val:].sort().values
@@ -74,7 +81,7 @@ class PairedVectorDataModule(pl.LightningDataModule):
         hp = self.hparams
         if hp.vectors or hp.src_vectors:
             x, y = load_paired_vectors(hp.vectors, hp.src_vectors, hp.tgt_vectors)
-            self.data_fingerprint = _array_hash(x, y)
+            self._provenance = replace(self._provenance, data_fingerprint=_array_hash(x, y))
         else:
             if hp.src is None:
                 from alignment.errors import InputError
@@ -88,16 +95,26 @@ class PairedVectorDataModule(pl.LightningDataModule):
             data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
                            Path(hp.cache_dir) if hp.cache_dir else None, hp.progress)
             x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
-            self.encoder_identity = encoder.identity()
-            self.data_fingerprint = corpus.fingerprint()
-            self.n_sentences = len(corpus)
-            self.corpus_name = corpus.name
+            self._provenance = replace(self._provenance, encoder=encoder.identity(),
+                                       data_fingerprint=corpus.fingerprint(),
+                                       n_sentences=len(corpus), corpus=corpus.name)
         self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 
     @property
     def dim(self) -> int:
         assert self.x is not None, "call setup() first"
         return int(self.x.shape[1])
+
+    def pair_statistics(self) -> PairStatistics:
+        """Per-side mean and standard deviation of the training pairs (after ``setup``)."""
+        assert self.x is not None and self.y is not None, "call setup() first"
+        return PairStatistics.of(self.x, self.y)
+
+    @property
+    def provenance(self) -> DataProvenance:
+        """Where the training pairs came from (encoder, corpus, counts, languages)."""
+        n_pairs = None if self.x is None else int(self.x.shape[0])
+        return replace(self._provenance, n_pairs=n_pairs)
 
     def train_dataloader(self) -> DataLoader:
         assert self.x is not None and self.y is not None, "call setup() first"

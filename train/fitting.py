@@ -1,5 +1,6 @@
-"""Fit a mapping on in-memory paired vectors through the Lightning Trainer (used by the demo and
-the tests; the CLI's ``fit`` does the same from a recipe)."""
+"""Fit any registered method on a DataModule through the Lightning Trainer, quietly (for fits
+inside a larger job: the demo, ``compare``, ``simulate``, tests). ``crossalign fit`` does the
+same from a recipe."""
 from __future__ import annotations
 
 import logging
@@ -8,58 +9,56 @@ from pathlib import Path
 
 import numpy as np
 import pytorch_lightning as pl
+from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.mappings import Mapping
+from alignment.mappings import Mapping, MethodSpec, parse_method
+from alignment.provenance import DataProvenance
 
 from .callbacks import SaveMapping
-from .closed_form import ClosedFormMapping
 from .datamodule import PairedVectorDataModule
+from .modules import build_fitter
+
+# Lightning's advice that does not apply to in-memory tensors or to one-pass closed-form fits
+_NOISE = (".*(optimizer|num_workers|does not have many workers|LeafSpec|max_epochs|val_dataloader"
+          "|validation_step|Total length).*")
 
 
 def quiet_trainer(max_epochs: int = 1, callbacks: list | None = None, **kwargs) -> pl.Trainer:
-    """A Trainer without logger, progress bar, summary or banner (for fits inside a larger job)."""
+    """A Trainer without logger, progress bar, summary or banner, on one device of whatever
+    accelerator Lightning finds (override with ``accelerator=``)."""
     for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
         logging.getLogger(name).setLevel(logging.WARNING)
     settings = dict(logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                    enable_model_summary=False, accelerator="cpu", devices=1)
+                    enable_model_summary=False, devices=1, num_sanity_val_steps=0)
     settings.update(kwargs)
     return pl.Trainer(max_epochs=max_epochs, callbacks=callbacks or [], **settings)
 
 
-def fit_closed_form(x: np.ndarray, y: np.ndarray, method: str, run_dir: str | Path | None = None,
-                    data_info: dict | None = None, batch_size: int = 8192) -> Mapping:
-    """Fit ``method`` (e.g. ``"center > clp"``) on paired rows; with ``run_dir``, save the mapping,
-    metrics and (given ``data_info`` with an encoder identity) the export there."""
-    dm = PairedVectorDataModule.from_arrays(x, y, batch_size=batch_size,
-                                            **{k: v for k, v in (data_info or {}).items()
-                                               if k in ("src_lang", "tgt_lang")})
-    for key in ("encoder_identity", "data_fingerprint", "n_sentences", "corpus_name"):
-        if data_info and key in data_info:
-            setattr(dm, key, data_info[key])
-    module = ClosedFormMapping(method)
-    callbacks = [SaveMapping(str(run_dir))] if run_dir is not None else []
+def fit_method(method: str | MethodSpec, dm: PairedVectorDataModule, epochs: int = 30,
+               callbacks: list | None = None, run_dir: str | Path | None = None,
+               **settings) -> Mapping:
+    """Fit a closed-form composition (``"center > clp"``, one pass) or a trained method
+    (``"realnvp:dual=false"``, ``epochs`` epochs, ``settings`` for its fitter) and return the
+    mapping; with ``run_dir``, also save mapping, metrics, run.json and export there."""
+    spec = parse_method(method)
+    module = build_fitter(spec, **settings)
+    callbacks = list(callbacks or [])
+    if run_dir is not None:
+        callbacks.append(SaveMapping(str(run_dir)))
+    selecting = any(isinstance(c, ModelCheckpoint) for c in callbacks)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(optimizer|num_workers|does not have many "
-                                "workers|LeafSpec|max_epochs).*")
-        quiet_trainer(callbacks=callbacks, default_root_dir=str(run_dir or ".")).fit(module, datamodule=dm)
+        warnings.filterwarnings("ignore", message=_NOISE)
+        quiet_trainer(max_epochs=epochs if spec.trained else 1, callbacks=callbacks,
+                      enable_checkpointing=selecting,
+                      default_root_dir=str(run_dir or ".")).fit(module, datamodule=dm)
     assert module.mapping is not None
     return module.mapping
 
 
-def fit_any(method: str, dm: PairedVectorDataModule, epochs: int = 30, **hparams) -> Mapping:
-    """Fit a closed-form composition (``"clp"``, ``"linear"``, ``"center > clp"`` …) or a trained
-    method (``"realnvp"``, ``"fcnn"``) on a DataModule, through the Trainer."""
-    from .gradient import METHODS, GradientMapping
-
-    if method in METHODS:
-        module = GradientMapping(method, **hparams)
-        max_epochs = epochs
-    else:
-        module = ClosedFormMapping(method)
-        max_epochs = 1
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(optimizer|num_workers|does not have many "
-                                "workers|LeafSpec|max_epochs|val_dataloader|validation_step|Total length).*")
-        quiet_trainer(max_epochs=max_epochs, num_sanity_val_steps=0).fit(module, datamodule=dm)
-    assert module.mapping is not None
-    return module.mapping
+def fit_arrays(x: np.ndarray, y: np.ndarray, method: str | MethodSpec,
+               run_dir: str | Path | None = None, provenance: DataProvenance | None = None,
+               batch_size: int = 8192, epochs: int = 30, **settings) -> Mapping:
+    """``fit_method`` on paired rows already in memory (``provenance``: where they came from,
+    for run.json and the export)."""
+    dm = PairedVectorDataModule.from_arrays(x, y, provenance=provenance, batch_size=batch_size)
+    return fit_method(method, dm, epochs, run_dir=run_dir, **settings)

@@ -1,35 +1,31 @@
-"""Mappings between two languages' vector spaces; all share the ``Mapping`` interface."""
+"""Mappings between two languages' vector spaces; all share the ``Mapping`` interface, and the
+method registry knows every method by one canonical name."""
 from .affine import AffineMapping, Composition, Identity, compose_affine
 from .base import MAPPINGS, Mapping, load_mapping, mapping_from_config
 from .centering import Center, Norm
-from .fcnn import FCNN
-from .flow import RealNVPMapping
+from .fcnn import FCNN, regression_loss
+from .flow import RealNVPMapping, density_matching_loss
 from .least_squares import LeastSquares
 from .procrustes import CLP, procrustes
+from .registry import (CLOSED_FORM, METHODS, TRAINED, Method, MethodSpec, get_method,
+                       parse_method, parse_methods, register_method, unregister_method)
 from .umd import UMD, top_direction
 
-CLOSED_FORM = ("identity", "center", "norm", "clp", "umd", "linear")
 
-
-def parse_stages(spec: str | list[str]) -> list[str]:
-    """``"center → clp"`` / ``"center>clp"`` / ``["center", "clp"]`` → validated stage names."""
+def fit_composition(moments, spec: str | list[str] | MethodSpec) -> Composition:
+    """Fit a closed-form composition (``"center > clp"``) exactly from pair moments."""
     from ..errors import InputError
 
-    if isinstance(spec, str):
-        spec = [s.strip() for s in spec.replace("→", ">").replace("->", ">").split(">")]
-    stages = [s for s in spec if s]
-    for s in stages:
-        if s not in CLOSED_FORM:
-            raise InputError(f"unknown closed-form stage '{s}' (choose from {CLOSED_FORM})",
-                             parameter="method")
-    return stages or ["identity"]
+    parsed = parse_method(spec)
+    if parsed.trained is not None:
+        raise InputError(f"'{parsed.name}' is a trained method: fit it with the training layer "
+                         "(crossalign fit / train.modules)", parameter="method")
+    return Composition.fit_stages(moments, [m.mapping for m in parsed.methods])
 
 
-def fit_closed_form(moments, spec: str | list[str]) -> Composition:
-    """Fit a composition of closed-form stages from pair moments."""
-    return Composition.fit_stages(moments, parse_stages(spec))
-
-
-__all__ = ["FCNN", "RealNVPMapping", "LeastSquares", "Mapping", "AffineMapping", "Identity", "Composition", "Center", "Norm", "CLP", "UMD",
-           "MAPPINGS", "load_mapping", "mapping_from_config", "procrustes", "top_direction",
-           "compose_affine", "parse_stages", "fit_closed_form", "CLOSED_FORM"]
+__all__ = ["FCNN", "RealNVPMapping", "LeastSquares", "Mapping", "AffineMapping", "Identity",
+           "Composition", "Center", "Norm", "CLP", "UMD", "MAPPINGS", "load_mapping",
+           "mapping_from_config", "procrustes", "top_direction", "compose_affine",
+           "fit_composition", "density_matching_loss", "regression_loss", "Method", "MethodSpec",
+           "METHODS", "CLOSED_FORM", "TRAINED", "get_method", "parse_method", "parse_methods",
+           "register_method", "unregister_method"]

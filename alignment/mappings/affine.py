@@ -75,14 +75,11 @@ class Composition(AffineMapping):
         self.stages = torch.nn.ModuleList(mapping_from_config(s) for s in (stages or []))
 
     @classmethod
-    def fit_stages(cls, moments: PairMoments, kinds: list[str]) -> "Composition":
-        from .base import MAPPINGS
-
+    def fit_stages(cls, moments: PairMoments, stages: list[type[AffineMapping]]) -> "Composition":
         comp = cls(moments.dim)
-        for kind in kinds:
-            stage_cls = MAPPINGS.get(kind)
-            if stage_cls is None or not issubclass(stage_cls, AffineMapping):
-                raise ValueError(f"'{kind}' is not a closed-form affine mapping")
+        for stage_cls in stages:
+            if not issubclass(stage_cls, AffineMapping):
+                raise ValueError(f"'{stage_cls.__name__}' is not a closed-form affine mapping")
             stage = stage_cls.fit(moments)
             comp.stages.append(stage)
             moments = moments.transformed(*stage.affine())
@@ -94,7 +91,7 @@ class Composition(AffineMapping):
                                             for s in self.stages]}
 
     def describe(self) -> str:
-        return "→".join(s.describe() for s in self.stages) or "identity"
+        return " > ".join(s.describe() for s in self.stages) or "identity"
 
 
 def compose_affine(maps: list[Affine], dim: int) -> Affine:

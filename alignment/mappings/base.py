@@ -39,6 +39,10 @@ class Mapping(nn.Module):
     def map_target(self, y: torch.Tensor) -> torch.Tensor:
         return y
 
+    def is_source_only(self) -> bool:
+        """True when the target side is left unchanged (what a ``.BAM`` file can express)."""
+        return type(self).map_target is Mapping.map_target
+
     def map_array(self, vectors: np.ndarray, side: str = "src") -> np.ndarray:
         """Map a NumPy array with the source (``"src"``) or target side, in the mapping's own
         precision, returning the input's dtype."""
@@ -82,6 +86,15 @@ class Mapping(nn.Module):
             {"type": self.kind, "config": self.config(), "fingerprint": self.fingerprint()},
             indent=2))
         return directory
+
+
+def weighted_mean(values: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean over rows; with ``weight``, rows of weight 0 (padding of distributed shards) count
+    for nothing."""
+    if weight is None:
+        return values.mean()
+    weight = weight.to(values.dtype)
+    return (values * weight).sum() / weight.sum().clamp_min(1.0)
 
 
 def mapping_from_config(spec: dict[str, Any]) -> Mapping:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .base import Mapping
+from .base import Mapping, weighted_mean
 
 
 class FCNN(Mapping):
@@ -24,3 +24,10 @@ class FCNN(Mapping):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)
+
+
+def regression_loss(mapping: Mapping, x: torch.Tensor, y: torch.Tensor,
+                    weight: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+    """Squared error ‖f(x) − y‖², summed over dimensions, mean over pairs."""
+    mse = weighted_mean(((mapping(x) - y) ** 2).sum(1), weight)
+    return {"mse": mse, "loss": mse}

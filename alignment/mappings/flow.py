@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from .base import Mapping
+from ..moments import PairStatistics
+from .base import Mapping, weighted_mean
 
 
 class RealNVPMapping(Mapping):
@@ -33,12 +34,12 @@ class RealNVPMapping(Mapping):
         return {"dim": self.dim, "transforms": self.transforms, "hidden": self.hidden,
                 "layers": self.layers}
 
-    def standardise_with(self, x: torch.Tensor, y: torch.Tensor) -> None:
+    def standardise_with(self, stats: PairStatistics) -> None:
         """Fix the per-language input standardisation from training data (before training)."""
-        self.mean_x.copy_(x.mean(0))
-        self.std_x.copy_(x.std(0).clamp_min(1e-6))
-        self.mean_y.copy_(y.mean(0))
-        self.std_y.copy_(y.std(0).clamp_min(1e-6))
+        self.mean_x.copy_(stats.mean_x)
+        self.std_x.copy_(stats.std_x.clamp_min(1e-6))
+        self.mean_y.copy_(stats.mean_y)
+        self.std_y.copy_(stats.std_y.clamp_min(1e-6))
 
     def to_latent_x(self, x: torch.Tensor) -> torch.Tensor:
         return self.flow_x().transform((x - self.mean_x) / self.std_x)
@@ -71,3 +72,16 @@ class RealNVPMapping(Mapping):
         return (tx.log_abs_det_jacobian(xs, z) - ty.log_abs_det_jacobian(ys, z)
                 - torch.log(self.std_x).sum() + torch.log(self.std_y).sum())
 
+
+def density_matching_loss(mapping: RealNVPMapping, x: torch.Tensor, y: torch.Tensor,
+                          weight: torch.Tensor | None = None, dual: bool = True,
+                          nll_weight: float = 0.1) -> dict[str, torch.Tensor]:
+    """Zhao & Eger 2022's objective: density matching ‖f(x) − y‖² (summed over dimensions, mean
+    over pairs), with ``dual`` also ‖f⁻¹(y) − x‖², plus ``nll_weight`` × the negative
+    log-likelihood of x and y under their flows in nats per dimension (density modelling)."""
+    out = {"mse": weighted_mean(((mapping(x) - y) ** 2).sum(1), weight)}
+    if dual:
+        out["mse_inverse"] = weighted_mean(((mapping.inverse(y) - x) ** 2).sum(1), weight)
+    out["nll"] = -weighted_mean(mapping.log_prob_x(x) + mapping.log_prob_y(y), weight) / (2 * x.shape[1])
+    out["loss"] = out["mse"] + out.get("mse_inverse", 0.0) + nll_weight * out["nll"]
+    return out

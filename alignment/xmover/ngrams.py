@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import string
+from typing import TYPE_CHECKING
 import unicodedata
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .versions import Version
 
 
 def is_punctuation(token: str) -> bool:
@@ -18,13 +22,15 @@ def is_continuation(token: str, sentencepiece: bool) -> bool:
     return (not token.startswith("▁")) if sentencepiece else token.startswith("##")
 
 
-def select_tokens(tokens: list[str], special: list[bool], version: str,
+def select_tokens(tokens: list[str], special: list[bool], version: str | Version,
                   sentencepiece: bool = False) -> np.ndarray:
     """Indices of the tokens a version keeps.
 
     2020: special tokens ([CLS]/[SEP]) kept; single punctuation characters and continuation
     pieces dropped (a word is its first subword). 2022: every token kept."""
-    if version == "2022":
+    from .versions import get_version
+
+    if get_version(version).keep_all_tokens:
         return np.arange(len(tokens))
     keep = [i for i, (t, s) in enumerate(zip(tokens, special))
             if s or not (is_punctuation(t) or is_continuation(t, sentencepiece))]

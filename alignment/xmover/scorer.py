@@ -1,7 +1,6 @@
 """The XMoverScore scorer: versioned, exact, batched, and signed."""
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -12,20 +11,14 @@ import numpy as np
 
 from ..encoder import Encoder, EncoderSpec
 from ..errors import InputError
+from ..mappings import Mapping
 from ..signature import signature
+from ..xmover_files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .ngrams import ngram_vectors, select_tokens
 from .costs import batched_costs
-from .transport import solve_2020, solve_2022
-
-VERSIONS = {
-    "2020": {"layer": -1, "doc": "last layer; [CLS]/[SEP] kept, punctuation and continuation "
-             "pieces dropped; squared Euclidean; score 1 − EMD"},
-    "2022": {"layer": 8, "doc": "layer 8; all tokens; Euclidean; concatenated transport, top-flow "
-             "pruning; score 1 / (1 + Σ flow·cost)"},
-}
-
+from .versions import VERSIONS, Version, get_version
 
 MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
 
@@ -41,38 +34,9 @@ class ScoreResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-class SourceMapping:
-    """What is applied to source token vectors: a public ``.BAM``/``.GBDD`` file or an export."""
-
-    def __init__(self, path: str | Path, dim: int) -> None:
-        self.path = Path(path)
-        self.kind = self.path.suffix.lstrip(".").upper()
-        if self.kind not in ("BAM", "GBDD"):
-            raise InputError("a mapping file must end in .BAM (CLP) or .GBDD (UMD)", path=path)
-        if not self.path.is_file():
-            raise InputError("mapping file not found", path=path)
-        arr = np.load(self.path, allow_pickle=False).astype(np.float64)
-        want = (dim, dim) if self.kind == "BAM" else (dim,)
-        if self.kind == "GBDD" and arr.ndim == 2 and 1 in arr.shape:
-            arr = arr.reshape(-1)
-        if arr.shape != want:
-            raise InputError(f"{self.kind} has shape {arr.shape} but the encoder needs {want}",
-                             path=path)
-        self.array = arr
-        self.fingerprint = hashlib.sha256(arr.tobytes()).hexdigest()[:16]
-
-    def __call__(self, v: np.ndarray) -> np.ndarray:
-        if self.kind == "BAM":
-            return v @ self.array
-        # UMD: remove the projection on the unit vector v (the public code's [0] indexing turns
-        # this into subtracting a scalar from every dimension; we remove the direction).
-        u = self.array / np.linalg.norm(self.array)
-        return v - np.outer(v @ u, u)
-
-
 def _solve(args: tuple) -> float:
-    version, cost, src_m, hyp_m = args
-    return solve_2020(cost, src_m, hyp_m) if version == "2020" else solve_2022(cost, src_m, hyp_m)
+    solve, cost, src_m, hyp_m = args
+    return solve(cost, src_m, hyp_m)
 
 
 class XMoverScorer:
@@ -86,12 +50,10 @@ class XMoverScorer:
                  ngram: int = 2, mapping: str | None = None, idf_src: IdfWeights | None = None,
                  idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None) -> None:
-        if version not in VERSIONS:
-            raise InputError(f"unknown version '{version}' (choose {sorted(VERSIONS)})",
-                             parameter="version")
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
-        self.version, self.ngram, self.lm_coef = version, ngram, lm_coef
+        self.spec: Version = get_version(version)
+        self.version, self.ngram, self.lm_coef = self.spec.name, ngram, lm_coef
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
         # A worker costs a process start and an import of POT (seconds); on two cores the
@@ -111,11 +73,13 @@ class XMoverScorer:
             self.encoder = remapped.encoder
             self.export_mapping, self.export_meta = remapped.mapping, remapped.meta
         else:
-            self.encoder = Encoder(EncoderSpec(encoder, VERSIONS[version]["layer"] if layer is None
+            self.encoder = Encoder(EncoderSpec(encoder, self.spec.layer if layer is None
                                                else layer), device=device)
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")
-        self.mapping = SourceMapping(mapping, self.encoder.dim) if mapping else None
+        # a public file is applied to the source side only, as the public code does
+        self.mapping: Mapping | None = read_xmover_file(mapping, self.encoder.dim) if mapping else None
+        self.mapping_file = Path(mapping).suffix.lstrip(".").upper() if mapping else None
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
         vocab = self.encoder.tokenizer.get_vocab()
         self.sentencepiece = any(t.startswith("▁") for t in list(vocab)[:2000])
@@ -124,7 +88,7 @@ class XMoverScorer:
     def signature(self) -> str:
         ident = self.encoder.identity()
         if self.mapping is not None:
-            mapping = f"{self.mapping.kind}#{self.mapping.fingerprint}"
+            mapping = f"{self.mapping_file}#{self.mapping.fingerprint()}"
         elif self.export_mapping is not None:
             mapping = f"{self.export_mapping.describe()}#{self.export_mapping.fingerprint()}"
         else:
@@ -132,15 +96,15 @@ class XMoverScorer:
         idf = "none" if self.idf_src is None else \
             f"{self.idf_src.fingerprint}/{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
         lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
-        return signature({"ver": self.version, "enc": f"{ident['encoder']}@{ident['revision']}",
-                          "L": ident["layer"], "map": mapping, "ngram": self.ngram, "idf": idf,
+        return signature({"ver": self.version, "enc": f"{ident.encoder}@{ident.revision}",
+                          "L": ident.layer, "map": mapping, "ngram": self.ngram, "idf": idf,
                           "lm": lm, "coef": self.lm_coef if self.lm else None},
                          prefix="xmoverscore")
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform) -> list[tuple[np.ndarray, np.ndarray]]:
         out = []
         for tokens, special, vecs in encoded:
-            keep = select_tokens(tokens, special, self.version, self.sentencepiece)
+            keep = select_tokens(tokens, special, self.spec, self.sentencepiece)
             v = transform(vecs[keep].astype(np.float64)) if transform else vecs[keep]
             w = np.ones(len(keep)) if idf is None else \
                 np.array([idf(tokens[i]) for i in keep], dtype=np.float64)
@@ -151,7 +115,7 @@ class XMoverScorer:
 
     def _source_transform(self):
         if self.mapping is not None:
-            return self.mapping
+            return lambda v: self.mapping.map_array(v, "src")
         if self.export_mapping is not None:
             return lambda v: self.export_mapping.map_array(v, "src")
         return None
@@ -170,9 +134,9 @@ class XMoverScorer:
         t1 = time.perf_counter()
         src = self._prepare(src_enc, self.idf_src, self._source_transform())
         hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform())
-        costs = batched_costs(self.version, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
+        costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
         t2 = time.perf_counter()
-        jobs = [(self.version, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)]
+        jobs = [(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)]
         if self.n_jobs > 1 and len(jobs) >= MIN_PARALLEL_PROBLEMS:
             with ProcessPoolExecutor(self.n_jobs) as pool:
                 xm = np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * self.n_jobs)))))

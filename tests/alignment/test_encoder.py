@@ -25,7 +25,7 @@ def test_word_vectors_shape_and_pooling(tiny_bert):
     v2 = mean.encode_words(words, progress=False)
     assert [v.shape for v in v1] == [(3, 32), (2, 32)]
     assert all(np.isfinite(v).all() for v in v1 + v2)
-    assert first.layer == 2 and first.identity()["pooling"] == "first"
+    assert first.layer == 2 and first.identity().pooling == "first"
     # pooling matters only for words split into several pieces
     pieces = [len(first.tokenizer.tokenize(w)) for w in words[0]]
     for k, n in enumerate(pieces):

@@ -6,8 +6,9 @@ import torch
 
 from alignment.errors import InputError
 from alignment.export import export_remapped, load_remapped
-from alignment.mappings import fit_closed_form
+from alignment.mappings import fit_composition
 from alignment.moments import PairMoments
+from alignment.provenance import DataProvenance
 from alignment.signature import parse_signature
 from alignment.xmover_files import xmover_filename
 
@@ -15,13 +16,14 @@ from alignment.xmover_files import xmover_filename
 def _fit(dim: int, spec: str, seed: int = 0):
     torch.manual_seed(seed)
     x, y = torch.randn(200, dim), torch.randn(200, dim)
-    return fit_closed_form(PairMoments.of(x, y), spec)
+    return fit_composition(PairMoments.of(x, y), spec)
 
 
 def _export(tmp_path, tiny_bert, spec="clp", name="exp"):
     enc = load_remapped_encoder_identity(tiny_bert)
     mapping = _fit(32, spec)
-    meta = export_remapped(tmp_path / name, mapping, enc, "es", "en", "abc123", 200, 1500, "bible")
+    meta = export_remapped(tmp_path / name, mapping,
+                           DataProvenance(enc, "abc123", 1500, 200, "bible", "es", "en"))
     return mapping, meta
 
 

@@ -9,12 +9,14 @@ def test_plot_overlap_and_curves(tmp_path, tiny_bert):
     pytest.importorskip("matplotlib")
     from alignment.encoder import load_encoder
     from alignment.export import export_remapped
-    from alignment.mappings import fit_closed_form
+    from alignment.mappings import fit_composition
+    from alignment.provenance import DataProvenance
     from alignment.moments import PairMoments
 
     torch.manual_seed(0)
-    mapping = fit_closed_form(PairMoments.of(torch.randn(50, 32), torch.randn(50, 32)), "center > clp")
-    export_remapped(tmp_path / "exp", mapping, load_encoder(str(tiny_bert)).identity(), "es", "en")
+    mapping = fit_composition(PairMoments.of(torch.randn(50, 32), torch.randn(50, 32)), "center > clp")
+    export_remapped(tmp_path / "exp", mapping, DataProvenance(
+        load_encoder(str(tiny_bert)).identity(), src_lang="es", tgt_lang="en"))
     (tmp_path / "s").write_text("\n".join(ES) + "\n")
     (tmp_path / "t").write_text("\n".join(EN) + "\n")
     (tmp_path / "metrics.csv").write_text("epoch,step,semantic,train_loss\n0,9,0.5,\n0,9,,2.0\n1,19,0.6,\n1,19,,1.5\n")

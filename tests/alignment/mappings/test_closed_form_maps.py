@@ -2,8 +2,8 @@ import pytest
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import (CLP, UMD, Center, Composition, Norm, fit_closed_form, load_mapping,
-                                parse_stages, procrustes)
+from alignment.mappings import (CLP, UMD, Center, Composition, Norm, fit_composition, load_mapping,
+                                parse_method, procrustes)
 from alignment.moments import PairMoments
 
 
@@ -61,19 +61,19 @@ def test_composition_equals_fitting_stages_one_after_another():
     torch.manual_seed(0)
     x = torch.randn(300, 8, dtype=torch.float64) + 2
     y = x @ _orthogonal(8, 3) - 1 + 0.05 * torch.randn(300, 8, dtype=torch.float64)
-    comp = fit_closed_form(PairMoments.of(x, y), "center > clp")
+    comp = fit_composition(PairMoments.of(x, y), "center > clp")
     center = Center.fit(PairMoments.of(x, y))
     xc, yc = center(x), center.map_target(y)
     clp = CLP.fit(PairMoments.of(xc, yc))
     assert torch.allclose(comp(x), clp(xc), atol=1e-9)
     assert torch.allclose(comp.map_target(y), yc, atol=1e-9)
-    assert comp.describe() == "center→clp"
+    assert comp.describe() == "center > clp"
 
 
 def test_stage_names_are_validated():
-    assert parse_stages("umd → clp") == ["umd", "clp"] == parse_stages(["umd", "clp"])
-    with pytest.raises(InputError, match="unknown closed-form stage 'procrustes'"):
-        parse_stages("center > procrustes")
+    assert parse_method("umd → clp").stages == ("umd", "clp") == parse_method(["umd", "clp"]).stages
+    with pytest.raises(InputError, match="unknown method 'procrustez'"):
+        parse_method("center > procrustez")
 
 
 def test_save_load_round_trip_for_every_closed_form_map(tmp_path):
@@ -81,7 +81,7 @@ def test_save_load_round_trip_for_every_closed_form_map(tmp_path):
     x, y = torch.randn(100, 6, dtype=torch.float64), torch.randn(100, 6, dtype=torch.float64)
     m = PairMoments.of(x, y)
     for spec in ("clp", "umd", "center", "norm", "umd > clp", "center > clp", "clp > umd"):
-        mapping = fit_closed_form(m, spec)
+        mapping = fit_composition(m, spec)
         mapping.save(tmp_path / spec)
         again = load_mapping(tmp_path / spec, dim=6)
         assert isinstance(again, Composition)
@@ -90,6 +90,6 @@ def test_save_load_round_trip_for_every_closed_form_map(tmp_path):
 
 
 def test_loading_refuses_a_dimension_mismatch(tmp_path):
-    fit_closed_form(PairMoments.of(torch.randn(20, 6), torch.randn(20, 6)), "clp").save(tmp_path)
+    fit_composition(PairMoments.of(torch.randn(20, 6), torch.randn(20, 6)), "clp").save(tmp_path)
     with pytest.raises(InputError, match="dimension 6 but the encoder has 384"):
         load_mapping(tmp_path, dim=384)

@@ -3,7 +3,7 @@ import torch
 from torch.autograd.functional import jacobian
 
 from alignment.mappings import FCNN, LeastSquares, RealNVPMapping, load_mapping
-from alignment.moments import PairMoments
+from alignment.moments import PairMoments, PairStatistics
 
 
 def _flow(dtype=torch.float32, dim=5):
@@ -11,7 +11,7 @@ def _flow(dtype=torch.float32, dim=5):
     flow = RealNVPMapping(dim, transforms=3, hidden=16).to(dtype)
     x = torch.randn(50, dim, dtype=dtype) * 3 + 1
     y = torch.randn(50, dim, dtype=dtype) * 0.5 - 2
-    flow.standardise_with(x, y)
+    flow.standardise_with(PairStatistics.of(x, y))
     return flow, x, y
 
 

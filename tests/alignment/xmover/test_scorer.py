@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import torch
 
+from alignment.provenance import DataProvenance
 from alignment.errors import InputError
 from alignment.xmover import XMoverScorer, compute_idf
 from alignment.xmover.lm import LanguageModelScorer
@@ -45,14 +46,14 @@ def test_a_perfect_hypothesis_scores_best(tiny_bert):
 def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
     from alignment.encoder import load_encoder
     from alignment.export import export_remapped
-    from alignment.mappings import fit_closed_form
+    from alignment.mappings import fit_composition
     from alignment.moments import PairMoments
 
     torch.manual_seed(0)
-    clp = fit_closed_form(PairMoments.of(torch.randn(100, 32), torch.randn(100, 32)), "clp")
+    clp = fit_composition(PairMoments.of(torch.randn(100, 32), torch.randn(100, 32)), "clp")
     enc = load_encoder(str(tiny_bert), layer=2)
-    meta = export_remapped(tmp_path / "exp", clp, enc.identity(), "es", "en", n_sentences=10,
-                           corpus_name="toy")
+    meta = export_remapped(tmp_path / "exp", clp, DataProvenance(
+        enc.identity(), n_sentences=10, corpus="toy", src_lang="es", tgt_lang="en"))
     bam = tmp_path / "exp" / meta["xmoverscore_files"][0]
     via_file = XMoverScorer(str(tiny_bert), layer=2, mapping=str(bam)).score(ES, EN)
     via_export = XMoverScorer(str(tmp_path / "exp")).score(ES, EN)
@@ -63,15 +64,15 @@ def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
 
 
 def test_gbdd_removes_the_direction_not_a_scalar(tmp_path, tiny_bert):
-    from alignment.xmover.scorer import SourceMapping
+    from alignment.xmover_files import read_xmover_file
 
     v = np.zeros(32, dtype=np.float32)
     v[0] = 1.0
     with open(tmp_path / "toy.es-en.1k.2.GBDD", "wb") as fh:
         np.save(fh, v)
-    m = SourceMapping(tmp_path / "toy.es-en.1k.2.GBDD", 32)
+    m = read_xmover_file(tmp_path / "toy.es-en.1k.2.GBDD", 32)
     x = np.random.default_rng(0).normal(size=(4, 32))
-    y = m(x)
+    y = m.map_array(x, "src")
     assert np.allclose(y[:, 0], 0) and np.allclose(y[:, 1:], x[:, 1:])
 
 
@@ -161,8 +162,8 @@ def test_a_flow_export_scores_like_any_other(tmp_path, tiny_bert):
 
     torch.manual_seed(0)
     flow = RealNVPMapping(32, transforms=2, hidden=8)
-    meta = export_remapped(tmp_path / "flow", flow, load_encoder(str(tiny_bert), layer=2).identity(),
-                           "es", "en")
+    meta = export_remapped(tmp_path / "flow", flow, DataProvenance(
+        load_encoder(str(tiny_bert), layer=2).identity(), src_lang="es", tgt_lang="en"))
     assert meta["xmoverscore_files"] == [] and meta["mapped_side"] == "src"
     scores = XMoverScorer(str(tmp_path / "flow")).score(ES[:3], EN[:3]).xmover
     plain = XMoverScorer(str(tiny_bert), layer=2).score(ES[:3], EN[:3]).xmover

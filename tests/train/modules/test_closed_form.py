@@ -6,8 +6,8 @@ import torch
 
 from alignment.mappings import load_mapping
 from alignment.moments import PairMoments
-from alignment.mappings import fit_closed_form as fit_from_moments
-from train.fitting import fit_closed_form
+from alignment.mappings import fit_composition as fit_from_moments
+from train.fitting import fit_arrays
 
 
 def _data(n=600, d=12, seed=0):
@@ -21,7 +21,7 @@ def _data(n=600, d=12, seed=0):
 def test_streaming_lightning_fit_equals_in_memory_fit():
     x, y = _data()
     for spec in ("clp", "center > clp", "umd > clp", "norm"):
-        streamed = fit_closed_form(x, y, spec, batch_size=64)  # ten batches
+        streamed = fit_arrays(x, y, spec, batch_size=64)  # ten batches
         direct = fit_from_moments(PairMoments.of(torch.from_numpy(x), torch.from_numpy(y)), spec)
         t = torch.from_numpy(x[:10])
         assert torch.allclose(streamed(t), direct(t), atol=1e-5)
@@ -29,7 +29,7 @@ def test_streaming_lightning_fit_equals_in_memory_fit():
 
 def test_fit_saves_the_mapping_explicitly_and_it_reloads(tmp_path):
     x, y = _data()
-    mapping = fit_closed_form(x, y, "center > clp", tmp_path / "run")
+    mapping = fit_arrays(x, y, "center > clp", tmp_path / "run")
     assert (tmp_path / "run" / "mapping" / "mapping.safetensors").is_file()
     again = load_mapping(tmp_path / "run" / "mapping", dim=12)
     t = torch.from_numpy(x[:5])
@@ -37,14 +37,14 @@ def test_fit_saves_the_mapping_explicitly_and_it_reloads(tmp_path):
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["pairs"] == 600.0
     run = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert run["mapping_type"] == "center→clp" and run["encoder"] is None
+    assert run["mapping_type"] == "center > clp" and run["encoder"] is None
     assert not (tmp_path / "run" / "export").exists()  # no encoder: nothing to export
 
 
 def test_same_seed_same_data_same_mapping(tmp_path):
     x, y = _data()
-    a = fit_closed_form(x, y, "umd > clp")
-    b = fit_closed_form(x, y, "umd > clp")
+    a = fit_arrays(x, y, "umd > clp")
+    b = fit_arrays(x, y, "umd > clp")
     assert a.fingerprint() == b.fingerprint()
 
 
@@ -54,7 +54,7 @@ def test_two_process_ddp_fit_equals_the_single_process_fit(tmp_path):
     import pytorch_lightning as pl
 
     from train.callbacks import SaveMapping
-    from train.closed_form import ClosedFormMapping
+    from train.modules import ClosedFormFit
     from train.datamodule import PairedVectorDataModule
 
     x, y = _data(n=1001, d=8)
@@ -64,7 +64,7 @@ def test_two_process_ddp_fit_equals_the_single_process_fit(tmp_path):
                          logger=False, enable_checkpointing=False, enable_progress_bar=False,
                          enable_model_summary=False, default_root_dir=str(tmp_path / "run"),
                          callbacks=[SaveMapping()])
-    trainer.fit(ClosedFormMapping("center > clp"), datamodule=dm)
+    trainer.fit(ClosedFormFit("center > clp"), datamodule=dm)
     ddp = load_mapping(tmp_path / "run" / "mapping")
     single = fit_from_moments(PairMoments.of(torch.from_numpy(x), torch.from_numpy(y)), "center > clp")
     t = torch.from_numpy(x)

@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import EN, ES, identity_alignment_file
 from train.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_help_lists_every_verb_and_each_verb_has_help(capsys):
@@ -49,7 +49,7 @@ def _recipe(tmp_path: Path, data: dict, method: str = "clp") -> Path:
                     "enable_checkpointing": False, "enable_progress_bar": False,
                     "default_root_dir": str(tmp_path / "run"),
                     "callbacks": [{"class_path": "train.callbacks.SaveMapping"}]},
-        "model": {"class_path": "train.closed_form.ClosedFormMapping", "init_args": {"method": method}},
+        "model": {"class_path": "train.modules.ClosedFormFit", "init_args": {"method": method}},
         "data": data,
     }
     path = tmp_path / "recipe.yaml"
@@ -68,7 +68,7 @@ def test_fit_recipe_on_text_then_export_then_evaluate(tmp_path, parallel_files, 
     assert (run / "export" / "remap.json").is_file() and (run / "config.yaml").is_file()
     assert main(["export", "--run", str(run), "--out", str(tmp_path / "exp")]) == 0
     meta = json.loads((tmp_path / "exp" / "remap.json").read_text())
-    assert meta["mapping_type"] == "center→clp" and meta["src_lang"] == "es"
+    assert meta["mapping_type"] == "center > clp" and meta["src_lang"] == "es"
     capsys.readouterr()
     assert main(["evaluate", "--export", str(tmp_path / "exp"), "--src", str(src), "--tgt", str(tgt),
                  "--alignment", str(align), "--out", str(tmp_path / "eval")]) == 0

@@ -2,7 +2,6 @@
 through the same bring-your-own-vectors DataModule as real data."""
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,49 +9,57 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from alignment.atomic import write_text
 from alignment.errors import TrainingDiverged
+from alignment.mappings import parse_methods
 from alignment.simulation import simulate, word_p1
 
-from .datamodule import PairedVectorDataModule
-from .fitting import fit_any
-from .variants import parse_variants
+from ..datamodule import PairedVectorDataModule
+from ..fitting import fit_method
+from ..modules import check_settings
+from ..reporting import report
+from .compare import VARIANTS_HELP
 
 DEFAULT_METHODS = ["clp", "linear", "fcnn", "realnvp"]
-NAMES = {"clp": "rotation", "linear": "linear"}
-FLOW = dict(lr=1e-3, transforms=4, hidden=64, nll_weight=0.1)
-FCNN = dict(lr=5e-3, fcnn_hidden=64)
+# settings sized for 2-D toy languages (a variant's own settings override them)
+SETTINGS = {"realnvp": dict(lr=1e-3, transforms=4, hidden=64, nll_weight=0.1),
+            "fcnn": dict(lr=5e-3, hidden=64)}
 
 
 @dataclass
 class SimulationConfig:
-    ts: list[int] = field(default_factory=lambda: [1, 3])
-    ks: list[int] = field(default_factory=lambda: [10, 50])
-    epsilons: list[float] = field(default_factory=lambda: [0.0, 1.0, 2.0, 3.0, 5.0])
+    ts: list[int] = field(default_factory=lambda: [1, 3], metadata={
+        "flag": "t", "help": "transformations: 1 = rotation (isomorphic), >1 non-isomorphic"})
+    ks: list[int] = field(default_factory=lambda: [10, 50],
+                          metadata={"flag": "k", "help": "occurrences per word"})
+    epsilons: list[float] = field(default_factory=lambda: [0.0, 1.0, 2.0, 3.0, 5.0], metadata={
+        "flag": "eps", "help": "domain shifts of the test occurrences"})
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
-    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS))
+    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
+                               metadata={"help": VARIANTS_HELP})
     epochs: int = 40
-    out_dir: str = "checkpoints/simulate"
+    out_dir: str = field(default="checkpoints/simulate", metadata={"flag": "out"})
+    progress: bool = field(default=True, metadata={"help": "no progress bar"})
 
 
-def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, float]:
+def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     """P@1 per (method, t, k, ε), averaged over seeds; writes table.txt, metrics.json, a figure."""
     from tqdm.auto import tqdm
 
-    variants = parse_variants(cfg.methods)
+    variants = parse_methods(cfg.methods)
+    for spec in variants.values():
+        check_settings(spec)  # before any training
     results: dict[tuple, list[float]] = {}
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     with tempfile.TemporaryDirectory() as tmp:
-        for t, k, seed in tqdm(grid, desc="simulate", disable=not progress):
+        for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
             train = simulate(t, k, 0.0, seed=seed)
             path = Path(tmp) / f"t{t}-k{k}-s{seed}.npz"
             np.savez(path, src=train.x_train, tgt=train.y_train)
-            for label, (method, overrides) in variants.items():
+            for label, spec in variants.items():
                 torch.manual_seed(seed)
                 dm = PairedVectorDataModule(vectors=str(path), batch_size=64, shuffle=True, seed=seed)
-                hp = FLOW if method == "realnvp" else FCNN if method == "fcnn" else {}
                 try:
-                    mapping = fit_any(method, dm, cfg.epochs, **{**hp, **overrides})
+                    mapping = fit_method(spec, dm, cfg.epochs, **SETTINGS.get(spec.name, {}))
                 except TrainingDiverged:
                     mapping = None  # recorded as NaN: the table says "div"
                 for eps in cfg.epsilons:
@@ -64,26 +71,22 @@ def run_simulation(cfg: SimulationConfig, progress: bool = True) -> dict[str, fl
                             mapped = mapping(torch.from_numpy(test.x_test)).numpy()
                         p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
                             if np.isfinite(mapped).all() else float("nan")
-                    results.setdefault((NAMES.get(label, label), t, k, eps), []).append(p1)
+                    results.setdefault((label, t, k, eps), []).append(p1)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
-    table = format_simulation(results, cfg)
-    print(table)
-    out = Path(cfg.out_dir)
-    write_text(out / "table.txt", table + "\n")
-    write_text(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True))
-    plot_simulation(results, cfg, out / "p1_vs_eps.png")
+    labels = list(variants)
+    report(format_simulation(results, cfg, labels), metrics, cfg.out_dir, cfg)
+    plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics
 
 
-def format_simulation(results: dict, cfg: SimulationConfig) -> str:
-    width = max(9, *(len(NAMES.get(m, m)) for m in cfg.methods))
+def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str]) -> str:
+    width = max(9, *(len(m) for m in labels))
     head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
     lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds (div: training diverged in "
              "at least one seed)", head, "-" * len(head)]
     for t in cfg.ts:
         for k in cfg.ks:
-            for m in cfg.methods:
-                name = NAMES.get(m, m)
+            for name in labels:
                 cells = "  ".join(_cell(results[(name, t, k, e)]) for e in cfg.epsilons)
                 lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}")
     return "\n".join(lines)
@@ -94,7 +97,7 @@ def _cell(values: list[float]) -> str:
     return "   div" if np.isnan(mean) else f"{100 * mean:6.1f}"
 
 
-def plot_simulation(results: dict, cfg: SimulationConfig, path: Path) -> None:
+def plot_simulation(results: dict, cfg: SimulationConfig, labels: list[str], path: Path) -> None:
     """P@1 against ε, one panel for t = 1 (isomorphic) and one for the largest t."""
     try:
         import matplotlib
@@ -103,14 +106,13 @@ def plot_simulation(results: dict, cfg: SimulationConfig, path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         return  # the figure is optional here; table and metrics are written regardless
-    from .plot import save_figure
+    from ..plot import save_figure
 
     k = max(cfg.ks)
     panels = [min(cfg.ts), max(cfg.ts)] if len(cfg.ts) > 1 else cfg.ts
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8), squeeze=False)
     for ax, t in zip(axes[0], panels):
-        for m in cfg.methods:
-            name = NAMES.get(m, m)
+        for name in labels:
             ax.plot(cfg.epsilons, [100 * np.mean(results[(name, t, k, e)]) for e in cfg.epsilons],
                     marker="o", label=name)
         ax.set_title(f"t = {t} ({'isomorphic' if t == 1 else 'non-isomorphic'}), k = {k}")

@@ -5,12 +5,12 @@ import pytest
 import torch
 from pytorch_lightning.callbacks import Callback, ModelCheckpoint
 
-from alignment.mappings import fit_closed_form, load_mapping
+from alignment.mappings import fit_composition, load_mapping
 from alignment.moments import PairMoments
-from train.callbacks import SaveMapping
+from train.callbacks import SaveMapping, SelectByCriterion
 from train.datamodule import PairedVectorDataModule
 from train.fitting import quiet_trainer
-from train.gradient import GradientMapping
+from train.modules import FlowFit, RegressionFit
 
 warnings.filterwarnings("ignore", ".*does not have many workers.*")
 
@@ -32,9 +32,9 @@ def _fit(kind, epochs=25, **kwargs):
     x, y = _planted(kind, 600, 0)
     xv, yv = _planted(kind, 200, 1)
     dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=100, shuffle=True)
-    module = GradientMapping("realnvp", lr=5e-3, transforms=3, hidden=32, **kwargs)
+    module = FlowFit("realnvp", lr=5e-3, transforms=3, hidden=32, **kwargs)
     quiet_trainer(max_epochs=epochs).fit(module, datamodule=dm)
-    rotation = fit_closed_form(PairMoments.of(torch.from_numpy(x), torch.from_numpy(y)), "clp")
+    rotation = fit_composition(PairMoments.of(torch.from_numpy(x), torch.from_numpy(y)), "clp")
     err = lambda f: float(((f(torch.from_numpy(xv)) - torch.from_numpy(yv)) ** 2).sum(1).mean())  # noqa: E731
     with torch.no_grad():
         return err(module.mapping), err(rotation)
@@ -66,16 +66,15 @@ def test_checkpoint_selection_picks_the_epoch_the_criterion_says(tmp_path):
     xv, yv = _planted("nonlinear", 100, 1)
     dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=100, shuffle=True)
     record = _Record()
-    ckpt = ModelCheckpoint(dirpath=tmp_path / "ckpt", monitor="semantic", mode="max", save_top_k=1,
-                           filename="{epoch}")
-    module = GradientMapping("fcnn", lr=1e-2, fcnn_hidden=32, semantic_top=50)
+    ckpt = SelectByCriterion("semantic", dirpath=str(tmp_path / "ckpt"), filename="{epoch}")
+    module = RegressionFit("fcnn", lr=1e-2, hidden=32, semantic_top=50)
     quiet_trainer(max_epochs=6, enable_checkpointing=True, callbacks=[record, ckpt, SaveMapping(str(tmp_path / "run"))],
                   num_sanity_val_steps=0).fit(module, datamodule=dm)
     best_epoch = int(np.argmax(record.semantic))
-    assert ckpt.best_model_path.endswith(f"epoch={best_epoch}.ckpt")
+    assert ckpt.best_model_path.endswith(f"epoch={best_epoch}.ckpt") and ckpt.best_epoch == best_epoch
     assert float(ckpt.best_model_score) == pytest.approx(max(record.semantic))
     # the saved mapping is the selected epoch's, not the last one
-    state = torch.load(ckpt.best_model_path, weights_only=False)["state_dict"]
+    state = torch.load(ckpt.best_model_path, weights_only=True)["state_dict"]
     saved = load_mapping(tmp_path / "run" / "mapping")
     for k, v in saved.state_dict().items():
         assert torch.equal(v, state[f"mapping.{k}"])
@@ -87,7 +86,7 @@ def test_resume_from_a_killed_run_gives_the_same_final_weights(tmp_path):
     def run(max_epochs, ckpt_dir, resume=None):
         torch.manual_seed(0)
         dm = PairedVectorDataModule.from_arrays(x, y, batch_size=64, shuffle=True, seed=3)
-        module = GradientMapping("fcnn", lr=1e-2, fcnn_hidden=16, dim=2)
+        module = RegressionFit("fcnn", lr=1e-2, hidden=16, dim=2)
         ckpt = ModelCheckpoint(dirpath=ckpt_dir, save_last=True, save_top_k=0)
         quiet_trainer(max_epochs=max_epochs, enable_checkpointing=True, callbacks=[ckpt]).fit(
             module, datamodule=dm, ckpt_path=resume)
@@ -100,15 +99,39 @@ def test_resume_from_a_killed_run_gives_the_same_final_weights(tmp_path):
         assert torch.equal(a, b), name
 
 
-def test_epoch_snapshots_keep_every_epoch_and_its_criteria():
-    from train.compare import EpochSnapshots
-
+def test_each_criterion_selects_in_its_own_direction(tmp_path):
+    """structural is lower-is-better, semantic higher-is-better: the callback reads the
+    direction from the CRITERIA table, and 'fixed' (None) selects the last epoch."""
     x, y = _planted("nonlinear", 200, 0)
     xv, yv = _planted("nonlinear", 60, 1)
+    torch.manual_seed(0)
     dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=50, shuffle=True)
-    snaps = EpochSnapshots()
-    module = GradientMapping("fcnn", lr=1e-2, fcnn_hidden=16, semantic_top=20)
-    quiet_trainer(max_epochs=3, callbacks=[snaps], num_sanity_val_steps=0).fit(module, datamodule=dm)
-    assert len(snaps.states) == 3 and all("semantic" in m and "val_p1" in m for m in snaps.metrics)
-    assert not torch.equal(snaps.states[0]["net.0.weight"], snaps.states[-1]["net.0.weight"])
-    assert torch.equal(snaps.states[-1]["net.0.weight"], module.mapping.state_dict()["net.0.weight"])
+    record = _Record()
+    seen = []
+
+    class _Structural(Callback):
+        def on_train_epoch_end(self, trainer, pl_module):
+            seen.append(float(trainer.callback_metrics["structural"]))
+
+    selectors = {c: SelectByCriterion(c, dirpath=str(tmp_path / str(c)), save_last=False)
+                 for c in ("semantic", "structural", None)}
+    module = RegressionFit("fcnn", lr=1e-2, hidden=16, semantic_top=20)
+    quiet_trainer(max_epochs=4, enable_checkpointing=True,
+                  callbacks=[record, _Structural(), *selectors.values()]).fit(module, datamodule=dm)
+    assert selectors["semantic"].best_epoch == int(np.argmax(record.semantic))
+    assert selectors["structural"].best_epoch == int(np.argmin(seen))
+    assert selectors[None].best_epoch == 3
+
+
+def test_an_unknown_criterion_is_refused():
+    from alignment.errors import InputError
+
+    with pytest.raises(InputError, match="unknown criterion 'semantik'"):
+        SelectByCriterion("semantik")
+
+
+def test_a_module_refuses_a_method_of_another_family():
+    from alignment.errors import InputError
+
+    with pytest.raises(InputError, match="fitted by train.modules.FlowFit"):
+        RegressionFit("realnvp")

@@ -1,22 +1,27 @@
-"""The closed-form mappings as a LightningModule: one streaming pass accumulates pair moments
-(all-reduced across devices), then the composition is solved exactly."""
+"""Fitting closed-form methods: one streaming pass accumulates pair moments (all-reduced across
+devices), then the composition is solved exactly."""
 from __future__ import annotations
 
 import pytorch_lightning as pl
 import torch
 
-from alignment.mappings import Composition, Mapping, parse_stages
+from alignment.mappings import Mapping, fit_composition, parse_method
 from alignment.moments import PairMoments
 
 
-class ClosedFormMapping(pl.LightningModule):
-    """Identity, centring, NORM, CLP, UMD and ordered compositions (``"center > clp"``).
-
-    Takes no optimizer step: run it for one epoch. The solved mapping is ``self.mapping``."""
+class ClosedFormFit(pl.LightningModule):
+    """Fits identity, centring, NORM, CLP, UMD, least squares and ordered compositions
+    (``"center > clp"``). Takes no optimizer step: run it for one epoch. The solved mapping is
+    ``self.mapping``."""
 
     def __init__(self, method: str = "clp") -> None:
         super().__init__()
-        self.stages = parse_stages(method)
+        spec = parse_method(method)
+        if spec.trained is not None:
+            from alignment.errors import InputError
+
+            raise InputError(f"'{spec.name}' is trained: use {spec.fitter}", parameter="method")
+        self.spec = spec
         self.save_hyperparameters()
         self.automatic_optimization = False
         # DDP refuses a module without trainable parameters; this one is never used or stepped.
@@ -36,7 +41,7 @@ class ClosedFormMapping(pl.LightningModule):
             raise RuntimeError("no training batches were seen: the data is empty")
         flat = self.trainer.strategy.reduce(self.moments.flat(), reduce_op="sum")
         moments = PairMoments.from_flat(flat.cpu(), self.moments.dim)
-        self.mapping = Composition.fit_stages(moments, self.stages)
+        self.mapping = fit_composition(moments, self.spec)
         self.log("pairs", float(moments.n), on_epoch=True, rank_zero_only=True)  # already summed
         self.moments = None
 

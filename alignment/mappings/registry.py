@@ -1,0 +1,210 @@
+"""The method registry: every method crossalign can fit, under one canonical name.
+
+``compare``, ``simulate``, method variants, the CLI and the recipes all ask this registry;
+adding a method is its own module plus one ``register_method`` line at the bottom of this file."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import InputError
+from .base import Mapping
+
+CLOSED_FORM, TRAINED = "closed_form", "trained"
+
+
+@dataclass(frozen=True)
+class Method:
+    """What the rest of the package needs to know about one method.
+
+    ``fitter`` is the dotted class path of the Lightning module that trains a trained method
+    (a string, so this library never imports the Lightning layer); ``loss`` is the training
+    objective, ``defaults`` the settings that differ from the fitter's own defaults."""
+
+    name: str
+    mapping: type[Mapping]
+    kind: str = CLOSED_FORM
+    fitter: str = "train.modules.ClosedFormFit"
+    loss: Callable[..., dict] | None = None
+    defaults: dict[str, Any] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    summary: str = ""
+
+    @property
+    def trained(self) -> bool:
+        return self.kind == TRAINED
+
+
+METHODS: dict[str, Method] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register_method(method: Method) -> Method:
+    """Add ``method`` (and its aliases) to the registry; a name may be registered once."""
+    if method.kind not in (CLOSED_FORM, TRAINED):
+        raise ValueError(f"method kind must be '{CLOSED_FORM}' or '{TRAINED}', not '{method.kind}'")
+    for name in (method.name, *method.aliases):
+        if name in METHODS or name in _ALIASES:
+            raise ValueError(f"method name '{name}' is already registered")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise ValueError(f"method name '{name}' must be lower-case letters, digits and '_'")
+    METHODS[method.name] = method
+    _ALIASES.update({alias: method.name for alias in method.aliases})
+    return method
+
+
+def unregister_method(name: str) -> None:
+    """Remove a method and its aliases (for plug-ins and tests)."""
+    method = METHODS.pop(name)
+    for alias in method.aliases:
+        _ALIASES.pop(alias, None)
+
+
+def get_method(name: str) -> Method:
+    """The registered method called ``name`` (or one of its aliases)."""
+    key = _ALIASES.get(name, name)
+    if key not in METHODS:
+        raise InputError(f"unknown method '{name}' (known: {', '.join(sorted(METHODS))})",
+                         parameter="method")
+    return METHODS[key]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A parsed method string: ordered stages and, for a trained method, setting overrides.
+
+    ``name`` is the canonical spelling (``center > clp``), ``slug`` its file-name form
+    (``center-clp``), ``label`` the name with its overrides (``realnvp:dual=false``)."""
+
+    stages: tuple[str, ...]
+    overrides: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+    @property
+    def name(self) -> str:
+        return " > ".join(self.stages)
+
+    @property
+    def slug(self) -> str:
+        return "-".join(self.stages)
+
+    @property
+    def label(self) -> str:
+        if not self.overrides:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={_scalar(v)}" for k, v in self.overrides.items())
+
+    @property
+    def methods(self) -> list[Method]:
+        return [METHODS[s] for s in self.stages]
+
+    @property
+    def trained(self) -> Method | None:
+        """The trained method, or None for a closed-form composition."""
+        last = METHODS[self.stages[-1]]
+        return last if last.trained else None
+
+    @property
+    def fitter(self) -> str:
+        return self.methods[-1].fitter
+
+
+def _scalar(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+_SEPARATORS = re.compile(r"\s*(?:>|→|->)\s*")
+
+
+def _split_stages(text: str) -> list[str]:
+    """``center > clp``, ``center→clp``, ``center->clp``: by arrow; ``center-clp`` /
+    ``center_clp`` (recipe and folder names): by dash or underscore where every part is a
+    registered name and the whole is not."""
+    if _SEPARATORS.search(text):
+        return [s for s in _SEPARATORS.split(text.strip()) if s]
+    word = text.strip()
+    if word in METHODS or word in _ALIASES or not word:
+        return [word] if word else []
+    for sep in ("-", "_"):
+        parts = word.split(sep)
+        if len(parts) > 1 and all(p in METHODS or p in _ALIASES for p in parts):
+            return parts
+    return [word]
+
+
+def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") -> MethodSpec:
+    """Parse ``"center > clp"``, ``"realnvp:nll_weight=0,dual=false"`` and the accepted aliases
+    into a canonical ``MethodSpec``; every error names the spec and ``parameter``."""
+    import yaml
+
+    if isinstance(spec, MethodSpec):
+        return spec
+    if isinstance(spec, (list, tuple)):
+        text, rest = " > ".join(spec), ""
+    else:
+        text, _, rest = str(spec).partition(":")
+    raw = _split_stages(text)
+    if not raw:
+        raise InputError(f"'{spec}': no method given", parameter=parameter)
+    stages: list[str] = []
+    for stage in raw:
+        try:
+            stages.append(get_method(stage).name)
+        except InputError:
+            raise InputError(f"'{spec}': unknown method '{stage}' (known: "
+                             f"{', '.join(sorted(METHODS))})", parameter=parameter) from None
+    trained = [s for s in stages if METHODS[s].trained]
+    if trained and (len(stages) > 1):
+        raise InputError(f"'{spec}': a trained method ('{trained[0]}') cannot be composed with "
+                         "other stages yet", parameter=parameter)
+    overrides: dict[str, Any] = {}
+    if rest.strip():
+        if not trained:
+            raise InputError(f"'{spec}': only trained methods "
+                             f"({', '.join(n for n, m in METHODS.items() if m.trained)}) take "
+                             "settings", parameter=parameter)
+        for item in rest.split(","):
+            key, eq, value = (part.strip() for part in item.partition("="))
+            if not eq or not key:
+                raise InputError(f"'{spec}': expected key=value, got '{item.strip()}'",
+                                 parameter=parameter)
+            overrides[key] = yaml.safe_load(value)
+    return MethodSpec(tuple(stages), overrides, str(spec))
+
+
+def parse_methods(specs: list[str], parameter: str = "methods") -> dict[str, MethodSpec]:
+    """Parse every spec up front (a typo fails before any training), keyed by canonical label;
+    the same method listed twice (in any spelling) is refused."""
+    out: dict[str, MethodSpec] = {}
+    for spec in specs:
+        parsed = parse_method(spec, parameter)
+        if parsed.label in out:
+            raise InputError(f"'{spec}': method listed twice (as '{parsed.label}')",
+                             parameter=parameter)
+        out[parsed.label] = parsed
+    return out
+
+
+# --- the registered methods (one line each) -------------------------------------------------
+from .affine import Identity  # noqa: E402
+from .centering import Center, Norm  # noqa: E402
+from .fcnn import FCNN, regression_loss  # noqa: E402
+from .flow import RealNVPMapping, density_matching_loss  # noqa: E402
+from .least_squares import LeastSquares  # noqa: E402
+from .procrustes import CLP  # noqa: E402
+from .umd import UMD  # noqa: E402
+
+register_method(Method("identity", Identity, summary="no change (the unmapped encoder)"))
+register_method(Method("center", Center, summary="subtract each language's mean"))
+register_method(Method("norm", Norm, summary="per-language mean/variance normalisation (NORM)"))
+register_method(Method("clp", CLP, aliases=("rotation", "procrustes"),
+                       summary="orthogonal Procrustes on the source side (CLP)"))
+register_method(Method("umd", UMD, aliases=("gbdd",),
+                       summary="remove the top pair-difference direction from both sides (UMD)"))
+register_method(Method("linear", LeastSquares, aliases=("least_squares",),
+                       summary="unconstrained least-squares linear map"))
+register_method(Method("realnvp", RealNVPMapping, TRAINED, "train.modules.FlowFit",
+                       density_matching_loss, summary="Real-NVP density matching"))
+register_method(Method("fcnn", FCNN, TRAINED, "train.modules.RegressionFit", regression_loss,
+                       summary="three fully connected tanh layers, squared error"))

@@ -1,0 +1,92 @@
+"""Typed provenance records: which encoder made the vectors, which data fed a fit, and the
+``run.json`` a fit writes and ``export`` reads."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_text
+from .errors import InputError
+
+RUN_FILE = "run.json"
+
+
+@dataclass(frozen=True)
+class EncoderIdentity:
+    """What identifies a set of vectors: part of cache keys, exports and signatures."""
+
+    encoder: str
+    revision: str | None
+    layer: int
+    pooling: str
+    max_length: int = 512
+    tokenizer: str = "crossalign-word-v1"
+    lowercase: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EncoderIdentity":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @property
+    def tokenizer_tag(self) -> str:
+        return f"{self.tokenizer}.{'lc' if self.lowercase else 'cased'}"
+
+
+@dataclass(frozen=True)
+class DataProvenance:
+    """Where a fit's pairs came from (``encoder`` is None for bring-your-own vectors)."""
+
+    encoder: EncoderIdentity | None = None
+    data_fingerprint: str | None = None
+    n_sentences: int | None = None
+    n_pairs: int | None = None
+    corpus: str = "vectors"
+    src_lang: str = "src"
+    tgt_lang: str = "tgt"
+
+    def with_languages(self, src_lang: str | None, tgt_lang: str | None) -> "DataProvenance":
+        return replace(self, src_lang=src_lang or self.src_lang, tgt_lang=tgt_lang or self.tgt_lang)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """``run.json``: the fitted mapping's identity and its data's provenance."""
+
+    mapping_type: str
+    mapping_fingerprint: str
+    data: DataProvenance
+
+    def to_json(self) -> dict[str, Any]:
+        flat = {"mapping_type": self.mapping_type, "mapping_fingerprint": self.mapping_fingerprint,
+                **asdict(self.data)}
+        flat["encoder"] = None if self.data.encoder is None else self.data.encoder.as_dict()
+        return flat
+
+    def write(self, run_dir: str | Path) -> Path:
+        path = Path(run_dir) / RUN_FILE
+        write_text(path, json.dumps(self.to_json(), indent=2))
+        return path
+
+    @classmethod
+    def read(cls, run_dir: str | Path) -> "RunRecord":
+        path = Path(run_dir) / RUN_FILE
+        if not path.is_file():
+            raise InputError(f"no {RUN_FILE}: not a crossalign run directory", path=run_dir)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            enc = raw.get("encoder")
+            data = DataProvenance(
+                encoder=None if enc is None else EncoderIdentity.from_dict(enc),
+                **{f.name: raw[f.name] for f in fields(DataProvenance)
+                   if f.name != "encoder" and raw.get(f.name) is not None})
+            return cls(raw["mapping_type"], raw["mapping_fingerprint"], data)
+        except json.JSONDecodeError as err:
+            raise InputError(f"invalid JSON ({err.msg})", path=path, line=err.lineno) from None
+        except (KeyError, TypeError, AttributeError) as err:
+            raise InputError(f"not a valid {RUN_FILE} ({err})", path=path) from None

@@ -1,0 +1,44 @@
+"""The published XMoverScore versions as records: default layer, token policy, cost, solve and
+score. Every version-dependent choice reads its record; nothing compares version strings."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError
+from .transport import score_2020, score_2022, solve_2020, solve_2022
+
+
+@dataclass(frozen=True)
+class Version:
+    """One published formulation of XMoverScore."""
+
+    name: str
+    layer: int                 # default hidden-state index
+    keep_all_tokens: bool      # False: drop punctuation and continuation pieces, keep [CLS]/[SEP]
+    concatenated: bool         # cost over the concatenated (m + k) problem, else the m × k block
+    solve: Callable[[np.ndarray, np.ndarray, np.ndarray], float]       # (cost, masses) -> score
+    score: Callable[..., float]                                       # per pair from vectors
+    doc: str
+
+
+VERSIONS: dict[str, Version] = {v.name: v for v in (
+    Version("2020", -1, False, False, solve_2020, score_2020,
+            "last layer; [CLS]/[SEP] kept, punctuation and continuation pieces dropped; squared "
+            "Euclidean; score 1 − EMD"),
+    Version("2022", 8, True, True, solve_2022, score_2022,
+            "layer 8; all tokens; Euclidean; concatenated transport, top-flow pruning; score "
+            "1 / (1 + Σ flow·cost)"),
+)}
+
+
+def get_version(version: str | Version) -> Version:
+    """The record for ``version`` ('2020' or '2022'); a clear error otherwise."""
+    if isinstance(version, Version):
+        return version
+    if str(version) not in VERSIONS:
+        raise InputError(f"unknown version '{version}' (choose {sorted(VERSIONS)})",
+                         parameter="version")
+    return VERSIONS[str(version)]

@@ -1,0 +1,77 @@
+"""Every shipped recipe parses with the recipe parser, names a registered method of its module's
+family, and each ready-to-run Bible recipe equals the composition of the pieces in
+recipes/{data,trainer,method}/ (so the ready-to-run copies cannot drift)."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from alignment.mappings import parse_method
+
+ROOT = Path(__file__).resolve().parents[1] / "recipes"
+RECIPES = sorted(p for p in ROOT.rglob("*.yaml") if p.parent.name in ("bible-es-en", "vectors"))
+PIECES = sorted((ROOT / "method").glob("*.yaml"))
+
+
+def _cli(*configs: Path, extra: tuple[str, ...] = ()):
+    import warnings
+
+    from pytorch_lightning import LightningModule
+    from pytorch_lightning.cli import LightningCLI
+
+    from train.datamodule import PairedVectorDataModule
+
+    args = [a for c in configs for a in ("--config", str(c))] + list(extra)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
+        return LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                            run=False, args=args, save_config_kwargs={"overwrite": True})
+
+
+def test_the_recipe_folders_hold_what_the_readme_promises():
+    assert {p.stem for p in PIECES} >= {"identity", "center", "norm", "clp", "umd", "linear",
+                                        "realnvp", "fcnn"}
+    assert {p.stem for p in RECIPES if p.parent.name == "bible-es-en"} >= {
+        "clp", "umd", "umd-clp", "clp-umd", "center-clp", "norm", "realnvp", "fcnn"}
+
+
+@pytest.mark.parametrize("path", RECIPES + PIECES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_recipe_names_a_registered_method_of_its_module(path):
+    recipe = yaml.safe_load(path.read_text())
+    spec = parse_method(recipe["model"]["init_args"]["method"])
+    assert recipe["model"]["class_path"] == spec.fitter
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_ready_to_run_recipe_builds(path):
+    cli = _cli(path)
+    recipe = yaml.safe_load(path.read_text())
+    assert cli.model.hparams.method == parse_method(recipe["model"]["init_args"]["method"]).name
+    assert any(type(c).__name__ == "SaveMapping" for c in cli.trainer.callbacks)
+
+
+@pytest.mark.parametrize("path", [p for p in RECIPES if p.parent.name == "bible-es-en"],
+                         ids=lambda p: p.name)
+def test_ready_to_run_bible_recipe_equals_its_composition(path):
+    recipe = yaml.safe_load(path.read_text())
+    spec = parse_method(recipe["model"]["init_args"]["method"])
+    family = "trained" if spec.trained else "closed-form"
+    method = ROOT / "method" / f"{spec.methods[-1].name}.yaml"
+    extra = ["--model.init_args.method", spec.name,
+             "--trainer.default_root_dir", recipe["trainer"]["default_root_dir"]]
+    for key, value in recipe["model"]["init_args"].items():
+        extra += [f"--model.init_args.{key}", str(value)]
+    for key in ("max_epochs",):
+        extra += [f"--trainer.{key}", str(recipe["trainer"][key])]
+    composed = _cli(ROOT / "data" / "bible-es-en.yaml", ROOT / "trainer" / f"{family}.yaml",
+                    method, extra=tuple(extra))
+    ready = _cli(path)
+
+    def settings(cli):
+        cfg = cli.config.fit if "fit" in cli.config else cli.config
+        data = cfg.data.as_dict()
+        trainer = {k: v for k, v in cfg.trainer.as_dict().items() if k not in ("logger",)}
+        callbacks = [c["class_path"] for c in trainer.pop("callbacks") or []]
+        return data, trainer, callbacks, dict(cli.model.hparams)
+
+    assert settings(composed) == settings(ready)

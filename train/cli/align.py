@@ -1,0 +1,30 @@
+"""``crossalign align``: word alignment of a parallel corpus with eflomal (Pharaoh output)."""
+from __future__ import annotations
+
+import argparse
+
+
+def run(args: argparse.Namespace) -> None:
+    from alignment.corpus import read_parallel
+    from alignment.pipeline import tokenize_corpus, word_alignment
+    from alignment.tokenize import Tokenizer
+    from alignment.word_align import write_pharaoh
+
+    corpus = read_parallel(args.src, args.tgt, args.fmt)
+    src, tgt = tokenize_corpus(corpus, Tokenizer(lowercase=args.lowercase))
+    links = word_alignment(src, tgt, "eflomal", args.symmetrise, args.one_to_one)
+    write_pharaoh(args.out, links)
+    print(f"wrote {sum(map(len, links))} links for {len(links)} sentence pairs to {args.out}")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("align", help="word-align a parallel corpus with eflomal (Pharaoh output)")
+    p.add_argument("--src", required=True, help="source file (or one TSV / fast_align file)")
+    p.add_argument("--tgt", help="target file for the two-file format")
+    p.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"])
+    p.add_argument("--out", required=True, help="Pharaoh i-j file to write")
+    p.add_argument("--symmetrise", default="grow-diag-final-and",
+                   choices=["grow-diag-final-and", "intersect"])
+    p.add_argument("--one-to-one", action="store_true", help="keep 1-to-1 links only")
+    p.add_argument("--lowercase", action="store_true")
+    p.set_defaults(func=run)

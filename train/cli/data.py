@@ -1,0 +1,29 @@
+"""``crossalign data bible``: the verse-aligned es–en test bed from Debian's SWORD modules."""
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def run_bible(args: argparse.Namespace) -> None:
+    from alignment.bible import build_bible
+
+    rep = build_bible(args.out, args.sword_path, args.n_test, args.n_dev, args.seed,
+                      not args.keep_1909_spelling, args.max_ratio)
+    print(json.dumps(rep.as_dict(), indent=2))
+
+
+def register(sub) -> None:
+    data = sub.add_parser("data", help="build data sets (the Bible test bed)")
+    dsub = data.add_subparsers(dest="dataset", metavar="DATASET", required=True)
+    bible = dsub.add_parser("bible", help="verse-aligned es–en Bible from Debian's SWORD modules")
+    bible.add_argument("--out", default="data/bible", help="output folder (default: data/bible)")
+    bible.add_argument("--sword-path", default="/usr/share/sword")
+    bible.add_argument("--n-test", type=int, default=1000)
+    bible.add_argument("--n-dev", type=int, default=1000)
+    bible.add_argument("--seed", type=int, default=0)
+    bible.add_argument("--max-ratio", type=float, default=2.0,
+                       help="drop verses whose character-length ratio exceeds this")
+    bible.add_argument("--keep-1909-spelling", action="store_true",
+                       help="keep fué/vió/á instead of modern fue/vio/a")
+    bible.set_defaults(func=run_bible)

@@ -1,0 +1,154 @@
+"""``crossalign evaluate``: retrieval / CBLI / lexicon P@1 of exports on held-out text (the
+default task), ``evaluate rfeval`` (correlation with human judgments) and ``evaluate w2w``
+(preference for literal translations). Each prints its table and, with ``--out``, writes it
+with ``metrics.json``."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from alignment.errors import InputError
+
+from ..reporting import format_table, report
+from .scoring import add_scorer_options, build_scorer
+
+
+def run_retrieval(args: argparse.Namespace) -> None:
+    from alignment.corpus import read_parallel
+    from alignment.evaluation import char_ngram_reference, evaluate_mapping
+    from alignment.export import load_remapped
+    from alignment.lexicon import read_lexicon, single_word_pairs
+    from alignment.pipeline import prepare
+
+    from ..experiments.demo import COLUMNS
+
+    if not args.export or not args.src:
+        raise InputError("give --export EXPORT... and --src (and --tgt) held-out text, or a task: "
+                         "evaluate rfeval | evaluate w2w", parameter="export")
+    corpus = read_parallel(args.src, args.tgt, args.fmt)
+    lexicon = single_word_pairs(read_lexicon(args.lexicon)) if args.lexicon else None
+    remapped = [load_remapped(e) for e in args.export]
+    encoder = remapped[0].encoder
+    for r in remapped[1:]:
+        if r.encoder.identity() != encoder.identity():
+            raise InputError("all exports must share encoder, layer and pooling", parameter="export")
+    data = prepare(corpus, encoder, args.alignment or "eflomal")
+    rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(data)),
+            ("unmapped", evaluate_mapping(data, None, lexicon, args.csls))]
+    for path, r in zip(args.export, remapped):
+        rows.append((f"{r.mapping.describe()} ({Path(path).name})",
+                     evaluate_mapping(data, r.mapping, lexicon, args.csls)))
+    columns = COLUMNS + ([("retrieval_csls_src2tgt", "src→tgt CSLS"),
+                          ("retrieval_csls_tgt2src", "tgt→src CSLS")] if args.csls else [])
+    text = format_table(rows, columns) + "\n" + "\n".join(
+        f"{path}: {r.signature}" for path, r in zip(args.export, remapped))
+    report(text, {f"{name}/{k}": v for name, m in rows for k, v in m.items()}, args.out)
+
+
+def run_rfeval(args: argparse.Namespace) -> None:
+    from alignment.corpus import read_lines
+    from alignment.correlation import correlations, read_judgments
+
+    data = read_judgments(args.data)
+    if args.scores:
+        lines = read_lines(args.scores)
+        try:
+            metric = np.array([float(x) for x in lines if not x.startswith("#")])
+        except ValueError as err:
+            raise InputError(f"not a number: {err}", path=args.scores) from None
+        sig = "scores from " + str(args.scores)
+    else:
+        if not args.encoder:
+            raise InputError("give --scores FILE or an --encoder to score with", parameter="encoder")
+        result = build_scorer(args).score(data.src, data.mt)
+        metric, sig = result.final, result.signature
+    out = correlations(data, metric, args.bootstrap, args.seed)
+    lines = [f"{'lp':10} {'segments':>8} {'Pearson [95% CI]':>24} {'Kendall τ [95% CI]':>24} {'system r':>9}"]
+    for lp in sorted(set(data.lp)):
+        sysr = out.get(f"{lp}/system_pearson")
+        lines.append(
+            f"{lp:10} {int(out[f'{lp}/segments']):>8} "
+            f"{out[f'{lp}/pearson']:>7.3f} [{out[f'{lp}/pearson_lo']:.3f}, {out[f'{lp}/pearson_hi']:.3f}] "
+            f"{out[f'{lp}/kendall']:>7.3f} [{out[f'{lp}/kendall_lo']:.3f}, {out[f'{lp}/kendall_hi']:.3f}] "
+            f"{'' if sysr is None else f'{sysr:9.3f}'}")
+    lines.append(f"average Pearson {out['avg/pearson']:.3f}, Kendall {out['avg/kendall']:.3f}\n{sig}")
+    report("\n".join(lines), out, args.out)
+
+
+def run_w2w(args: argparse.Namespace) -> None:
+    from alignment.corpus import read_lines, read_parallel
+    from alignment.lexicon import read_lexicon
+    from alignment.w2w import literal_translation, w2w_share
+
+    if not args.mt and not args.lexicon:
+        raise InputError("give --lexicon (for the literal translation) or --mt", parameter="lexicon")
+    corpus = read_parallel(args.src, args.ref)
+    if args.mt:
+        other = read_lines(args.mt)
+        if len(other) != len(corpus):
+            raise InputError(f"{len(other)} lines for {len(corpus)} sources", path=args.mt)
+        label = "MT"
+    else:
+        lexicon = read_lexicon(args.lexicon)
+        other = [literal_translation(s, lexicon) for s in corpus.src]
+        label = "literal"
+    scorer = build_scorer(args)
+    with_other = scorer.score(corpus.src, other)
+    with_ref = scorer.score(corpus.src, corpus.tgt)
+    share = w2w_share(with_other.final, with_ref.final)
+    key = label.lower()
+    metrics = {"w2w": share, "mean_score_ref": float(with_ref.final.mean()),
+               f"mean_score_{key}": float(with_other.final.mean()), "n": float(len(corpus))}
+    lines = [f"W2W ({label} preferred over the reference): {100 * share:.1f}% of {len(corpus)} "
+             f"sources; mean score reference {with_ref.final.mean():.4f}, {label} "
+             f"{with_other.final.mean():.4f}"]
+    if with_ref.lm is not None:  # the same run without the LM term, and the LM term alone
+        metrics.update({"w2w_without_lm": w2w_share(with_other.xmover, with_ref.xmover),
+                        "mean_xmover_ref": float(with_ref.xmover.mean()),
+                        f"mean_xmover_{key}": float(with_other.xmover.mean()),
+                        "mean_lm_ref": float(with_ref.lm.mean()),
+                        f"mean_lm_{key}": float(with_other.lm.mean())})
+        lines.append(f"  without the LM term: W2W {100 * metrics['w2w_without_lm']:.1f}%; mean LM "
+                     f"log-likelihood reference {metrics['mean_lm_ref']:.3f}, {label} "
+                     f"{metrics[f'mean_lm_{key}']:.3f}")
+    lines.append(with_ref.signature)
+    report("\n".join(lines), metrics, args.out)
+
+
+def register(sub) -> None:
+    ev = sub.add_parser("evaluate", help="retrieval / CBLI / lexicon P@1 of exports on held-out "
+                        "text; `evaluate rfeval` and `evaluate w2w` for XMoverScore",
+                        epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help")
+    ev.add_argument("--export", nargs="+", help="one or more export directories")
+    ev.add_argument("--src", help="held-out source text (or one TSV / fast_align file)")
+    ev.add_argument("--tgt")
+    ev.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"])
+    ev.add_argument("--alignment", help="Pharaoh file for CBLI (default: align with eflomal)")
+    ev.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the lexicon check")
+    ev.add_argument("--csls", action="store_true", help="also report CSLS retrieval")
+    ev.add_argument("--out", help="folder for table.txt and metrics.json")
+    ev.set_defaults(func=run_retrieval)
+    tasks = ev.add_subparsers(dest="task", metavar="TASK")
+
+    rf = tasks.add_parser("rfeval", help="correlation of metric scores with human judgments",
+                          description="Correlation of metric scores with human judgments.")
+    rf.add_argument("--data", required=True, help="TSV: lp, src, mt, ref, score [, system]")
+    rf.add_argument("--scores", help="precomputed metric scores, one a line (else score now)")
+    rf.add_argument("--bootstrap", type=int, default=1000)
+    rf.add_argument("--seed", type=int, default=0)
+    rf.add_argument("--out", help="folder for table.txt and metrics.json")
+    add_scorer_options(rf, encoder_required=False)
+    rf.set_defaults(func=run_rfeval)
+
+    w2w = tasks.add_parser("w2w", help="how often the metric prefers a literal translation",
+                           description="Share of sources where the metric prefers a literal "
+                           "word-by-word translation (or an MT output) over the reference.")
+    w2w.add_argument("--src", required=True)
+    w2w.add_argument("--ref", required=True)
+    w2w.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the literal translation")
+    w2w.add_argument("--mt", help="machine translations to compare instead of the literal one")
+    w2w.add_argument("--out", help="folder for table.txt and metrics.json")
+    add_scorer_options(w2w)
+    w2w.set_defaults(func=run_w2w)

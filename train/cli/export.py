@@ -1,0 +1,34 @@
+"""``crossalign export``: a fitted run as a remapped encoder."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+
+def run(args: argparse.Namespace) -> None:
+    from alignment.export import export_remapped
+    from alignment.mappings import load_mapping
+    from alignment.provenance import RunRecord
+
+    record = RunRecord.read(args.run)
+    data = record.data.with_languages(args.src_lang, args.tgt_lang)
+    if args.corpus:
+        data = replace(data, corpus=args.corpus)
+    mapping = load_mapping(Path(args.run) / "mapping")
+    meta = export_remapped(args.out, mapping, data)
+    print(f"exported to {args.out}\n{meta['signature']}")
+    for name in meta["xmoverscore_files"]:
+        print(f"  XMoverScore file: {name}")
+    if meta.get("xmoverscore_note"):
+        print(f"  no XMoverScore file: {meta['xmoverscore_note']}")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("export", help="export a fitted run as a remapped encoder")
+    p.add_argument("--run", required=True, help="run directory written by fit")
+    p.add_argument("--out", required=True, help="export directory to write")
+    p.add_argument("--src-lang")
+    p.add_argument("--tgt-lang")
+    p.add_argument("--corpus", help="corpus name used in XMoverScore file names")
+    p.set_defaults(func=run)

@@ -1,0 +1,34 @@
+"""``crossalign fit --config RECIPE.yaml [--config MORE.yaml] [--key value ...]``: a recipe run
+through LightningCLI (any registered method; every key overridable)."""
+from __future__ import annotations
+
+import argparse
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> None:
+    from pytorch_lightning import LightningModule
+    from pytorch_lightning.cli import LightningCLI
+
+    import warnings
+
+    from ..datamodule import PairedVectorDataModule
+
+    warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
+    cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                       save_config_kwargs={"overwrite": True}, args=["fit", *extra],
+                       parser_kwargs={"prog": "crossalign",
+                                      "description": "Fit a mapping from a recipe (YAML)."})
+    finish_wandb_runs(cli.trainer.loggers)
+
+
+def finish_wandb_runs(loggers: list) -> None:
+    """Close wandb runs so their (offline) logs are complete when ``fit`` returns, not at exit."""
+    for logger in loggers:
+        if type(logger).__name__ == "WandbLogger" and getattr(logger, "_experiment", None) is not None:
+            logger.experiment.finish()
+
+
+def register(sub) -> None:
+    p = sub.add_parser("fit", help="fit a mapping from a recipe: crossalign fit --config RECIPE.yaml",
+                       add_help=False)
+    p.set_defaults(func=run, takes_extra=True)

@@ -1,0 +1,27 @@
+"""``crossalign lm``: a small causal LM trained on target-language text, for ``score --lm``."""
+from __future__ import annotations
+
+import argparse
+
+from .options import add_dataclass_options, dataclass_from_args
+
+
+def run(args: argparse.Namespace) -> None:
+    from ..language_model import LanguageModelConfig, train_language_model
+
+    cfg = dataclass_from_args(LanguageModelConfig, args)
+    meta = train_language_model(args.text, args.out, cfg, progress=not args.no_progress)
+    print(f"language model in {args.out}: {meta['parameters']:,} parameters, held-out perplexity "
+          f"{meta['val_perplexity']:.1f} on {meta['val_lines']} lines\n{meta['signature']}")
+
+
+def register(sub) -> None:
+    from ..language_model import LanguageModelConfig
+
+    p = sub.add_parser("lm", help="train a small causal LM on monolingual text (for score --lm "
+                       "where no pretrained LM is at hand)")
+    p.add_argument("--text", required=True, help="one sentence per line (the target language)")
+    p.add_argument("--out", required=True, help="directory for the HF model + tokenizer")
+    add_dataclass_options(p, LanguageModelConfig)
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)

@@ -1,0 +1,56 @@
+"""Command-line options generated from config dataclasses, so defaults and help live in one
+place (the dataclass) and the parser never restates them."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+import typing
+from typing import Any
+
+
+def _flag(f: dataclasses.Field) -> str:
+    return "--" + f.metadata.get("flag", f.name).replace("_", "-")
+
+
+def _unwrap_optional(tp: Any) -> Any:
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0] if len(args) == 1 else str
+    return tp
+
+
+def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
+                          skip: tuple[str, ...] = ()) -> None:
+    """One ``--kebab-case`` option per field of ``cls`` (``metadata['flag']`` renames it,
+    ``metadata['help']`` describes it); a bool that defaults to True becomes ``--no-NAME``."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in skip:
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        tp = _unwrap_optional(hints[f.name])
+        help_ = f.metadata.get("help", "")
+        if tp is bool:
+            if default:
+                parser.add_argument("--no-" + f.metadata.get("flag", f.name).replace("_", "-"),
+                                    dest=f.name, action="store_false", help=help_)
+            else:
+                parser.add_argument(_flag(f), dest=f.name, action="store_true", help=help_)
+            continue
+        kwargs: dict[str, Any] = {"dest": f.name, "default": default}
+        if typing.get_origin(tp) is list:
+            (item,) = typing.get_args(tp)
+            kwargs.update(nargs="+", type=item)
+        else:
+            kwargs["type"] = tp
+        shown = " ".join(map(str, default)) if isinstance(default, list) else default
+        parser.add_argument(_flag(f), metavar=f.metadata.get("flag", f.name).upper(),
+                            help=f"{help_} (default: {shown})".lstrip(), **kwargs)
+
+
+def dataclass_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:
+    """Build ``cls`` from the parsed options (``fixed`` for fields the command sets itself)."""
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)
+              if hasattr(args, f.name)}
+    return cls(**{**values, **fixed})

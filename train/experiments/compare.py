@@ -1,0 +1,127 @@
+"""``crossalign compare``: Rotation, linear, FCNN and Real-NVP on the Bible test bed, each
+trained method selected by the semantic criterion, the structural criterion, a fixed number of
+epochs, or a labelled validation split — the shape of Zhao & Eger 2022's Table 2 — plus how
+each criterion tracks held-out P@1 over epochs."""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytorch_lightning as pl
+import torch
+
+from alignment.correlation import pearson
+from alignment.criteria import CRITERIA
+from alignment.errors import TrainingDiverged
+from alignment.evaluation import evaluate_mapping
+from alignment.mappings import parse_methods
+
+from ..callbacks import SelectByCriterion
+from ..datamodule import PairedVectorDataModule
+from ..fitting import fit_method
+from ..modules import check_settings
+from ..reporting import report
+from .testbed import BibleConfig, prepare_bible
+
+VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "
+                 "(realnvp:nll_weight=0,dual=false), run side by side")
+
+# selection rule → criterion (None: the last epoch of a fixed budget)
+SELECTIONS = {"semantic": "semantic", "structural": "structural", "fixed": None,
+              "labelled": "val_p1"}
+
+
+@dataclass
+class CompareConfig:
+    data_dir: str = "data/bible"
+    out_dir: str = field(default="checkpoints/compare", metadata={"flag": "out"})
+    train_verses: int = 10000
+    max_pairs: int = field(default=50000, metadata={"help": "training word pairs (a seeded sample)"})
+    val_fraction: float = field(default=0.05, metadata={"help": "pairs held out for the criteria"})
+    epochs: int = 6
+    seed: int = 0
+    methods: list[str] = field(default_factory=lambda: ["clp", "linear", "fcnn", "realnvp"],
+                               metadata={"help": VARIANTS_HELP})
+
+
+class EvaluateEachEpoch(pl.Callback):
+    """Held-out test metrics of the mapping after every epoch (after that epoch's validation),
+    for the criterion-tracking correlations and the rows each selection rule picks."""
+
+    def __init__(self, test, lexicon) -> None:
+        self.test, self.lexicon = test, lexicon
+        self.results: list[dict[str, float]] = []
+        self.criteria: list[dict[str, float]] = []
+
+    def on_train_epoch_end(self, trainer, pl_module) -> None:
+        self.criteria.append({k: float(v) for k, v in trainer.callback_metrics.items()
+                              if v.numel() == 1})
+        self.results.append(evaluate_mapping(self.test, pl_module.mapping, self.lexicon))
+
+
+def run_compare(cfg: CompareConfig) -> dict[str, float]:
+    specs = parse_methods(cfg.methods)
+    for spec in specs.values():
+        check_settings(spec)  # every variant's settings, before the expensive part
+    bed = prepare_bible(BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
+                                    seed=cfg.seed))
+    x, y = bed.x, bed.y
+    rng = np.random.default_rng(cfg.seed)
+    if len(x) > cfg.max_pairs:
+        keep = np.sort(rng.choice(len(x), cfg.max_pairs, replace=False))
+        x, y = x[keep], y[keep]
+    order = rng.permutation(len(x))
+    n_val = int(cfg.val_fraction * len(x))
+    val, train = order[:n_val], order[n_val:]
+    rows: dict[str, dict[str, float]] = {}
+    tracking: dict[str, float] = {}
+    for label, spec in specs.items():
+        dm = PairedVectorDataModule.from_arrays(x[train], y[train], val=(x[val], y[val]),
+                                                batch_size=512, shuffle=True, seed=cfg.seed)
+        if spec.trained is None:
+            result = evaluate_mapping(bed.test, fit_method(spec, dm), bed.lexicon)
+            rows.update({f"{label}/{sel}": result for sel in SELECTIONS})
+            continue
+        torch.manual_seed(cfg.seed)
+        each = EvaluateEachEpoch(bed.test, bed.lexicon)
+        with tempfile.TemporaryDirectory() as tmp:
+            selectors = {sel: SelectByCriterion(crit, dirpath=f"{tmp}/{sel}", save_last=False)
+                         for sel, crit in SELECTIONS.items()}
+            try:
+                fit_method(spec, dm, cfg.epochs, callbacks=[each, *selectors.values()],
+                           semantic_top=1000)
+            except TrainingDiverged as err:
+                print(f"{label}: {err}")
+                nan = {"retrieval_cosine_src2tgt": float("nan"), "cbli_p1": float("nan")}
+                rows.update({f"{label}/{sel}": nan for sel in SELECTIONS})
+                continue
+        for sel, selector in selectors.items():
+            epoch = selector.best_epoch
+            rows[f"{label}/{sel}"] = {**each.results[epoch], "epoch": float(epoch)}
+        test_p1 = np.array([m["retrieval_cosine_src2tgt"] for m in each.results])
+        for key in CRITERIA:
+            crit = np.array([m[key] for m in each.criteria])
+            tracking[f"{label}/{key}"] = pearson(crit, test_p1) if len(crit) > 2 else float("nan")
+    flat = {f"{k}/{m}": v for k, r in rows.items() for m, v in r.items()}
+    flat.update({f"tracking/{k}": v for k, v in tracking.items()})
+    report(format_compare(rows, tracking, cfg, list(specs)), flat, cfg.out_dir, cfg)
+    return flat
+
+
+def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[str]) -> str:
+    width = max(9, *(len(m) for m in labels))
+    lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs; "
+             "held-out retrieval P@1 (es→en) / CBLI P@1, by selection rule",
+             f"{'method':{width}} " + "  ".join(f"{s:>15}" for s in SELECTIONS), "-" * (width + 68)]
+    for label in labels:
+        cells = []
+        for sel in SELECTIONS:
+            r = rows[f"{label}/{sel}"]
+            cells.append("diverged" if np.isnan(r["retrieval_cosine_src2tgt"]) else
+                         f"{100 * r['retrieval_cosine_src2tgt']:6.1f} / {100 * r['cbli_p1']:5.1f}")
+        lines.append(f"{label:{width}} " + "  ".join(f"{c:>15}" for c in cells))
+    if tracking:
+        lines += ["", "Pearson over epochs between each criterion and held-out retrieval P@1:"]
+        lines += [f"  {k}: {v:+.2f}" for k, v in tracking.items()]
+    return "\n".join(lines)

