@@ -12,16 +12,35 @@ from train.cli import main
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_help_lists_every_verb_and_each_verb_has_help(capsys):
-    with pytest.raises(SystemExit):
-        main(["--help"])
-    out = capsys.readouterr().out
-    for verb in ("data", "align", "fit", "export", "evaluate", "demo"):
-        assert verb in out
-    for verb in (["data", "bible"], ["align"], ["export"], ["evaluate"], ["demo"]):
+def test_every_verb_parses_and_its_options_carry_the_config_defaults():
+    """Options are generated from the config dataclasses: parsing a verb with no options gives
+    exactly the dataclass's defaults, and a flag reaches its (renamed) field."""
+    from train.cli import build_parser
+    from train.cli.options import dataclass_from_args
+    from train.experiments.compare import CompareConfig
+    from train.experiments.demo import DemoConfig
+    from train.experiments.simulate import SimulationConfig
+    from train.language_model import LanguageModelConfig
+
+    parser = build_parser()
+    for argv, cls in ((["demo"], DemoConfig), (["compare"], CompareConfig),
+                      (["simulate"], SimulationConfig),
+                      (["lm", "--text", "t", "--out", "o"], LanguageModelConfig)):
+        assert dataclass_from_args(cls, parser.parse_args(argv)) == cls()
+    args = parser.parse_args(["simulate", "--t", "3", "--eps", "0.5", "--out", "x", "--no-progress"])
+    cfg = dataclass_from_args(SimulationConfig, args)
+    assert (cfg.ts, cfg.epsilons, cfg.out_dir, cfg.progress) == ([3], [0.5], "x", False)
+    for verb in (["data", "bible"], ["align"], ["export"], ["evaluate"], ["evaluate", "w2w"],
+                 ["evaluate", "rfeval"], ["score"], ["demo"], ["compare"], ["plot"]):
         with pytest.raises(SystemExit) as exit_:
             main([*verb, "--help"])
         assert exit_.value.code == 0
+
+
+def test_an_unknown_option_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["demo", "--trian-verses", "5"])
+    assert exit_.value.code == 2 and "--trian-verses" in capsys.readouterr().err
 
 
 def test_fit_help_comes_from_the_recipe_parser():
