@@ -43,11 +43,12 @@ class XMoverScorer:
     """Reference-free score of hypotheses against their sources.
 
     ``encoder`` is a HF model (name or path) or a crossalign export folder (whose encoder, layer
-    and mapping are then used). ``mapping`` is a public ``.BAM``/``.GBDD`` file applied to the
-    source side only, as the public code does."""
+    and mapping are then used). ``mapping`` is a public ``.BAM``/``.GBDD`` file or any
+    ``Mapping``, applied to the source side only, as the public code applies its files."""
 
     def __init__(self, encoder: str, version: str = "2022", layer: int | None = None,
-                 ngram: int = 2, mapping: str | None = None, idf_src: IdfWeights | None = None,
+                 ngram: int = 2, mapping: str | Path | Mapping | None = None,
+                 idf_src: IdfWeights | None = None,
                  idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None) -> None:
         if ngram < 1:
@@ -77,9 +78,18 @@ class XMoverScorer:
                                                else layer), device=device)
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")
-        # a public file is applied to the source side only, as the public code does
-        self.mapping: Mapping | None = read_xmover_file(mapping, self.encoder.dim) if mapping else None
-        self.mapping_file = Path(mapping).suffix.lstrip(".").upper() if mapping else None
+        # a public file (or a Mapping object) is applied to the source side only, as the
+        # public code applies its files
+        self.mapping: Mapping | None = None
+        self.mapping_label: str | None = None
+        if isinstance(mapping, Mapping):
+            if mapping.dim != self.encoder.dim:
+                raise InputError(f"mapping has dimension {mapping.dim} but the encoder has "
+                                 f"{self.encoder.dim}", parameter="mapping")
+            self.mapping, self.mapping_label = mapping.eval(), mapping.describe()
+        elif mapping:
+            self.mapping = read_xmover_file(mapping, self.encoder.dim)
+            self.mapping_label = Path(mapping).suffix.lstrip(".").upper()
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
         vocab = self.encoder.tokenizer.get_vocab()
         self.sentencepiece = any(t.startswith("▁") for t in list(vocab)[:2000])
@@ -88,7 +98,7 @@ class XMoverScorer:
     def signature(self) -> str:
         ident = self.encoder.identity()
         if self.mapping is not None:
-            mapping = f"{self.mapping_file}#{self.mapping.fingerprint()}"
+            mapping = f"{self.mapping_label}#{self.mapping.fingerprint()}"
         elif self.export_mapping is not None:
             mapping = f"{self.export_mapping.describe()}#{self.export_mapping.fingerprint()}"
         else:

@@ -58,7 +58,9 @@ def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
     via_file = XMoverScorer(str(tiny_bert), layer=2, mapping=str(bam)).score(ES, EN)
     via_export = XMoverScorer(str(tmp_path / "exp")).score(ES, EN)
     plain = XMoverScorer(str(tiny_bert), layer=2).score(ES, EN)
+    via_object = XMoverScorer(str(tiny_bert), layer=2, mapping=clp).score(ES, EN)
     np.testing.assert_allclose(via_file.xmover, via_export.xmover, atol=1e-6)
+    np.testing.assert_allclose(via_object.xmover, via_export.xmover, atol=1e-9)
     assert not np.allclose(via_file.xmover, plain.xmover)
     assert via_file.signature != plain.signature != via_export.signature
 
