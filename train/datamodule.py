@@ -49,6 +49,8 @@ class PairedVectorDataModule(pl.LightningDataModule):
         self.x: torch.Tensor | None = None
         self.y: torch.Tensor | None = None
         self.val: tuple[torch.Tensor, torch.Tensor] | None = None
+        if val_fraction > 0:
+            self._offer_validation()
         self._provenance = DataProvenance(src_lang=src_lang, tgt_lang=tgt_lang)
 
     @classmethod
@@ -63,6 +65,7 @@ class PairedVectorDataModule(pl.LightningDataModule):
         if val is not None:
             dm.val = (torch.from_numpy(np.ascontiguousarray(val[0])),
                       torch.from_numpy(np.ascontiguousarray(val[1])))
+            dm._offer_validation()
         return dm
 
     def setup(self, stage: str | None = None) -> None:
@@ -127,11 +130,16 @@ class PairedVectorDataModule(pl.LightningDataModule):
         return DataLoader(shard, batch_size=self.hparams.batch_size,
                           sampler=PreShardedSampler(shard, trainer.world_size, trainer.global_rank))
 
-    def val_dataloader(self) -> DataLoader:
-        """Held-out pairs for the criteria (empty when no validation split was asked for)."""
-        if self.val is None:
-            return []
+    def _val_dataloader(self) -> DataLoader:
+        """Held-out pairs for the criteria."""
+        assert self.val is not None, "call setup() first"
         return DataLoader(TensorDataset(*self.val), batch_size=self.hparams.batch_size)
+
+    def _offer_validation(self) -> None:
+        # Lightning decides whether a validation loop exists before setup, from whether the
+        # DataModule defines val_dataloader; it is defined only when held-out pairs were asked
+        # for, so a fit without them runs no empty validation loop and warns about none.
+        self.val_dataloader = self._val_dataloader
 
 
 def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) -> TensorDataset:

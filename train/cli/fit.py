@@ -12,20 +12,31 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     import warnings
 
     from ..datamodule import PairedVectorDataModule
+    from ..fitting import RECIPE_NOISE
 
-    warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
-    cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
-                       save_config_kwargs={"overwrite": True}, args=["fit", *extra],
-                       parser_kwargs={"prog": "crossalign",
-                                      "description": "Fit a mapping from a recipe (YAML)."})
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
+        warnings.filterwarnings("ignore", message=RECIPE_NOISE)
+        cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                           save_config_kwargs={"overwrite": True}, args=["fit", *extra],
+                           parser_kwargs={"prog": "crossalign",
+                                          "description": "Fit a mapping from a recipe (YAML)."})
     finish_wandb_runs(cli.trainer.loggers)
 
 
 def finish_wandb_runs(loggers: list) -> None:
-    """Close wandb runs so their (offline) logs are complete when ``fit`` returns, not at exit."""
+    """Close wandb runs so their (offline) logs are complete when ``fit`` returns, not at exit:
+    ``finish()`` ends each run, and ``wandb.teardown()`` returns only once wandb's writer process
+    has flushed and closed every run file (``finish()`` alone does not wait for that)."""
+    finished = False
     for logger in loggers:
         if type(logger).__name__ == "WandbLogger" and getattr(logger, "_experiment", None) is not None:
             logger.experiment.finish()
+            finished = True
+    if finished:
+        import wandb
+
+        wandb.teardown()
 
 
 def register(sub) -> None:

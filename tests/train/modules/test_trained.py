@@ -80,6 +80,7 @@ def test_checkpoint_selection_picks_the_epoch_the_criterion_says(tmp_path):
         assert torch.equal(v, state[f"mapping.{k}"])
 
 
+@pytest.mark.filterwarnings("ignore:You defined a `validation_step` but have no `val_dataloader`")
 def test_resume_from_a_killed_run_gives_the_same_final_weights(tmp_path):
     x, y = _planted("nonlinear", 300, 0)
 
@@ -94,7 +95,7 @@ def test_resume_from_a_killed_run_gives_the_same_final_weights(tmp_path):
 
     straight = run(4, tmp_path / "a")
     run(2, tmp_path / "b")  # "killed" after epoch 2
-    resumed = run(4, tmp_path / "c", resume=str(tmp_path / "b" / "last.ckpt"))
+    resumed = run(4, tmp_path / "b", resume=str(tmp_path / "b" / "last.ckpt"))
     for (name, a), (_, b) in zip(straight.state_dict().items(), resumed.state_dict().items()):
         assert torch.equal(a, b), name
 
