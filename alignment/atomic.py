@@ -26,18 +26,65 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
             tmp_path.unlink()
 
 
-@contextlib.contextmanager
-def atomic_dir(target: str | Path) -> Iterator[Path]:
-    """Yield a temporary directory that replaces ``target`` when the block succeeds."""
+def check_output_dir(target: str | Path, marker: str, overwrite: bool = False,
+                     inputs: tuple[str | Path, ...] = (), parameter: str = "out") -> Path:
+    """Refuse an output folder that would destroy what the user did not name as output.
+
+    Allowed: a missing or empty folder, or a previous output of the same kind (it holds
+    ``marker``), which is then replaced. A non-empty folder without the marker needs
+    ``overwrite``. Never allowed: a folder that is, or contains, an input or the current
+    working directory. Call it before the expensive work; ``atomic_dir`` calls it again."""
+    from .errors import InputError
+
     target = Path(target)
+    resolved = target.resolve()
+    guarded = [(Path(i).resolve(), f"the input {i}") for i in inputs]
+    guarded.append((Path.cwd().resolve(), "the current directory"))
+    for path, what in guarded:
+        if path == resolved or resolved in path.parents:
+            raise InputError(f"the output folder {target} is or contains {what}; choose another",
+                             parameter=parameter)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{target} exists and is not a folder", parameter=parameter)
+    if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file() \
+            and not overwrite:
+        raise InputError(f"{target} is not empty and is not a previous output (no {marker}); "
+                         "choose another folder, or pass --overwrite to replace it",
+                         parameter=parameter)
+    return target
+
+
+@contextlib.contextmanager
+def atomic_dir(target: str | Path, marker: str, overwrite: bool = False,
+               inputs: tuple[str | Path, ...] = ()) -> Iterator[Path]:
+    """Yield a temporary folder beside ``target`` that replaces it when the block succeeds
+    (after ``check_output_dir``). Writers to the same target are serialised by a lock on the
+    parent folder, so concurrent replacements never interleave."""
+    import fcntl
+
+    target = check_output_dir(target, marker, overwrite, inputs)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
         yield tmp
+        if not (tmp / marker).is_file():
+            raise RuntimeError(f"an output without its {marker} would not be recognised later")
         os.chmod(tmp, 0o777 & ~_umask())
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        lock = os.open(target.parent, os.O_RDONLY)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            check_output_dir(target, marker, overwrite, inputs)  # it may have changed meanwhile
+            old = None
+            if target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old",
+                                            dir=target.parent))
+                os.replace(target, old / "previous")
+            os.replace(tmp, target)
+            if old is not None:
+                shutil.rmtree(old)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            os.close(lock)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)

@@ -21,8 +21,12 @@ REMAP_FILE = "remap.json"
 
 
 def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenance,
-                    extra: dict | None = None) -> dict:
-    """Write a remapped-encoder export and return its ``remap.json`` content."""
+                    extra: dict | None = None, overwrite: bool = False,
+                    inputs: tuple[str | Path, ...] = ()) -> dict:
+    """Write a remapped-encoder export and return its ``remap.json`` content.
+
+    ``directory`` may be new, empty or a previous export (replaced atomically); anything else
+    is refused unless ``overwrite`` (see ``alignment.atomic.check_output_dir``)."""
     directory = Path(directory)
     if data.encoder is None:
         raise InputError("this mapping was fitted on precomputed vectors: no encoder to export "
@@ -41,7 +45,7 @@ def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenanc
         "encoder_weights": None,
     }
     meta.update(extra or {})
-    with atomic_dir(directory) as tmp:
+    with atomic_dir(directory, REMAP_FILE, overwrite, inputs) as tmp:
         mapping.save(tmp / "mapping")
         names, why_not = write_xmover_files(tmp, mapping, data.corpus, data.src_lang,
                                             data.tgt_lang, data.n_sentences or 0, ident.layer)
@@ -107,4 +111,8 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
                          f"{meta['revision']} (pass strict=False to override)",
                          path=directory / REMAP_FILE)
     mapping = load_mapping(directory / "mapping", dim=enc.dim)
+    if meta.get("mapping_fingerprint") not in (None, mapping.fingerprint()):
+        raise InputError(f"the mapping's weights do not match the fingerprint "
+                         f"{meta['mapping_fingerprint']} in {REMAP_FILE} (edited or corrupt)",
+                         path=directory / REMAP_FILE)
     return RemappedEncoder(enc, mapping, meta)

@@ -64,13 +64,18 @@ def read_xmover_file(path: str | Path, dim: int) -> AffineMapping:
         raise InputError("mapping file not found", path=path)
     try:
         arr = np.load(path, allow_pickle=False).astype(np.float64)
-    except (ValueError, OSError) as err:
+    except (ValueError, OSError, EOFError, TypeError) as err:
         raise InputError(f"not a NumPy array file ({err})", path=path) from None
     if kind == "GBDD" and arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     want = (dim, dim) if kind == "BAM" else (dim,)
     if arr.shape != want:
         raise InputError(f"{kind} has shape {arr.shape} but the encoder needs {want}", path=path)
+    if not np.isfinite(arr).all():
+        raise InputError(f"{kind} holds NaN or infinite values", path=path)
+    if kind == "GBDD" and abs(np.linalg.norm(arr) - 1.0) > 1e-3:
+        raise InputError(f"a GBDD vector must have unit length (it has {np.linalg.norm(arr):.4g})",
+                         path=path)
     import torch
 
     eye = torch.eye(dim, dtype=torch.float64)

@@ -3,6 +3,7 @@
 Lightning's own checkpointing would write nothing)."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytorch_lightning as pl
@@ -19,7 +20,13 @@ from .reporting import write_metrics
 class SelectByCriterion(ModelCheckpoint):
     """Keep the epoch that a validation criterion (``alignment.criteria.CRITERIA``: semantic,
     structural, val_p1) likes best, in the direction the criterion defines, plus ``last.ckpt``
-    for resuming. ``criterion=None`` selects the last epoch (a fixed epoch budget)."""
+    written after every epoch for resuming. ``criterion=None`` selects the last epoch (a fixed
+    epoch budget).
+
+    Checkpoints go to ``RUN/checkpoints`` (not under a logger's version folder), so a run
+    resumed from its ``last.ckpt`` continues with the same best score and makes the same choice
+    as an uninterrupted one. The chosen epoch and its logged numbers are kept (and resumed) for
+    ``SaveMapping``'s ``metrics.json``."""
 
     def __init__(self, criterion: str | None = "semantic", dirpath: str | None = None,
                  save_last: bool = True, **kwargs) -> None:
@@ -31,27 +38,51 @@ class SelectByCriterion(ModelCheckpoint):
                          save_top_k=1, save_last=save_last, **kwargs)
         self.criterion = criterion
         self.best_epoch: int | None = None
+        self.best_metrics: dict[str, float] = {}
+
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        own = self.dirpath is None
+        if own:
+            self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
+        with warnings.catch_warnings():
+            if own:  # RUN/checkpoints holds this run's own checkpoints (a resume reads them)
+                warnings.filterwarnings("ignore", message="Checkpoint directory .* not empty")
+            super().setup(trainer, pl_module, stage)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         before = self.best_model_path
         super().on_train_epoch_end(trainer, pl_module)
-        self._note_best(before, trainer)
+        self._after_epoch(before, trainer, at_epoch_end=True)
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         before = self.best_model_path
         super().on_validation_end(trainer, pl_module)
-        self._note_best(before, trainer)
+        self._after_epoch(before, trainer, at_epoch_end=False)
 
-    def _note_best(self, before: str, trainer: pl.Trainer) -> None:
+    def _after_epoch(self, before: str, trainer: pl.Trainer, at_epoch_end: bool) -> None:
+        if trainer.sanity_checking:
+            return
         # a new best checkpoint file means this epoch is the best so far
         if self.best_model_path and self.best_model_path != before:
             self.best_epoch = trainer.current_epoch
+            self.best_metrics = {k: float(v) for k, v in trainer.callback_metrics.items()
+                                 if v.numel() == 1}
+        # Lightning rewrites last.ckpt only when the monitored value improved; a resume must
+        # start from the epoch that really was last
+        # (from the same hook Lightning itself saves in)
+        if self.save_last and at_epoch_end == self._should_save_on_train_epoch_end(trainer) \
+                and self._last_global_step_saved != trainer.global_step \
+                and not self._should_skip_saving_checkpoint(trainer):
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
 
     def state_dict(self) -> dict:
-        return {**super().state_dict(), "best_epoch": self.best_epoch}
+        return {**super().state_dict(), "best_epoch": self.best_epoch,
+                "best_metrics": self.best_metrics}
 
     def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
         self.best_epoch = state_dict.pop("best_epoch", None)
+        self.best_metrics = state_dict.pop("best_metrics", {})
         super().load_state_dict(state_dict)
 
 
@@ -83,9 +114,13 @@ class SaveMapping(pl.Callback):
             pl_module.load_state_dict(state)
             mapping = pl_module.mapping
         mapping.save(out / "mapping")
-        write_metrics(out / "metrics.json",
-                      {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1})
+        metrics = {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}
+        if isinstance(ckpt, SelectByCriterion) and ckpt.best_epoch is not None:
+            # the selected epoch's numbers, not the last epoch's
+            metrics = {**ckpt.best_metrics, "selected_epoch": float(ckpt.best_epoch),
+                       "last_epoch": float(trainer.current_epoch - 1)}  # 0-based, as selected
+        write_metrics(out / "metrics.json", metrics)
         data = trainer.datamodule.provenance.with_languages(self.src_lang, self.tgt_lang)
         RunRecord(mapping.describe(), mapping.fingerprint(), data).write(out)
         if data.encoder is not None:
-            export_remapped(out / "export", mapping, data)
+            export_remapped(out / "export", mapping, data, overwrite=True)  # inside the run

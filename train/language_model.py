@@ -12,6 +12,7 @@ from pathlib import Path
 from alignment.errors import InputError
 
 BOUNDARY = "<|endoftext|>"
+LM_FILE = "lm.json"
 
 
 @dataclass
@@ -64,15 +65,16 @@ def _causal_lm_module(model, lr: float):
 
 
 def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelConfig | None = None,
-                         progress: bool = True) -> dict:
+                         progress: bool = True, overwrite: bool = False) -> dict:
     """Train tokenizer + model on ``text`` (one sentence per line) and save both to ``out``
-    (atomically), with ``lm.json``: settings, data fingerprint, held-out perplexity, signature."""
+    (atomically), with ``lm.json``: settings, data fingerprint, held-out perplexity, signature.
+    ``out`` may be new, empty or a previous LM folder; anything else needs ``overwrite``."""
     import numpy as np
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    from alignment.atomic import atomic_dir
+    from alignment.atomic import atomic_dir, check_output_dir
     from alignment.corpus import fingerprint_lines, read_lines
     from alignment.signature import signature
 
@@ -80,6 +82,7 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
 
     cfg = cfg or LanguageModelConfig()
     cfg.check()
+    check_output_dir(out, LM_FILE, overwrite, inputs=(text,))  # before any training
     lines = read_lines(text)
     if len(lines) < 50:
         raise InputError(f"{len(lines)} lines is too little text to train a language model", path=text)
@@ -117,10 +120,10 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
     meta["signature"] = signature({
         "lm": f"gpt2-L{cfg.layers}-d{cfg.width}-h{cfg.heads}-v{tok.get_vocab_size()}",
         "data": meta["data"], "epochs": cfg.epochs, "lr": cfg.lr, "seed": cfg.seed})
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, LM_FILE, overwrite, inputs=(text,)) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / "lm.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        (tmp / LM_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return meta
 
 

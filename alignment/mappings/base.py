@@ -106,18 +106,40 @@ def mapping_from_config(spec: dict[str, Any]) -> Mapping:
 
 
 def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
-    """Rebuild a saved mapping; refuses one whose dimension differs from ``dim`` when given."""
+    """Rebuild a saved mapping; refuses one whose dimension differs from ``dim`` when given,
+    weights that are not finite, and weights that do not match the fingerprint recorded at
+    save time (an edited or corrupt file). Safetensors and JSON only: nothing is unpickled."""
+    from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     directory = Path(directory)
     cfg_path = directory / CONFIG_FILE
     if not cfg_path.is_file():
         raise InputError(f"no {CONFIG_FILE} here: not a saved mapping", path=directory)
-    spec = json.loads(cfg_path.read_text(encoding="utf-8"))
-    mapping = mapping_from_config(spec)
+    try:
+        spec = json.loads(cfg_path.read_text(encoding="utf-8"))
+        mapping = mapping_from_config(spec)
+    except json.JSONDecodeError as err:
+        raise InputError(f"invalid JSON ({err.msg})", path=cfg_path, line=err.lineno) from None
+    except (TypeError, AttributeError) as err:
+        raise InputError(f"not a valid {CONFIG_FILE} ({err})", path=cfg_path) from None
     if dim is not None and mapping.dim != dim:
         raise InputError(f"mapping has dimension {mapping.dim} but the encoder has {dim}",
                          path=cfg_path)
-    state = load_file(str(directory / WEIGHTS_FILE))
-    mapping.load_state_dict(state)
+    weights = directory / WEIGHTS_FILE
+    try:
+        state = load_file(str(weights))
+        mapping.load_state_dict(state)
+    except (SafetensorError, OSError) as err:
+        raise InputError(f"unreadable weights ({err})", path=weights) from None
+    except RuntimeError as err:  # missing / unexpected / mis-shaped tensors
+        first = str(err).strip().splitlines()[0]
+        raise InputError(f"weights do not fit {CONFIG_FILE} ({first})", path=weights) from None
+    for name, tensor in mapping.tensors().items():
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise InputError(f"tensor '{name}' holds NaN or infinite values", path=weights)
+    recorded = spec.get("fingerprint")
+    if recorded is not None and recorded != mapping.fingerprint():
+        raise InputError(f"weights do not match the fingerprint {recorded} in {CONFIG_FILE} "
+                         "(edited or corrupt)", path=weights)
     return mapping.eval()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import sys
 
 from alignment.errors import InputError, TrainingDiverged
@@ -42,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         where = f"parameter '{err.parameter}': " if err.parameter else ""
         print(f"crossalign: error: {where}{err}", file=sys.stderr)
         return EXIT_DIVERGED
+    except pickle.UnpicklingError as err:
+        first = str(err).strip().splitlines()[0]
+        print("crossalign: error: refused to load a checkpoint that holds more than weights "
+              f"(loading it could run code): {first}", file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         print("crossalign: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

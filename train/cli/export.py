@@ -11,12 +11,16 @@ def run(args: argparse.Namespace) -> None:
     from alignment.mappings import load_mapping
     from alignment.provenance import RunRecord
 
+    from alignment.atomic import check_output_dir
+    from alignment.export import REMAP_FILE
+
+    check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.run,))
     record = RunRecord.read(args.run)
     data = record.data.with_languages(args.src_lang, args.tgt_lang)
     if args.corpus:
         data = replace(data, corpus=args.corpus)
     mapping = load_mapping(Path(args.run) / "mapping")
-    meta = export_remapped(args.out, mapping, data)
+    meta = export_remapped(args.out, mapping, data, overwrite=args.overwrite, inputs=(args.run,))
     print(f"exported to {args.out}\n{meta['signature']}")
     for name in meta["xmoverscore_files"]:
         print(f"  XMoverScore file: {name}")
@@ -27,7 +31,10 @@ def run(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     p = sub.add_parser("export", help="export a fitted run as a remapped encoder")
     p.add_argument("--run", required=True, help="run directory written by fit")
-    p.add_argument("--out", required=True, help="export directory to write")
+    p.add_argument("--out", required=True, help="export folder to write: new, empty, or a "
+                   "previous export (replaced)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out even if it holds other files (they are deleted)")
     p.add_argument("--src-lang")
     p.add_argument("--tgt-lang")
     p.add_argument("--corpus", help="corpus name used in XMoverScore file names")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from alignment.errors import InputError
+
 
 def run(args: argparse.Namespace, extra: list[str]) -> None:
     from pytorch_lightning import LightningModule
@@ -17,11 +19,26 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
         warnings.filterwarnings("ignore", message=RECIPE_NOISE)
-        cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
-                           save_config_kwargs={"overwrite": True}, args=["fit", *extra],
-                           parser_kwargs={"prog": "crossalign",
-                                          "description": "Fit a mapping from a recipe (YAML)."})
+        try:
+            cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                               save_config_kwargs={"overwrite": True}, args=["fit", *extra],
+                               parser_kwargs={"prog": "crossalign",
+                                              "description": "Fit a mapping from a recipe (YAML)."})
+        except (ValueError, TypeError) as err:
+            raise _input_error_in(err) or err
     finish_wandb_runs(cli.trainer.loggers)
+
+
+def _input_error_in(err: BaseException) -> InputError | None:
+    """The InputError a recipe's class raised, when jsonargparse wrapped it while
+    instantiating (so the user sees that one line, not the wrapper's traceback)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, InputError):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
 
 
 def finish_wandb_runs(loggers: list) -> None:

@@ -10,7 +10,8 @@ def run(args: argparse.Namespace) -> None:
     from ..language_model import LanguageModelConfig, train_language_model
 
     cfg = dataclass_from_args(LanguageModelConfig, args)
-    meta = train_language_model(args.text, args.out, cfg, progress=not args.no_progress)
+    meta = train_language_model(args.text, args.out, cfg, progress=not args.no_progress,
+                                overwrite=args.overwrite)
     print(f"language model in {args.out}: {meta['parameters']:,} parameters, held-out perplexity "
           f"{meta['val_perplexity']:.1f} on {meta['val_lines']} lines\n{meta['signature']}")
 
@@ -21,7 +22,10 @@ def register(sub) -> None:
     p = sub.add_parser("lm", help="train a small causal LM on monolingual text (for score --lm "
                        "where no pretrained LM is at hand)")
     p.add_argument("--text", required=True, help="one sentence per line (the target language)")
-    p.add_argument("--out", required=True, help="directory for the HF model + tokenizer")
+    p.add_argument("--out", required=True, help="folder for the HF model + tokenizer: new, "
+                   "empty, or a previous LM folder (replaced)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out even if it holds other files (they are deleted)")
     add_dataclass_options(p, LanguageModelConfig)
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
