@@ -188,6 +188,12 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
     (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``)."""
     from .atomic import write_text
 
+    # every count is checked before the modules are read (a minute's work)
+    for name, value in (("n_test", n_test), ("n_dev", n_dev)):
+        if value < 0:
+            raise InputError(f"must be >= 0, got {value}", parameter=name)
+    if max_ratio < 1:
+        raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
     report = BibleReport()
     es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books).items()}
     if modernize:

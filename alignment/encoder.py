@@ -101,6 +101,7 @@ class Encoder:
                              f"{n_layers} layers (0 = embeddings, 1..{n_layers}, or negative)",
                              parameter="layer")
         self.layer = spec.layer % (n_layers + 1)
+        self.max_length = usable_length(self.model.config, self.tokenizer, spec.max_length)
         self.revision = (getattr(self.model.config, "_commit_hash", None) or spec.revision
                          or (weights_fingerprint(source) if local else None))
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
@@ -114,7 +115,7 @@ class Encoder:
     def identity(self) -> EncoderIdentity:
         """What identifies these vectors: part of cache keys, exports and signatures."""
         return EncoderIdentity(self.spec.name, self.revision, self.layer, self.spec.pooling,
-                               self.spec.max_length, **self.word_tokenizer.settings())
+                               self.max_length, **self.word_tokenizer.settings())
 
     def tokenize_words(self, sentences: list[str]) -> list[list[str]]:
         return [self.word_tokenizer(s) for s in sentences]
@@ -125,7 +126,7 @@ class Encoder:
         from tqdm.auto import tqdm
 
         enc = self.tokenizer(words, is_split_into_words=True, truncation=True,
-                             max_length=self.spec.max_length)
+                             max_length=self.max_length)
         lengths = [len(ids) for ids in enc["input_ids"]]
         out: list[np.ndarray | None] = [None] * len(words)
         truncated = 0
@@ -142,7 +143,7 @@ class Encoder:
         bar.close()
         if truncated:
             warnings.warn(f"{truncated} words lost to truncation at max_length="
-                          f"{self.spec.max_length}; their vectors are NaN and are skipped",
+                          f"{self.max_length}; their vectors are NaN and are skipped",
                           stacklevel=2)
         return out  # type: ignore[return-value]
 
@@ -153,9 +154,18 @@ class Encoder:
         and their (T, d) float32 vectors at the chosen layer."""
         from tqdm.auto import tqdm
 
-        enc = self.tokenizer(sentences, truncation=True, max_length=self.spec.max_length,
-                             return_special_tokens_mask=True)
+        enc = self.tokenizer(sentences, truncation=True, max_length=self.max_length,
+                             return_special_tokens_mask=True, return_overflowing_tokens=False,
+                             return_length=False)
         lengths = [len(ids) for ids in enc["input_ids"]]
+        cut = sum(n >= self.max_length for n in lengths)
+        if cut:
+            full = self.tokenizer(sentences, add_special_tokens=True)["input_ids"]
+            cut = [k for k, ids in enumerate(full) if len(ids) > self.max_length]
+            if cut:
+                warnings.warn(f"{len(cut)} of {len(sentences)} sentences exceed max_length="
+                              f"{self.max_length} subword pieces and are scored on their first "
+                              f"{self.max_length} (first: sentence {cut[0] + 1})")
         out: list = [None] * len(sentences)
         bar = tqdm(total=len(sentences), desc=desc, unit="sent", disable=not progress, leave=False)
         with torch.inference_mode():
@@ -226,3 +236,15 @@ def load_encoder(name: str, layer: int = -1, pooling: str = "first", max_length:
     return Encoder(EncoderSpec(name, layer, pooling, max_length, revision), device=device,
                    word_tokenizer=Tokenizer(lowercase=lowercase))
 
+
+def usable_length(config, tokenizer, wanted: int) -> int:
+    """The longest input the model accepts, at most ``wanted``: its position table (RoBERTa-
+    style models offset positions by the padding index) and the tokenizer's own limit."""
+    limits = [wanted]
+    positions = getattr(config, "max_position_embeddings", None)
+    if positions:
+        offset = (config.pad_token_id or 0) + 1 if "roberta" in str(config.model_type) else 0
+        limits.append(positions - offset)
+    if 0 < getattr(tokenizer, "model_max_length", 0) < 1_000_000:
+        limits.append(tokenizer.model_max_length)
+    return int(min(limits))

@@ -11,23 +11,41 @@ from .errors import InputError
 def _load_array(path: Path, key: str | None = None) -> np.ndarray:
     if not path.is_file():
         raise InputError("vector file not found", path=path)
-    if path.suffix == ".npy":
-        return np.load(path)
-    if path.suffix == ".npz":
-        data = dict(np.load(path))
-    elif path.suffix == ".safetensors":
-        from safetensors.numpy import load_file
-
-        data = load_file(str(path))
-    else:
+    if path.suffix not in (".npy", ".npz", ".safetensors"):
         raise InputError("expected a .npy, .npz or .safetensors file", path=path)
+    try:
+        data = _read(path)
+    except InputError:
+        raise
+    except Exception as err:  # truncated, garbage, or an object (pickle) array: never unpickled
+        raise InputError(f"unreadable vector file ({type(err).__name__}: "
+                         f"{str(err).splitlines()[0] if str(err) else 'no detail'})", path=path) from None
+    if not isinstance(data, dict):
+        return _numeric(data, path)
     if key is None:
         if len(data) != 1:
             raise InputError(f"holds {sorted(data)}: name one array", path=path)
-        return next(iter(data.values()))
+        return _numeric(next(iter(data.values())), path)
     if key not in data:
         raise InputError(f"no array named '{key}' (found {sorted(data)})", path=path)
-    return data[key]
+    return _numeric(data[key], path)
+
+
+def _read(path: Path) -> np.ndarray | dict[str, np.ndarray]:
+    if path.suffix == ".npy":
+        return np.load(path, allow_pickle=False)
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    from safetensors.numpy import load_file
+
+    return load_file(str(path))
+
+
+def _numeric(array: np.ndarray, path: Path) -> np.ndarray:
+    if not np.issubdtype(array.dtype, np.floating) and not np.issubdtype(array.dtype, np.integer):
+        raise InputError(f"holds a {array.dtype} array, not numbers", path=path)
+    return array
 
 
 def load_paired_vectors(vectors: str | Path | None = None, src: str | Path | None = None,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,19 +47,26 @@ def tokenize_corpus(corpus: ParallelCorpus, tokenizer: Tokenizer) -> tuple[list[
 
 def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
                    alignment: str | Path = "eflomal", symmetrise: str = "grow-diag-final-and",
-                   keep_one_to_one: bool = False, cache_dir: Path | None = None) -> list[Links]:
-    """Links for every sentence pair: from a Pharaoh file, or from eflomal (cached by content)."""
+                   keep_one_to_one: bool = False, cache_dir: Path | None = None,
+                   pharaoh_lines: int | None = None) -> list[Links]:
+    """Links for every sentence pair: from a Pharaoh file (``pharaoh_lines``: the file covers
+    that many pairs, of which these are the first), or from eflomal (cached by content)."""
     if str(alignment) != "eflomal":
-        links = read_pharaoh(alignment, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
+        links = read_pharaoh(alignment, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens],
+                             total_lines=pharaoh_lines)
     else:
         key = hashlib.sha256(json.dumps({
             "src": fingerprint_lines([" ".join(s) for s in src_tokens]),
             "tgt": fingerprint_lines([" ".join(t) for t in tgt_tokens]),
             "aligner": "eflomal", "symmetrise": symmetrise}).encode()).hexdigest()[:24]
         path = (cache_dir or default_cache_dir()) / "alignments" / f"{key}.pharaoh"
+        links = None
         if path.is_file():
-            links = read_pharaoh(path, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
-        else:
+            try:
+                links = read_pharaoh(path, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
+            except InputError as err:  # a damaged cache entry is rebuilt, not trusted
+                warnings.warn(f"alignment cache entry unreadable ({err}); aligning again")
+        if links is None:
             links = eflomal_align(src_tokens, tgt_tokens, symmetrise)
             write_pharaoh(path, links)
     return [one_to_one(l) for l in links] if keep_one_to_one else links
@@ -71,7 +79,16 @@ def encode_side(encoder: Encoder, sentences: list[str], tokens: list[list[str]],
     key = cache_key(encoder.identity().as_dict(), fingerprint_lines(sentences))
     path = (cache_dir or default_cache_dir()) / "vectors" / f"{key}.safetensors"
     if path.is_file():
-        return WordVectors.load(path)
+        try:
+            cached = WordVectors.load(path)
+            if len(cached.offsets) == len(tokens) + 1 and cached.offsets[-1] == len(cached.vectors) \
+                    and all(cached.offsets[i + 1] - cached.offsets[i] == len(t)
+                            for i, t in enumerate(tokens)):
+                return cached
+            warnings.warn(f"vector cache entry {path.name} does not fit the corpus; encoding again")
+        except Exception as err:  # a truncated or damaged cache entry is rebuilt, not trusted
+            warnings.warn(f"vector cache entry {path.name} unreadable ({type(err).__name__}); "
+                          "encoding again")
     vectors = WordVectors.from_list(encoder.encode_words(tokens, batch_size=batch_size,
                                                          progress=progress, desc=desc))
     vectors.save(path)
@@ -80,10 +97,12 @@ def encode_side(encoder: Encoder, sentences: list[str], tokens: list[list[str]],
 
 def prepare(corpus: ParallelCorpus, encoder: Encoder, alignment: str | Path = "eflomal",
             symmetrise: str = "grow-diag-final-and", keep_one_to_one: bool = False,
-            cache_dir: Path | None = None, progress: bool = True) -> PreparedCorpus:
+            cache_dir: Path | None = None, progress: bool = True,
+            pharaoh_lines: int | None = None) -> PreparedCorpus:
     """Tokenise, align and encode a corpus; every check runs before the encoder does."""
     src_tokens, tgt_tokens = tokenize_corpus(corpus, encoder.word_tokenizer)
-    links = word_alignment(src_tokens, tgt_tokens, alignment, symmetrise, keep_one_to_one, cache_dir)
+    links = word_alignment(src_tokens, tgt_tokens, alignment, symmetrise, keep_one_to_one, cache_dir,
+                           pharaoh_lines)
     src = encode_side(encoder, corpus.src, src_tokens, cache_dir, progress, f"encoding {corpus.name} src")
     tgt = encode_side(encoder, corpus.tgt, tgt_tokens, cache_dir, progress, f"encoding {corpus.name} tgt")
     return PreparedCorpus(corpus, src_tokens, tgt_tokens, links, src, tgt)

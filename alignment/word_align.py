@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import tempfile
+import warnings
 from pathlib import Path
 
 from .errors import InputError
@@ -25,14 +26,22 @@ def parse_pharaoh_line(line: str, path: str | Path | None = None, number: int | 
 
 
 def read_pharaoh(path: str | Path, src_lengths: list[int] | None = None,
-                 tgt_lengths: list[int] | None = None) -> list[Links]:
-    """Read a Pharaoh file; with token counts given, check line count and index ranges."""
+                 tgt_lengths: list[int] | None = None, total_lines: int | None = None) -> list[Links]:
+    """Read a Pharaoh file; with token counts given, check line count and index ranges.
+
+    ``total_lines``: the file belongs to a corpus of that many pairs of which the first
+    ``len(src_lengths)`` are used (a corpus cut by ``max_sentences``); it must have exactly
+    ``total_lines`` lines, and the links of the first ones are returned."""
     path = Path(path)
     if not path.is_file():
         raise InputError("alignment file not found", path=path)
     result: list[Links] = []
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
+    lines = 0
+    with path.open("rb") as fh:
+        for number, line in _decoded_lines(fh, path):
+            lines = number
+            if total_lines is not None and src_lengths is not None and number > len(src_lengths):
+                continue  # beyond the cut: only counted
             links = parse_pharaoh_line(line, path, number)
             k = number - 1
             if src_lengths is not None and k < len(src_lengths):
@@ -43,10 +52,21 @@ def read_pharaoh(path: str | Path, src_lengths: list[int] | None = None,
                             f"and {tgt_lengths[k] if tgt_lengths else '?'} target tokens",
                             path=path, line=number)
             result.append(links)
-    if src_lengths is not None and len(result) != len(src_lengths):
-        raise InputError(f"{len(result)} alignment lines for {len(src_lengths)} sentence pairs",
-                         path=path, line=len(result) + 1)
+    expected = total_lines if total_lines is not None else \
+        (len(src_lengths) if src_lengths is not None else None)
+    if expected is not None and lines != expected:
+        raise InputError(f"{lines} alignment lines for {expected} sentence pairs",
+                         path=path, line=lines + 1)
     return result
+
+
+def _decoded_lines(fh, path: Path):
+    """Numbered text lines of a binary file; a line that is not UTF-8 is an error naming it."""
+    for number, raw in enumerate(fh, start=1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", path=path, line=number) from None
 
 
 def format_pharaoh(links: Links) -> str:
@@ -135,4 +155,13 @@ def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
         fwd = read_pharaoh(fwd_path)
         rev = read_pharaoh(rev_path)
     sym = SYMMETRISERS[symmetrise]
-    return [sym(f, r) for f, r in zip(fwd, rev)]
+    links = [sym(f, r) for f, r in zip(fwd, rev)]
+    empty = [k for k, l in enumerate(links) if not l]
+    if len(empty) == len(links):
+        raise InputError(f"eflomal produced no links for any of {len(links)} sentence pairs (too "
+                         "little text, or sentences longer than the aligner handles)",
+                         parameter="corpus")
+    if empty:
+        warnings.warn(f"{len(empty)} of {len(links)} sentence pairs got no links from eflomal "
+                      f"(first: pair {empty[0] + 1}); they add no training pairs")
+    return links

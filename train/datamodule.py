@@ -13,6 +13,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 from alignment.corpus import read_parallel
 from alignment.encoder import Encoder, EncoderSpec
+from alignment.errors import InputError
 from alignment.moments import PairStatistics
 from alignment.paired_vectors import load_paired_vectors
 from alignment.pipeline import prepare
@@ -37,8 +38,6 @@ class PairedVectorDataModule(pl.LightningDataModule):
                  batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
                  val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0) -> None:
         super().__init__()
-        from alignment.errors import InputError
-
         # checked here, before any alignment or encoding
         if not 0 <= val_fraction < 1:
             raise InputError(f"val_fraction must be in [0, 1), got {val_fraction}",
@@ -87,17 +86,20 @@ class PairedVectorDataModule(pl.LightningDataModule):
             self._provenance = replace(self._provenance, data_fingerprint=_array_hash(x, y))
         else:
             if hp.src is None:
-                from alignment.errors import InputError
-
                 raise InputError("give parallel text (src/tgt) or vectors", parameter="data")
             corpus = read_parallel(hp.src, hp.tgt, hp.fmt)
+            full = len(corpus)
             if hp.max_sentences:
                 corpus = corpus.subset(list(range(min(hp.max_sentences, len(corpus)))))
             encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
                               word_tokenizer=Tokenizer(lowercase=hp.lowercase))
             data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
-                           Path(hp.cache_dir) if hp.cache_dir else None, hp.progress)
+                           Path(hp.cache_dir) if hp.cache_dir else None, hp.progress,
+                           pharaoh_lines=full)  # a Pharaoh file covers the whole corpus
             x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
+            if not len(x):
+                raise InputError("no aligned word pairs in the corpus: nothing to fit",
+                                 path=hp.src)
             self._provenance = replace(self._provenance, encoder=encoder.identity(),
                                        data_fingerprint=corpus.fingerprint(),
                                        n_sentences=len(corpus), corpus=corpus.name)

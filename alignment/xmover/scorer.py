@@ -165,6 +165,17 @@ def validate_pairs(sources: list[str], hypotheses: list[str]) -> None:
         raise InputError(f"{len(sources)} sources but {len(hypotheses)} hypotheses",
                          parameter="hypotheses")
     for k, (s, h) in enumerate(zip(sources, hypotheses), start=1):
-        if not s.strip() or not h.strip():
-            raise InputError(f"pair {k} has an empty {'source' if not s.strip() else 'hypothesis'}",
-                             parameter="sources" if not s.strip() else "hypotheses")
+        if not _has_text(s) or not _has_text(h):
+            side = "source" if not _has_text(s) else "hypothesis"
+            raise InputError(f"pair {k} has an empty {side} (nothing but spaces or invisible "
+                             "format characters)",
+                             parameter="sources" if side == "source" else "hypotheses")
+
+
+def _has_text(text: str) -> bool:
+    """Whether ``text`` holds a visible character (zero-width spaces, joiners, direction marks
+    and variation selectors do not count)."""
+    import unicodedata
+
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Mn", "Cc")
+               for ch in text)

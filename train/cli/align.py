@@ -10,6 +10,12 @@ def run(args: argparse.Namespace) -> None:
     from alignment.tokenize import Tokenizer
     from alignment.word_align import write_pharaoh
 
+    from pathlib import Path
+
+    from alignment.errors import InputError
+
+    if Path(args.out).is_dir():  # before reading and aligning, not after
+        raise InputError("is a folder; give the Pharaoh file to write", path=args.out)
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     src, tgt = tokenize_corpus(corpus, Tokenizer(lowercase=args.lowercase))
     links = word_alignment(src, tgt, "eflomal", args.symmetrise, args.one_to_one)
