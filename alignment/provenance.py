@@ -40,7 +40,9 @@ class EncoderIdentity:
 
 @dataclass(frozen=True)
 class DataProvenance:
-    """Where a fit's pairs came from (``encoder`` is None for bring-your-own vectors)."""
+    """Where a fit's pairs came from (``encoder`` is None for bring-your-own vectors;
+    ``alignment`` fingerprints the exact word links, so a run can be matched to the cached or
+    given Pharaoh file it used)."""
 
     encoder: EncoderIdentity | None = None
     data_fingerprint: str | None = None
@@ -49,6 +51,7 @@ class DataProvenance:
     corpus: str = "vectors"
     src_lang: str = "src"
     tgt_lang: str = "tgt"
+    alignment: str | None = None  # fingerprint of the word links used (eflomal has no seed)
 
     def with_languages(self, src_lang: str | None, tgt_lang: str | None) -> "DataProvenance":
         return replace(self, src_lang=src_lang or self.src_lang, tgt_lang=tgt_lang or self.tgt_lang)

@@ -73,6 +73,16 @@ def format_pharaoh(links: Links) -> str:
     return " ".join(f"{i}-{j}" for i, j in sorted(links))
 
 
+def links_fingerprint(alignments: list[Links]) -> str:
+    """Content hash of a corpus's links as their Pharaoh text (16 hex digits)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for links in alignments:
+        h.update(format_pharaoh(links).encode() + b"\n")
+    return h.hexdigest()[:16]
+
+
 def write_pharaoh(path: str | Path, alignments: list[Links]) -> None:
     """Write a Pharaoh file atomically."""
     from .atomic import write_text

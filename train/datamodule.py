@@ -20,6 +20,7 @@ from alignment.pipeline import prepare
 from alignment.provenance import DataProvenance
 from alignment.tokenize import Tokenizer
 from alignment.vectors import aligned_pairs
+from alignment.word_align import links_fingerprint
 
 
 class PairedVectorDataModule(pl.LightningDataModule):
@@ -102,7 +103,8 @@ class PairedVectorDataModule(pl.LightningDataModule):
                                  path=hp.src)
             self._provenance = replace(self._provenance, encoder=encoder.identity(),
                                        data_fingerprint=corpus.fingerprint(),
-                                       n_sentences=len(corpus), corpus=corpus.name)
+                                       n_sentences=len(corpus), corpus=corpus.name,
+                                       alignment=links_fingerprint(data.alignments))
         self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 
     @property

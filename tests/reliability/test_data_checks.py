@@ -35,6 +35,10 @@ def test_a_pharaoh_file_is_cut_with_the_corpus(tmp_path, parallel_files, tiny_be
     assert run["n_sentences"] == 4
     expected = sum(min(len(s.split()), len(t.split())) for s, t in zip(ES[:4], EN[:4]))
     assert run["n_pairs"] == expected
+    from alignment.word_align import links_fingerprint, read_pharaoh
+
+    # run.json names the exact links used: the first 4 lines of the file
+    assert run["alignment"] == links_fingerprint(read_pharaoh(align)[:4])
 
 
 def test_a_pharaoh_file_for_another_corpus_is_still_refused(tmp_path, parallel_files, tiny_bert, capsys):

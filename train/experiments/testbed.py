@@ -15,6 +15,7 @@ from alignment.lexicon import read_freedict, single_word_pairs
 from alignment.pipeline import PreparedCorpus, prepare
 from alignment.provenance import DataProvenance
 from alignment.vectors import aligned_pairs
+from alignment.word_align import links_fingerprint
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
 
@@ -47,11 +48,12 @@ class BibleTestBed:
     test: PreparedCorpus
     lexicon: list | None
     encoder: Encoder
+    alignment: str | None = None
 
     @property
     def provenance(self) -> DataProvenance:
         return DataProvenance(self.encoder.identity(), self.train.fingerprint(), len(self.train),
-                              len(self.x), "bible", "es", "en")
+                              len(self.x), "bible", "es", "en", self.alignment)
 
 
 def ensure_bible(cfg: BibleConfig) -> None:
@@ -87,4 +89,5 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None) -> BibleTest
     x, y, _ = aligned_pairs(train_data.src, train_data.tgt, train_data.alignments)
     lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
         if cfg.lexicon and Path(cfg.lexicon).is_file() else None
-    return BibleTestBed(x, y, train, test_data, lexicon, encoder)
+    return BibleTestBed(x, y, train, test_data, lexicon, encoder,
+                        links_fingerprint(prepared.alignments))
