@@ -114,3 +114,11 @@ class PairStatistics:
     @classmethod
     def of(cls, x: torch.Tensor, y: torch.Tensor) -> "PairStatistics":
         return cls(x.mean(0), x.std(0), y.mean(0), y.std(0))
+
+    @classmethod
+    def from_moments(cls, m: PairMoments, dtype: torch.dtype = torch.float32) -> "PairStatistics":
+        """The same statistics from pair moments (standard deviations unbiased, as ``of``)."""
+        n = float(m.n)
+        scale = n / max(n - 1.0, 1.0)
+        return cls(*(t.to(dtype) for t in (m.mean_x(), (m.var_x().clamp_min(0) * scale).sqrt(),
+                                           m.mean_y(), (m.var_y().clamp_min(0) * scale).sqrt())))

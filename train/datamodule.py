@@ -14,7 +14,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 from alignment.corpus import read_parallel
 from alignment.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
-from alignment.moments import PairStatistics
+from alignment.moments import PairMoments, PairStatistics
 from alignment.paired_vectors import load_paired_vectors
 from alignment.pipeline import prepare
 from alignment.provenance import DataProvenance
@@ -111,6 +111,11 @@ class PairedVectorDataModule(pl.LightningDataModule):
     def dim(self) -> int:
         assert self.x is not None, "call setup() first"
         return int(self.x.shape[1])
+
+    def pair_moments(self) -> PairMoments:
+        """Exact first and second moments of the training pairs (for closed-form stages)."""
+        assert self.x is not None and self.y is not None, "call setup() first"
+        return PairMoments.of(self.x, self.y)
 
     def pair_statistics(self) -> PairStatistics:
         """Per-side mean and standard deviation of the training pairs (after ``setup``)."""

@@ -9,6 +9,7 @@ from .least_squares import LeastSquares
 from .procrustes import CLP, procrustes
 from .registry import (CLOSED_FORM, METHODS, TRAINED, Method, MethodSpec, get_method,
                        parse_method, parse_methods, register_method, unregister_method)
+from .staged import StagedMapping
 from .umd import UMD, top_direction
 
 
@@ -17,7 +18,7 @@ def fit_composition(moments, spec: str | list[str] | MethodSpec) -> Composition:
     from ..errors import InputError
 
     parsed = parse_method(spec)
-    if parsed.trained is not None:
+    if parsed.trained is not None:  # (its closed-form pre-stages alone: parse them separately)
         raise InputError(f"'{parsed.name}' is a trained method: fit it with the training layer "
                          "(crossalign fit / train.modules)", parameter="method")
     return Composition.fit_stages(moments, [m.mapping for m in parsed.methods])
@@ -28,4 +29,4 @@ __all__ = ["FCNN", "RealNVPMapping", "LeastSquares", "Mapping", "AffineMapping",
            "mapping_from_config", "procrustes", "top_direction", "compose_affine",
            "fit_composition", "density_matching_loss", "regression_loss", "Method", "MethodSpec",
            "METHODS", "CLOSED_FORM", "TRAINED", "get_method", "parse_method", "parse_methods",
-           "register_method", "unregister_method"]
+           "register_method", "unregister_method", "StagedMapping"]

@@ -34,12 +34,31 @@ class RealNVPMapping(Mapping):
         return {"dim": self.dim, "transforms": self.transforms, "hidden": self.hidden,
                 "layers": self.layers}
 
-    def standardise_with(self, stats: PairStatistics) -> None:
-        """Fix the per-language input standardisation from training data (before training)."""
-        self.mean_x.copy_(stats.mean_x)
-        self.std_x.copy_(stats.std_x.clamp_min(1e-6))
-        self.mean_y.copy_(stats.mean_y)
-        self.std_y.copy_(stats.std_y.clamp_min(1e-6))
+    def standardise_with(self, stats: PairStatistics, shared: bool = False) -> None:
+        """Fix the per-language input standardisation from training data (before training);
+        ``shared``: one standardisation for both languages (their pooled moments), so that
+        identity flows make the whole map the identity (see ``start_as_identity``)."""
+        mx, sx, my, sy = stats.mean_x, stats.std_x, stats.mean_y, stats.std_y
+        if shared:
+            mean = (mx + my) / 2
+            second = (sx ** 2 + mx ** 2 + sy ** 2 + my ** 2) / 2  # pooled E[v²] per dimension
+            std = (second - mean ** 2).clamp_min(0).sqrt()
+            mx, sx, my, sy = mean, std, mean, std
+        self.mean_x.copy_(mx)
+        self.std_x.copy_(sx.clamp_min(1e-6))
+        self.mean_y.copy_(my)
+        self.std_y.copy_(sy.clamp_min(1e-6))
+
+    def start_as_identity(self) -> None:
+        """Zero the output layer of every coupling network: each coupling, both flows, and
+        (with a shared standardisation) the whole map x → y start as the identity, so training
+        on top of closed-form stages starts exactly at them."""
+        for module in self.modules():
+            if type(module).__name__ == "GeneralCouplingTransform":
+                last = module.hyper[-1]
+                with torch.no_grad():
+                    last.weight.zero_()
+                    last.bias.zero_()
 
     def to_latent_x(self, x: torch.Tensor) -> torch.Tensor:
         return self.flow_x().transform((x - self.mean_x) / self.std_x)

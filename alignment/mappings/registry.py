@@ -101,9 +101,14 @@ class MethodSpec:
 
     @property
     def trained(self) -> Method | None:
-        """The trained method, or None for a closed-form composition."""
+        """The trained method (always the last stage), or None for a closed-form composition."""
         last = METHODS[self.stages[-1]]
         return last if last.trained else None
+
+    @property
+    def pre_stages(self) -> tuple[str, ...]:
+        """The closed-form stages before a trained one (empty when there are none)."""
+        return self.stages[:-1] if self.trained else ()
 
     @property
     def fitter(self) -> str:
@@ -155,9 +160,10 @@ def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") 
             raise InputError(f"'{spec}': unknown method '{stage}' (known: "
                              f"{', '.join(sorted(METHODS))})", parameter=parameter) from None
     trained = [s for s in stages if METHODS[s].trained]
-    if trained and (len(stages) > 1):
-        raise InputError(f"'{spec}': a trained method ('{trained[0]}') cannot be composed with "
-                         "other stages yet", parameter=parameter)
+    if trained and (len(trained) > 1 or stages[-1] != trained[0]):
+        raise InputError(f"'{spec}': a trained method ('{trained[0]}') can only be the last "
+                         "stage, after closed-form ones (center > clp > realnvp)",
+                         parameter=parameter)
     overrides: dict[str, Any] = {}
     if rest.strip():
         if not trained:

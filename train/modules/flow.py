@@ -16,18 +16,22 @@ class FlowFit(TrainedFit):
 
     def __init__(self, method: str = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4,
-                 hidden: int = 256, layers: int = 2, semantic_top: int = 1000,
-                 semantic_mutual: bool = False, dim: int | None = None) -> None:
+                 hidden: int = 256, layers: int = 2, warm_start: bool = False,
+                 semantic_top: int = 1000, semantic_mutual: bool = False,
+                 dim: int | None = None) -> None:
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim)
         self.save_hyperparameters()
-        if dim is not None:
-            self.mapping = self.build_mapping(dim, None)
+        self._build_now(dim)
 
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
+        """``warm_start``: the flow starts as the identity (zero coupling outputs, one shared
+        standardisation), so ``center > clp > realnvp`` starts exactly at ``center > clp``."""
         hp = self.hparams
         mapping = self.method.mapping(dim, hp.transforms, hp.hidden, hp.layers)
         if stats is not None:
-            mapping.standardise_with(stats)
+            mapping.standardise_with(stats, shared=hp.warm_start)
+        if hp.warm_start:
+            mapping.start_as_identity()
         return mapping
 
     def loss_settings(self) -> dict:

@@ -9,18 +9,18 @@ from .trained import TrainedFit
 
 
 class RegressionFit(TrainedFit):
-    """``fcnn``: three fully connected tanh layers of width ``hidden``, loss ‖f(x) − y‖²
-    (``alignment.mappings.regression_loss``)."""
+    """``fcnn``: three fully connected tanh layers of width ``hidden`` (``residual``: added to
+    the input), loss ‖f(x) − y‖² (``alignment.mappings.regression_loss``)."""
 
     family = "train.modules.RegressionFit"
 
     def __init__(self, method: str = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
-                 hidden: int = 1024, semantic_top: int = 1000, semantic_mutual: bool = False,
-                 dim: int | None = None) -> None:
+                 hidden: int = 1024, residual: bool = False, semantic_top: int = 1000,
+                 semantic_mutual: bool = False, dim: int | None = None) -> None:
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim)
         self.save_hyperparameters()
-        if dim is not None:
-            self.mapping = self.build_mapping(dim, None)
+        self._build_now(dim)
 
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
-        return self.method.mapping(dim, self.hparams.hidden)
+        """``residual``: x + g(x) with g's output layer at zero (starts as the identity)."""
+        return self.method.mapping(dim, self.hparams.hidden, self.hparams.residual)

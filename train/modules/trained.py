@@ -9,30 +9,39 @@ import torch
 
 from alignment.criteria import CRITERIA
 from alignment.errors import InputError, TrainingDiverged
-from alignment.mappings import Mapping, Method, get_method
+from alignment.mappings import (Mapping, Method, MethodSpec, StagedMapping, fit_composition,
+                                parse_method)
 from alignment.moments import PairStatistics
 
 
 class TrainedFit(pl.LightningModule):
     """Fits a trained method by Adam on paired vectors (``batch = (x, y[, weight])``).
 
+    ``method`` may put closed-form stages first (``center > clp > realnvp``): they are fitted
+    exactly from the training pairs' moments before the first step, the trained map learns on
+    the pairs pushed through them, and the saved mapping is both (``StagedMapping``).
+
     Logged each validation epoch, one per entry of ``alignment.criteria.CRITERIA``:
     ``semantic`` (higher is better), ``structural`` (lower), ``val_p1`` (labelled); and
     ``val_mse``. The mapping is built in ``configure_model`` from the data's statistics unless
-    ``dim`` is given."""
+    ``dim`` is given (and there are no closed-form stages to fit)."""
 
     family = ""  # the dotted path of the subclass, as the registry's ``fitter`` names it
 
     def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: int,
                  semantic_mutual: bool, dim: int | None) -> None:
         super().__init__()
-        self.method: Method = self._check_method(method)
+        self.spec: MethodSpec = parse_method(method)
+        self.method: Method = self._check_method(self.spec)
         self.mapping: Mapping | None = None
         self._val: list[tuple[torch.Tensor, torch.Tensor]] = []
         self._finite: torch.Tensor | None = None
 
-    def _check_method(self, name: str) -> Method:
-        method = get_method(name)
+    def _check_method(self, spec: MethodSpec) -> Method:
+        method = spec.trained
+        if method is None:
+            raise InputError(f"'{spec.name}' is closed-form: use train.modules.ClosedFormFit",
+                             parameter="method")
         if method.fitter != self.family:
             raise InputError(f"'{method.name}' is fitted by {method.fitter}, not {self.family}",
                              parameter="method")
@@ -47,17 +56,35 @@ class TrainedFit(pl.LightningModule):
         return {}
 
     # -- shared ------------------------------------------------------------------------------
+    def _build_now(self, dim: int | None) -> None:
+        """With ``dim`` given and nothing to fit first, build the mapping at once."""
+        if dim is not None and not self.spec.pre_stages:
+            self.mapping = self.build_mapping(dim, None)
+
     def configure_model(self) -> None:
         if self.mapping is not None:
             return
         dm = self.trainer.datamodule
-        stats = dm.pair_statistics()
+        if self.spec.pre_stages:
+            moments = dm.pair_moments()
+            pre = fit_composition(moments, list(self.spec.pre_stages))
+            stats = PairStatistics.from_moments(moments.transformed(*pre.affine()))
+            self.mapping = StagedMapping.of(pre, self.build_mapping(stats.dim, stats))
+        else:
+            stats = dm.pair_statistics()
+            self.mapping = self.build_mapping(stats.dim, stats)
         self.hparams.dim = stats.dim
-        self.mapping = self.build_mapping(stats.dim, stats)
+
+    @property
+    def trainable(self) -> Mapping:
+        """The part that is trained (without its closed-form stages)."""
+        return self.mapping.last if isinstance(self.mapping, StagedMapping) else self.mapping
 
     def loss(self, x: torch.Tensor, y: torch.Tensor,
              weight: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-        return self.method.loss(self.mapping, x, y, weight, **self.loss_settings())
+        if isinstance(self.mapping, StagedMapping):
+            x, y = self.mapping.pre(x), self.mapping.pre.map_target(y)
+        return self.method.loss(self.trainable, x, y, weight, **self.loss_settings())
 
     def training_step(self, batch, batch_idx: int) -> torch.Tensor:
         weight = batch[2] if len(batch) > 2 else None  # 0 marks padding of distributed shards
@@ -75,7 +102,7 @@ class TrainedFit(pl.LightningModule):
             self._diverged("non-finite training loss")
 
     def validation_step(self, batch, batch_idx: int) -> None:
-        self._val.append((self.mapping(batch[0]).detach(), batch[1]))
+        self._val.append((self.mapping(batch[0]).detach(), self.mapping.map_target(batch[1])))
 
     def on_validation_epoch_end(self) -> None:
         if not self._val:
