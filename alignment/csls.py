@@ -57,9 +57,15 @@ def induce_pairs(queries: torch.Tensor, keys: torch.Tensor, method: str = "csls"
     return q_idx[order], k_idx[order], score[order]
 
 
+def hits_at_1(queries: torch.Tensor, keys: torch.Tensor, gold: torch.Tensor | None = None,
+              method: str = "cosine", k: int = 10) -> torch.Tensor:
+    """Per query, whether its nearest key is the gold one (default: the same row index)."""
+    gold = torch.arange(queries.shape[0]) if gold is None else gold
+    idx, _ = nearest(queries, keys, method, k)
+    return idx[:, 0].cpu() == gold.cpu()
+
+
 def precision_at_1(queries: torch.Tensor, keys: torch.Tensor, gold: torch.Tensor | None = None,
                    method: str = "cosine", k: int = 10) -> float:
     """Share of queries whose nearest key is the gold one (default: the same row index)."""
-    gold = torch.arange(queries.shape[0]) if gold is None else gold
-    idx, _ = nearest(queries, keys, method, k)
-    return float((idx[:, 0].cpu() == gold.cpu()).float().mean())
+    return float(hits_at_1(queries, keys, gold, method, k).float().mean())

@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from .char_ngrams import char_ngram_retrieval_p1
-from .csls import nearest, precision_at_1
+from .csls import hits_at_1, nearest, precision_at_1
 from .lexicon import Lexicon
 from .mappings import Mapping
 from .pipeline import PreparedCorpus
@@ -22,6 +22,26 @@ def apply_mapping(mapping: Mapping | None, vectors: np.ndarray, side: str = "src
     for s in range(0, len(vectors), chunk):
         out[s:s + chunk] = mapping.map_array(vectors[s:s + chunk], side)
     return out
+
+
+def retrieval_hits(data: PreparedCorpus, mapping: Mapping | None, method: str = "cosine"
+                   ) -> np.ndarray:
+    """Per source sentence, whether its translation is its nearest target sentence (the
+    per-item outcomes behind src→tgt retrieval P@1, for paired bootstrap intervals)."""
+    src = torch.from_numpy(data.src.sentence_means(apply_mapping(mapping, data.src.vectors, "src")))
+    tgt = torch.from_numpy(data.tgt.sentence_means(apply_mapping(mapping, data.tgt.vectors, "tgt")))
+    return hits_at_1(src, tgt, method=method).numpy()
+
+
+def paired_bootstrap(a: np.ndarray, b: np.ndarray, n: int = 1000, seed: int = 0,
+                     level: float = 0.95) -> tuple[float, float, float]:
+    """Mean difference of paired per-item outcomes a − b and its percentile bootstrap interval
+    (items resampled with replacement, ``n`` times, seeded)."""
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(0, len(d), size=(n, len(d)))].mean(1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return float(d.mean()), float(lo), float(hi)
 
 
 def sentence_retrieval(data: PreparedCorpus, mapping: Mapping | None, method: str = "cosine"

@@ -20,7 +20,7 @@ from .modules import build_fitter
 
 # Lightning's advice that does not apply to in-memory tensors or to one-pass closed-form fits
 # (no optimizer, no worker processes, few batches per epoch)
-RECIPE_NOISE = ".*(run with no optimizer|does not have many workers|logging interval).*"
+RECIPE_NOISE = ".*(run with no optimizer|does not have many workers|logging interval|LeafSpec).*"
 # and, inside experiments, validation pairs a closed-form fit does not use, or their absence
 _NOISE = f"{RECIPE_NOISE}|.*(val_dataloader|validation_step).*"
 

@@ -5,6 +5,8 @@ each criterion tracks held-out P@1 over epochs."""
 from __future__ import annotations
 
 import tempfile
+import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,10 +16,10 @@ import torch
 from alignment.correlation import pearson
 from alignment.criteria import CRITERIA
 from alignment.errors import TrainingDiverged
-from alignment.evaluation import evaluate_mapping
-from alignment.mappings import parse_methods
+from alignment.evaluation import evaluate_mapping, paired_bootstrap, retrieval_hits
+from alignment.mappings import parse_method, parse_methods
 
-from ..callbacks import SelectByCriterion
+from ..callbacks import CollapseGuard, SelectByCriterion
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
@@ -26,6 +28,10 @@ from .testbed import BibleConfig, prepare_bible
 
 VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "
                  "(realnvp:nll_weight=0,dual=false), run side by side")
+
+BASELINE = "center > clp"  # the strongest simple baseline: every table compares against it
+DEFAULT_METHODS = ["clp", BASELINE, "linear", "fcnn", "realnvp", "center > clp > fcnn:residual=true",
+                   "center > clp > realnvp:warm_start=true,dual=false,transforms=8"]
 
 # selection rule → criterion (None: the last epoch of a fixed budget)
 SELECTIONS = {"semantic": "semantic", "structural": "structural", "fixed": None,
@@ -41,8 +47,10 @@ class CompareConfig:
     val_fraction: float = field(default=0.05, metadata={"help": "pairs held out for the criteria"})
     epochs: int = 6
     seed: int = 0
-    methods: list[str] = field(default_factory=lambda: ["clp", "linear", "fcnn", "realnvp"],
+    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
                                metadata={"help": VARIANTS_HELP})
+    bootstrap: int = field(default=1000, metadata={"help": "paired bootstrap resamples for the "
+                                                   "intervals of each row's difference to the baseline"})
 
 
 class EvaluateEachEpoch(pl.Callback):
@@ -52,16 +60,19 @@ class EvaluateEachEpoch(pl.Callback):
     def __init__(self, test, lexicon) -> None:
         self.test, self.lexicon = test, lexicon
         self.results: list[dict[str, float]] = []
+        self.hits: list[np.ndarray] = []
         self.criteria: list[dict[str, float]] = []
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         self.criteria.append({k: float(v) for k, v in trainer.callback_metrics.items()
                               if v.numel() == 1})
         self.results.append(evaluate_mapping(self.test, pl_module.mapping, self.lexicon))
+        self.hits.append(retrieval_hits(self.test, pl_module.mapping))
 
 
 def run_compare(cfg: CompareConfig) -> dict[str, float]:
-    specs = parse_methods(cfg.methods)
+    methods = cfg.methods if BASELINE in parse_methods(cfg.methods) else [BASELINE, *cfg.methods]
+    specs = parse_methods(methods)
     for spec in specs.values():
         check_settings(spec)  # every variant's settings, before the expensive part
     bed = prepare_bible(BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
@@ -75,41 +86,93 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     n_val = int(cfg.val_fraction * len(x))
     val, train = order[:n_val], order[n_val:]
     rows: dict[str, dict[str, float]] = {}
+    hits: dict[str, np.ndarray] = {}  # per test verse, semantic-selected (label-free) epoch
+    notes: dict[str, str] = {}
     tracking: dict[str, float] = {}
     for label, spec in specs.items():
+        start = time.perf_counter()
         dm = PairedVectorDataModule.from_arrays(x[train], y[train], val=(x[val], y[val]),
                                                 batch_size=512, shuffle=True, seed=cfg.seed)
         if spec.trained is None:
-            result = evaluate_mapping(bed.test, fit_method(spec, dm), bed.lexicon)
+            mapping = fit_method(spec, dm)
+            result = {**evaluate_mapping(bed.test, mapping, bed.lexicon),
+                      "seconds": time.perf_counter() - start}
             rows.update({f"{label}/{sel}": result for sel in SELECTIONS})
+            hits[label] = retrieval_hits(bed.test, mapping)
             continue
         torch.manual_seed(cfg.seed)
         each = EvaluateEachEpoch(bed.test, bed.lexicon)
+        guard = CollapseGuard()
         with tempfile.TemporaryDirectory() as tmp:
             selectors = {sel: SelectByCriterion(crit, dirpath=f"{tmp}/{sel}", save_last=False)
                          for sel, crit in SELECTIONS.items()}
             try:
-                fit_method(spec, dm, cfg.epochs, callbacks=[each, *selectors.values()],
-                           semantic_top=1000)
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="training collapsed")  # a note below
+                    fit_method(spec, dm, cfg.epochs, callbacks=[each, guard, *selectors.values()],
+                               semantic_top=1000)
             except TrainingDiverged as err:
                 print(f"{label}: {err}")
                 nan = {"retrieval_cosine_src2tgt": float("nan"), "cbli_p1": float("nan")}
                 rows.update({f"{label}/{sel}": nan for sel in SELECTIONS})
+                notes[label] = "diverged"
                 continue
+        seconds = time.perf_counter() - start
+        if guard.collapsed_epoch is not None:
+            notes[label] = f"collapsed at epoch {guard.collapsed_epoch}"
         for sel, selector in selectors.items():
             epoch = selector.best_epoch
-            rows[f"{label}/{sel}"] = {**each.results[epoch], "epoch": float(epoch)}
+            rows[f"{label}/{sel}"] = {**each.results[epoch], "epoch": float(epoch),
+                                      "seconds": seconds}
+        hits[label] = each.hits[selectors["semantic"].best_epoch]
         test_p1 = np.array([m["retrieval_cosine_src2tgt"] for m in each.results])
         for key in CRITERIA:
             crit = np.array([m[key] for m in each.criteria])
             tracking[f"{label}/{key}"] = pearson(crit, test_p1) if len(crit) > 2 else float("nan")
+    base = parse_method(BASELINE).label
+    diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
+             for label, h in hits.items() if label != base}
     flat = {f"{k}/{m}": v for k, r in rows.items() for m, v in r.items()}
     flat.update({f"tracking/{k}": v for k, v in tracking.items()})
-    report(format_compare(rows, tracking, cfg, list(specs)), flat, cfg.out_dir, cfg)
+    for label, (d, lo, hi) in diffs.items():
+        flat.update({f"{label}/vs_baseline": d, f"{label}/vs_baseline_lo": lo,
+                     f"{label}/vs_baseline_hi": hi})
+    text = format_compare(rows, tracking, cfg, list(specs), notes)
+    text += "\n\n" + format_differences(rows, diffs, base, cfg, list(specs), notes)
+    report(text, flat, cfg.out_dir, cfg)
     return flat
 
 
-def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[str]) -> str:
+def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
+                       labels: list[str], notes: dict[str, str]) -> str:
+    """Each row against the baseline: retrieval P@1 es→en at the epoch the label-free semantic
+    criterion picked, its paired-bootstrap 95% interval over the test verses, and a verdict."""
+    width = max(9, *(len(m) for m in labels))
+    lines = [f"Against {base} (retrieval P@1 es→en, semantic-selected epoch; difference in points "
+             f"with a paired bootstrap 95% CI over the test verses, {cfg.bootstrap} resamples):",
+             f"{'method':{width}}  {'P@1':>6}  {'Δ':>6}  {'95% CI':>16}  {'verdict':<12} "
+             f"{'minutes':>7}", "-" * (width + 58)]
+    for label in labels:
+        r = rows[f"{label}/semantic"]
+        minutes = r.get("seconds", float("nan")) / 60
+        if label == base:
+            lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
+                         f"{'—':>6}  {'(baseline)':>16}  {'':<12} {minutes:7.1f}")
+            continue
+        if label not in diffs:
+            lines.append(f"{label:{width}}  {'—':>6}  {'—':>6}  {'':>16}  {notes.get(label, ''):<12}")
+            continue
+        d, lo, hi = diffs[label]
+        verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
+        note = f" ({notes[label]})" if label in notes else ""
+        lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
+                     f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict:<12} "
+                     f"{minutes:7.1f}{note}")
+    return "\n".join(lines)
+
+
+def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[str],
+                   notes: dict[str, str] | None = None) -> str:
     width = max(9, *(len(m) for m in labels))
     lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs; "
              "held-out retrieval P@1 (es→en) / CBLI P@1, by selection rule",
@@ -120,7 +183,8 @@ def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[
             r = rows[f"{label}/{sel}"]
             cells.append("diverged" if np.isnan(r["retrieval_cosine_src2tgt"]) else
                          f"{100 * r['retrieval_cosine_src2tgt']:6.1f} / {100 * r['cbli_p1']:5.1f}")
-        lines.append(f"{label:{width}} " + "  ".join(f"{c:>15}" for c in cells))
+        note = f"  ({notes[label]})" if notes and label in notes and notes[label] != "diverged" else ""
+        lines.append(f"{label:{width}} " + "  ".join(f"{c:>15}" for c in cells) + note)
     if tracking:
         lines += ["", "Pearson over epochs between each criterion and held-out retrieval P@1:"]
         lines += [f"  {k}: {v:+.2f}" for k, v in tracking.items()]

@@ -3,6 +3,7 @@ through the same bring-your-own-vectors DataModule as real data."""
 from __future__ import annotations
 
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from alignment.errors import TrainingDiverged
 from alignment.mappings import parse_methods
 from alignment.simulation import simulate, word_p1
 
+from ..callbacks import CollapseGuard
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
@@ -50,6 +52,7 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         check_settings(spec)  # before any training
     results: dict[tuple, list[float]] = {}
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
+    collapsed: dict[tuple, list[str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
             train = simulate(t, k, 0.0, seed=seed)
@@ -58,10 +61,18 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
             for label, spec in variants.items():
                 torch.manual_seed(seed)
                 dm = PairedVectorDataModule(vectors=str(path), batch_size=64, shuffle=True, seed=seed)
+                guard = CollapseGuard()
                 try:
-                    mapping = fit_method(spec, dm, cfg.epochs, **SETTINGS.get(spec.name, {}))
+                    with warnings.catch_warnings():
+                        warnings.filterwarnings("ignore", message="training collapsed")  # noted
+                        mapping = fit_method(spec, dm, cfg.epochs,
+                                             callbacks=[guard] if spec.trained else [],
+                                             **SETTINGS.get(spec.name, {}))
                 except TrainingDiverged:
                     mapping = None  # recorded as NaN: the table says "div"
+                if guard.collapsed_epoch is not None:
+                    collapsed.setdefault((label, t, k), []).append(
+                        f"seed {seed} at epoch {guard.collapsed_epoch}")
                 for eps in cfg.epsilons:
                     test = simulate(t, k, eps, seed=seed)
                     if mapping is None:
@@ -74,12 +85,13 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
                     results.setdefault((label, t, k, eps), []).append(p1)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
     labels = list(variants)
-    report(format_simulation(results, cfg, labels), metrics, cfg.out_dir, cfg)
+    report(format_simulation(results, cfg, labels, collapsed), metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics
 
 
-def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str]) -> str:
+def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str],
+                      collapsed: dict[tuple, list[str]] | None = None) -> str:
     width = max(9, *(len(m) for m in labels))
     head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
     lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds (div: training diverged in "
@@ -88,7 +100,9 @@ def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str]) -
         for k in cfg.ks:
             for name in labels:
                 cells = "  ".join(_cell(results[(name, t, k, e)]) for e in cfg.epsilons)
-                lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}")
+                note = (collapsed or {}).get((name, t, k))
+                lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}"
+                             + (f"  (collapsed: {', '.join(note)}; best epoch kept)" if note else ""))
     return "\n".join(lines)
 
 

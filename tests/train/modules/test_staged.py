@@ -68,3 +68,22 @@ def test_the_trained_stage_learns_on_the_transformed_pairs(tmp_path):
     with torch.no_grad():
         err = lambda f: float(((f(t) - mapping.map_target(u)) ** 2).sum(1).mean())  # noqa: E731
         assert err(mapping) < 0.7 * err(mapping.pre)
+
+
+@pytest.mark.parametrize("method, settings", [("realnvp", {"transforms": 2, "hidden": 8}),
+                                              ("fcnn", {"hidden": 8})])
+def test_padding_rows_of_a_distributed_shard_add_nothing_to_the_loss(method, settings):
+    """DDP pads each rank's shard with weight-0 rows; the trained losses honour the weights."""
+    from train.datamodule import shard_with_padding
+
+    x, y = _pairs(n=101)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    shard = shard_with_padding(tx, ty, world=2, rank=1)  # 50 real rows + 1 padding row
+    xs, ys, w = shard.tensors
+    assert len(xs) == 51 and float(w.sum()) == 50
+    torch.manual_seed(0)
+    module = build_fitter(method, dim=6, **settings)
+    with torch.no_grad():
+        padded = module.loss(xs, ys, w)["loss"]
+        real = module.loss(tx[1::2], ty[1::2])["loss"]
+    assert torch.allclose(padded, real, rtol=1e-5)

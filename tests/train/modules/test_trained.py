@@ -136,3 +136,41 @@ def test_a_module_refuses_a_method_of_another_family():
 
     with pytest.raises(InputError, match="fitted by train.modules.FlowFit"):
         RegressionFit("realnvp")
+
+
+class _Sabotage(Callback):
+    """Blows the weights up at the start of one epoch (a planted collapse with finite loss)."""
+
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        if trainer.current_epoch == self.epoch:
+            with torch.no_grad():
+                for p in pl_module.parameters():
+                    p.mul_(30.0)
+
+
+def test_a_planted_blow_up_is_caught_and_the_best_weights_come_back():
+    from train.callbacks import CollapseGuard
+
+    x, y = _planted("nonlinear", 300, 0)
+    xv, yv = _planted("nonlinear", 100, 1)
+    torch.manual_seed(0)
+    dm = PairedVectorDataModule.from_arrays(x, y, val=(xv, yv), batch_size=50, shuffle=True)
+    guard = CollapseGuard()
+    snapshots, losses = [], []
+
+    class _Keep(Callback):
+        def on_train_epoch_end(self, trainer, pl_module):
+            snapshots.append({k: v.clone() for k, v in pl_module.state_dict().items()})
+            losses.append(float(trainer.callback_metrics["train_loss"]))
+
+    module = RegressionFit("fcnn", lr=1e-2, hidden=16, semantic_top=20)
+    with pytest.warns(UserWarning, match="collapsed at epoch 3.*lower lr"):
+        quiet_trainer(max_epochs=8, callbacks=[_Keep(), _Sabotage(3), guard]).fit(module, datamodule=dm)
+    assert guard.collapsed_epoch == 3 and module.current_epoch == 4  # stopped after epoch 3
+    assert losses[3] > 10 * min(losses[:3])
+    best = int(np.argmin(losses[:3]))
+    restored = module.state_dict()
+    assert all(torch.equal(restored[k], snapshots[best][k]) for k in restored)
