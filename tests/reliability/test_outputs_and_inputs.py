@@ -243,3 +243,38 @@ def test_bad_recipe_settings_fail_at_once_with_one_line(tmp_path, capsys, overri
     assert main(args) == 2
     assert message in _one_line(capsys.readouterr().err)
     assert not (tmp_path / "run" / "mapping").exists()
+
+
+# --- 8/9. interruption and concurrent writers -------------------------------------------------
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys):
+    import alignment.bible
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(alignment.bible, "build_bible", interrupted)
+    assert main(["data", "bible", "--out", str(tmp_path / "b")]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "crossalign: interrupted" and not (tmp_path / "b").exists()
+
+
+def _export_worker(args: tuple[str, str, str]) -> int:
+    run, out, lang = args
+    from train.cli import main as cli_main
+
+    return cli_main(["export", "--run", run, "--out", out, "--src-lang", lang])
+
+
+def test_concurrent_exports_to_one_folder_all_succeed_and_leave_one_whole_export(run, tmp_path):
+    import multiprocessing
+
+    out = tmp_path / "shared"
+    langs = ["aa", "bb", "cc", "dd"] * 3
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        codes = pool.map(_export_worker, [(str(run), str(out), lang) for lang in langs])
+    assert codes == [0] * len(langs)
+    meta = json.loads((out / "remap.json").read_text())
+    assert meta["src_lang"] in langs and (out / "mapping" / "mapping.safetensors").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".shared.")]  # no leftovers

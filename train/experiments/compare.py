@@ -120,10 +120,13 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
         seconds = time.perf_counter() - start
         if guard.collapsed_epoch is not None:
             notes[label] = f"collapsed at epoch {guard.collapsed_epoch}"
+        # the best epoch by held-out P@1 itself (an oracle no rule can use): how far each
+        # rule's pick falls short of it
+        oracle = max(r["retrieval_cosine_src2tgt"] for r in each.results)
         for sel, selector in selectors.items():
             epoch = selector.best_epoch
             rows[f"{label}/{sel}"] = {**each.results[epoch], "epoch": float(epoch),
-                                      "seconds": seconds}
+                                      "seconds": seconds, "oracle_retrieval": oracle}
         hits[label] = each.hits[selectors["semantic"].best_epoch]
         test_p1 = np.array([m["retrieval_cosine_src2tgt"] for m in each.results])
         for key in CRITERIA:
@@ -146,18 +149,19 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
 def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
                        labels: list[str], notes: dict[str, str]) -> str:
     """Each row against the baseline: retrieval P@1 es→en at the epoch the label-free semantic
-    criterion picked, its paired-bootstrap 95% interval over the test verses, and a verdict."""
+    criterion picked, its paired-bootstrap 95% interval over the test verses, a verdict, and
+    (trained rows) the P@1 of the best epoch in hindsight."""
     width = max(9, *(len(m) for m in labels))
     lines = [f"Against {base} (retrieval P@1 es→en, semantic-selected epoch; difference in points "
              f"with a paired bootstrap 95% CI over the test verses, {cfg.bootstrap} resamples):",
-             f"{'method':{width}}  {'P@1':>6}  {'Δ':>6}  {'95% CI':>16}  {'verdict':<12} "
-             f"{'minutes':>7}", "-" * (width + 58)]
+             f"{'method':{width}}  {'P@1':>6}  {'Δ':>6}  {'95% CI':>16}  {'verdict':<13} "
+             f"{'best epoch':>10}  {'minutes':>7}", "-" * (width + 72)]
     for label in labels:
         r = rows[f"{label}/semantic"]
         minutes = r.get("seconds", float("nan")) / 60
         if label == base:
             lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
-                         f"{'—':>6}  {'(baseline)':>16}  {'':<12} {minutes:7.1f}")
+                         f"{'—':>6}  {'(baseline)':>16}  {'':<13} {'':>10}  {minutes:7.1f}")
             continue
         if label not in diffs:
             lines.append(f"{label:{width}}  {'—':>6}  {'—':>6}  {'':>16}  {notes.get(label, ''):<12}")
@@ -165,9 +169,11 @@ def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
         d, lo, hi = diffs[label]
         verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
         note = f" ({notes[label]})" if label in notes else ""
+        oracle = r.get("oracle_retrieval")
+        best = "" if oracle is None else f"{100 * oracle:.1f}"
         lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
-                     f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict:<12} "
-                     f"{minutes:7.1f}{note}")
+                     f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict:<13} "
+                     f"{best:>10}  {minutes:7.1f}{note}")
     return "\n".join(lines)
 
 

@@ -23,9 +23,12 @@ def test_aliases_resolve_to_the_registered_method():
     assert parse_method("realnvp").trained is METHODS["realnvp"]
 
 
-def test_a_trained_method_cannot_be_composed_yet_and_names_the_spec():
-    with pytest.raises(InputError, match="'center > realnvp': a trained method"):
-        parse_method("center > realnvp")
+def test_a_trained_method_may_only_come_last_and_the_error_names_the_spec():
+    spec = parse_method("center > clp > realnvp")
+    assert spec.pre_stages == ("center", "clp") and spec.trained is METHODS["realnvp"]
+    for bad in ("realnvp > clp", "fcnn > realnvp"):
+        with pytest.raises(InputError, match=f"'{bad}': a trained method .* only be the last"):
+            parse_method(bad)
 
 
 def test_every_registered_method_has_a_mapping_class_and_a_fitter_and_a_recipe():
