@@ -181,6 +181,9 @@ def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, l
             "train": sorted(order[n_test + n_dev:])}
 
 
+KJV_VERSES = 31102  # verses in the KJV versification: an upper bound on the aligned corpus
+
+
 def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_test: int = 1000,
                 n_dev: int = 1000, seed: int = 0, modernize: bool = True,
                 max_ratio: float = 2.0, books: list[str] | None = None) -> BibleReport:
@@ -194,6 +197,9 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
             raise InputError(f"must be >= 0, got {value}", parameter=name)
     if max_ratio < 1:
         raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
+    if books is None and n_test + n_dev >= KJV_VERSES:
+        raise InputError(f"test ({n_test}) + dev ({n_dev}) verses leave none for training: the "
+                         f"Bible has at most {KJV_VERSES} verses", parameter="n_test")
     report = BibleReport()
     es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books).items()}
     if modernize:

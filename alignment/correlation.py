@@ -30,8 +30,16 @@ def read_judgments(path: str | Path) -> JudgedSegments:
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+    with path.open("rb") as fh:
+        text = []
+        for number, raw in enumerate(fh, start=1):
+            try:
+                text.append(raw.decode("utf-8").lstrip("\ufeff") if number == 1
+                            else raw.decode("utf-8"))
+            except UnicodeDecodeError as err:
+                raise InputError(f"not valid UTF-8 (byte {err.start})", path=path,
+                                 line=number) from None
+        reader = csv.reader(text, delimiter="\t", quoting=csv.QUOTE_NONE)
         try:
             header = [h.strip().lower() for h in next(reader)]
         except StopIteration:

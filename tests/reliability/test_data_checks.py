@@ -111,3 +111,17 @@ def test_an_invisible_hypothesis_is_refused_and_truncation_is_reported(tmp_path,
     long = " ".join(["casa"] * 80)  # the tiny encoder has 64 positions
     with pytest.warns(UserWarning, match="1 of 2 sentences exceed max_length"):
         scorer.score(["la casa", long], ["the house", "house"])
+
+
+def test_a_bible_split_larger_than_the_bible_fails_before_reading(tmp_path, capsys):
+    assert main(["data", "bible", "--out", str(tmp_path / "b"), "--sword-path",
+                 str(tmp_path / "no-sword-here"), "--n-test", "40000"]) == 2
+    assert "at most 31102 verses" in _one_line(capsys.readouterr().err)
+
+
+def test_a_non_utf8_judgment_file_names_its_line(tmp_path, capsys):
+    tsv = tmp_path / "da.tsv"
+    tsv.write_bytes(b"lp\tsrc\tmt\tref\tscore\nde-en\ta\tb\tc\t0.5\nde-en\t\xff\tb\tc\t0.1\n")
+    (tmp_path / "scores").write_text("0.1\n0.2\n")
+    assert main(["evaluate", "rfeval", "--data", str(tsv), "--scores", str(tmp_path / "scores")]) == 2
+    assert f"{tsv}:3: not valid UTF-8" in _one_line(capsys.readouterr().err)

@@ -89,11 +89,20 @@ class TrainedFit(pl.LightningModule):
     def training_step(self, batch, batch_idx: int) -> torch.Tensor:
         weight = batch[2] if len(batch) > 2 else None  # 0 marks padding of distributed shards
         parts = self.loss(batch[0], batch[1], weight)
+        distributed = weight is not None and self.trainer.world_size > 1
+        if distributed:
+            # Each rank's loss is a mean over its own real rows, and DDP averages gradients
+            # over ranks: rescale so that the average is the mean over all ranks' real rows
+            # (ranks hold different numbers of real rows when the data does not divide evenly).
+            local = weight.sum()
+            total = self.trainer.strategy.reduce(local.detach().clone(), reduce_op="sum")
+            scale = local * self.trainer.world_size / total.clamp_min(1.0)
+            parts = {k: v * scale for k, v in parts.items()}
         # a device-side flag, checked once an epoch, so no step waits for a host sync
         finite = torch.isfinite(parts["loss"].detach())
         self._finite = finite if self._finite is None else self._finite & finite
         self.log_dict({f"train_{k}": v for k, v in parts.items()}, on_step=False, on_epoch=True,
-                      batch_size=len(batch[0]))
+                      batch_size=len(batch[0]), sync_dist=distributed)
         return parts["loss"]
 
     def on_train_epoch_end(self) -> None:

@@ -174,3 +174,29 @@ def test_a_planted_blow_up_is_caught_and_the_best_weights_come_back():
     best = int(np.argmin(losses[:3]))
     restored = module.state_dict()
     assert all(torch.equal(restored[k], snapshots[best][k]) for k in restored)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:You defined a `validation_step` but have no `val_dataloader`")
+def test_two_process_ddp_loss_equals_the_single_process_loss_when_shards_need_padding(tmp_path):
+    """101 rows over 2 ranks: one rank's shard carries a weight-0 padding row and one real row
+    fewer; the loss (and so the gradient DDP averages) is still the mean over all real rows."""
+    import json
+
+    import pytorch_lightning as pl
+
+    x, y = _planted("nonlinear", 101, 0)
+    np.savez(tmp_path / "pairs.npz", src=x, tgt=y)
+
+    def run(devices: int, out) -> float:
+        dm = PairedVectorDataModule(vectors=str(tmp_path / "pairs.npz"), batch_size=200)
+        torch.manual_seed(0)
+        module = RegressionFit("fcnn", lr=0.0, hidden=8, dim=2)  # lr 0: the weights stay put
+        pl.Trainer(max_epochs=1, accelerator="cpu", devices=devices,
+                   strategy="ddp_spawn" if devices > 1 else "auto", logger=False,
+                   enable_checkpointing=False, enable_progress_bar=False,
+                   enable_model_summary=False, default_root_dir=str(out),
+                   callbacks=[SaveMapping()]).fit(module, datamodule=dm)
+        return json.loads((out / "metrics.json").read_text())["train_loss"]
+
+    assert run(2, tmp_path / "ddp") == pytest.approx(run(1, tmp_path / "one"), rel=1e-6)
