@@ -18,6 +18,8 @@ import torch
 from alignment.encoder import Encoder, EncoderSpec
 
 SHAPES = {  # random-weight architectures: speed does not depend on weight values
+    "minilm": dict(vocab_size=30522, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
+                   intermediate_size=1536),
     "mbert": dict(vocab_size=119547, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                   intermediate_size=3072),
     "xlmr": dict(vocab_size=250002, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
@@ -73,14 +75,16 @@ def main() -> None:
     ap.add_argument("--random-config", choices=sorted(SHAPES))
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/results/encode.json")
+    ap.add_argument("--devices", nargs="+", default=["cpu", "cuda"], choices=["cpu", "cuda"],
+                    help="which rows to run (cuda rows only where a GPU is present)")
     args = ap.parse_args()
     lines = Path(args.src).read_text(encoding="utf-8").splitlines()[:args.n]
     name = args.encoder
     if args.random_config:
         name = str(random_encoder_dir(args.random_config, args.encoder,
                                       Path(".cache") / f"random-{args.random_config}"))
-    cases = [("cpu", "fp32", 32, False), ("cpu", "fp32", 64, True)]
-    if torch.cuda.is_available():
+    cases = [("cpu", "fp32", 32, False), ("cpu", "fp32", 64, True)] if "cpu" in args.devices else []
+    if torch.cuda.is_available() and "cuda" in args.devices:
         cases += [("cuda", "fp32", 32, False), ("cuda", "bf16", 1024, True)]
     rows = []
     for device, dtype, batch, bucket in cases:

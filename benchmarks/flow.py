@@ -56,8 +56,10 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, nargs="+", default=[2048, 8192])
     ap.add_argument("--csls", type=int, nargs="+", default=[10000, 20000])
     ap.add_argument("--out", default="benchmarks/results/flow.json")
+    ap.add_argument("--devices", nargs="+", default=["cpu", "cuda"], choices=["cpu", "cuda"],
+                    help="which rows to run (cuda rows only where a GPU is present)")
     args = ap.parse_args()
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    devices = [d for d in args.devices if d == "cpu" or torch.cuda.is_available()]
     rows = []
     print(f"{'device':6} {'what':22} {'n':>8} {'result':>14}")
     for device in devices:
