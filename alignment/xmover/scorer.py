@@ -18,7 +18,7 @@ from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .ngrams import ngram_vectors, select_tokens
 from .costs import batched_costs
-from .versions import VERSIONS, Version, get_version
+from .versions import Version, get_version
 
 MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
 
