@@ -52,10 +52,6 @@ class Criterion:
     labelled: bool
     doc: str
 
-    def better(self, a: float, b: float) -> bool:
-        """Whether ``a`` is strictly better than ``b``."""
-        return a > b if self.mode == "max" else a < b
-
 
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("semantic", semantic_criterion, "max", False,

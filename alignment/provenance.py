@@ -33,10 +33,6 @@ class EncoderIdentity:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
-    @property
-    def tokenizer_tag(self) -> str:
-        return f"{self.tokenizer}.{'lc' if self.lowercase else 'cased'}"
-
 
 @dataclass(frozen=True)
 class DataProvenance:

@@ -1,31 +1,36 @@
-"""``crossalign compare`` and ``crossalign simulate``: the density-matching experiments."""
+"""``crossalign demo``, ``compare`` and ``simulate``: the experiments, each a config dataclass
+(its fields are the options) and a function that runs it."""
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from .options import add_dataclass_options, dataclass_from_args
 
+# verb → (module under train.experiments, config class, run function, help)
+EXPERIMENTS = {
+    "simulate": ("simulate", "SimulationConfig", "run_simulation",
+                 "the CBLI simulation (2-D Gaussian-mixture languages)"),
+    "compare": ("compare", "CompareConfig", "run_compare",
+                "every method on the Bible against center > clp, each trained one selected by "
+                "semantic, structural, fixed-epoch and labelled criteria"),
+    "demo": ("demo", "DemoConfig", "run_demo",
+             "the embedded default: MiniLM, Bible es–en, every linear method"),
+}
 
-def run_compare(args: argparse.Namespace) -> None:
-    from ..experiments.compare import CompareConfig, run_compare
 
-    run_compare(dataclass_from_args(CompareConfig, args))
+def _module(verb: str):
+    return importlib.import_module(f"train.experiments.{EXPERIMENTS[verb][0]}")
 
 
-def run_simulate(args: argparse.Namespace) -> None:
-    from ..experiments.simulate import SimulationConfig, run_simulation
-
-    run_simulation(dataclass_from_args(SimulationConfig, args))
+def run(args: argparse.Namespace) -> None:
+    _, config, runner, _ = EXPERIMENTS[args.verb]
+    module = _module(args.verb)
+    getattr(module, runner)(dataclass_from_args(getattr(module, config), args))
 
 
 def register(sub) -> None:
-    from ..experiments.compare import CompareConfig
-    from ..experiments.simulate import SimulationConfig
-
-    sim = sub.add_parser("simulate", help="the CBLI simulation (2-D Gaussian-mixture languages)")
-    add_dataclass_options(sim, SimulationConfig)
-    sim.set_defaults(func=run_simulate)
-    cmp_ = sub.add_parser("compare", help="Rotation / linear / FCNN / Real-NVP on the Bible, each "
-                          "selected by semantic, structural, fixed-epoch and labelled criteria")
-    add_dataclass_options(cmp_, CompareConfig)
-    cmp_.set_defaults(func=run_compare)
+    for verb, (_, config, _, help_) in EXPERIMENTS.items():
+        p = sub.add_parser(verb, help=help_)
+        add_dataclass_options(p, getattr(_module(verb), config))
+        p.set_defaults(func=run)
