@@ -81,7 +81,8 @@ class BibleReport:
         return dict(self.__dict__)
 
 
-def _read_module(sword_path: str, module: str, books: list[str] | None = None) -> dict[str, str]:
+def _read_module(sword_path: str, module: str, books: list[str] | None = None,
+                 progress: bool = True) -> dict[str, str]:
     """Verse id (``Gen.1.1``) -> raw OSIS text for every verse of the module (or of ``books``,
     OSIS names such as ``Gen``)."""
     try:
@@ -104,7 +105,8 @@ def _read_module(sword_path: str, module: str, books: list[str] | None = None) -
     verses: dict[str, str] = {}
     all_books = [b for t in bible.get_structure().get_books().values() for b in t
                  if books is None or b.osis_name in books]
-    for book in tqdm(all_books, desc=f"reading {module}", unit="book", leave=False):
+    for book in tqdm(all_books, desc=f"reading {module}", unit="book", leave=False,
+                     disable=not progress):
         text = bible.get(books=[book.osis_name], clean=False, join="\x00")
         parts = text.split("\x00")
         k = 0
@@ -184,9 +186,28 @@ def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, l
 KJV_VERSES = 31102  # verses in the KJV versification: an upper bound on the aligned corpus
 
 
+def verse_bound(books: list[str] | None) -> int:
+    """Verses of the KJV versification (the Spanish module's) in ``books`` (all when None): an
+    upper bound on the aligned corpus, known before any module is read. Unknown names refused."""
+    if books is None:
+        return KJV_VERSES
+    try:
+        from pysword.canons import canons
+    except ImportError:
+        raise InputError("pysword is not installed (pip install 'crossalign[testbed]')",
+                         parameter="pysword") from None
+    lengths = {b[1]: sum(b[3]) for part in canons["kjv"].values() for b in part}
+    unknown = [b for b in books if b not in lengths]
+    if unknown:
+        raise InputError(f"unknown book name(s) {unknown}: use OSIS names such as Gen, Ps, Matt "
+                         f"(one of {', '.join(lengths)})", parameter="books")
+    return sum(lengths[b] for b in dict.fromkeys(books))
+
+
 def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_test: int = 1000,
                 n_dev: int = 1000, seed: int = 0, modernize: bool = True,
-                max_ratio: float = 2.0, books: list[str] | None = None) -> BibleReport:
+                max_ratio: float = 2.0, books: list[str] | None = None,
+                progress: bool = True) -> BibleReport:
     """Build ``{split}.es`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in out_dir
     (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``)."""
     from .atomic import write_text
@@ -197,14 +218,16 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
             raise InputError(f"must be >= 0, got {value}", parameter=name)
     if max_ratio < 1:
         raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
-    if books is None and n_test + n_dev >= KJV_VERSES:
-        raise InputError(f"test ({n_test}) + dev ({n_dev}) verses leave none for training: the "
-                         f"Bible has at most {KJV_VERSES} verses", parameter="n_test")
+    bound = verse_bound(books)
+    if n_test + n_dev >= bound:
+        where = "the Bible" if books is None else f"the books {', '.join(books)}"
+        raise InputError(f"test ({n_test}) + dev ({n_dev}) verses leave none for training: "
+                         f"{where} hold at most {bound} verses", parameter="n_test")
     report = BibleReport()
-    es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books).items()}
+    es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books, progress).items()}
     if modernize:
         es = {k: modernize_rv1909(v) for k, v in es.items()}
-    en = {k: clean_osis(v) for k, v in _read_module(sword_path, ENGLISH_MODULE, books).items()}
+    en = {k: clean_osis(v) for k, v in _read_module(sword_path, ENGLISH_MODULE, books, progress).items()}
     corpus = align_verses(es, en, max_ratio, report)
     out = Path(out_dir)
     for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():

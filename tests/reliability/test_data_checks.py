@@ -116,7 +116,19 @@ def test_an_invisible_hypothesis_is_refused_and_truncation_is_reported(tmp_path,
 def test_a_bible_split_larger_than_the_bible_fails_before_reading(tmp_path, capsys):
     assert main(["data", "bible", "--out", str(tmp_path / "b"), "--sword-path",
                  str(tmp_path / "no-sword-here"), "--n-test", "40000"]) == 2
-    assert "at most 31102 verses" in _one_line(capsys.readouterr().err)
+    assert "hold at most 31102 verses" in _one_line(capsys.readouterr().err)
+
+
+def test_a_split_larger_than_the_chosen_books_fails_before_reading(tmp_path, capsys):
+    # Ruth has 85 verses in the KJV versification: known from the canon, no module is read
+    assert main(["data", "bible", "--out", str(tmp_path / "b"), "--sword-path",
+                 str(tmp_path / "no-sword-here"), "--books", "Ruth", "--n-test", "50",
+                 "--n-dev", "40"]) == 2
+    assert "the books Ruth hold at most 85 verses" in _one_line(capsys.readouterr().err)
+    assert main(["data", "bible", "--out", str(tmp_path / "b"), "--sword-path",
+                 str(tmp_path / "no-sword-here"), "--books", "Genesis"]) == 2
+    assert "unknown book name(s) ['Genesis']" in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "b").exists()
 
 
 def test_a_non_utf8_judgment_file_names_its_line(tmp_path, capsys):

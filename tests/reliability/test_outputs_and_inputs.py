@@ -113,12 +113,20 @@ def _pairs(tmp_path: Path, n: int = 300, d: int = 4, seed: int = 0) -> Path:
     return tmp_path / "pairs.npz"
 
 
-def _flow_args(tmp_path: Path, run_dir: Path, epochs: int) -> list[str]:
+def _flow_args(tmp_path: Path, run_dir: Path, epochs: int, log: bool = False) -> list[str]:
     return ["fit", "--config", str(VECTORS_FLOW), "--data.vectors", str(_pairs(tmp_path)),
             "--data.val_fraction", "0.2", "--data.batch_size", "64", "--model.init_args.hidden", "8",
             "--model.init_args.semantic_top", "30", "--trainer.max_epochs", str(epochs),
-            "--trainer.enable_progress_bar", "false", "--trainer.logger", "false",
+            "--trainer.enable_progress_bar", "false", "--trainer.log_every_n_steps", "1",
+            *([] if log else ["--trainer.logger", "false"]),
             "--trainer.default_root_dir", str(run_dir)]
+
+
+def _log_rows(run_dir: Path) -> list[dict[str, str]]:
+    import csv
+
+    with open(run_dir / "log" / "metrics.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
 
 
 def test_resuming_from_a_checkpoint_with_a_pickle_payload_does_not_run_it(tmp_path, capsys):
@@ -215,11 +223,23 @@ def test_a_damaged_run_is_one_line_not_a_traceback(run, tmp_path, capsys, damage
 
 def test_a_resumed_run_selects_what_an_uninterrupted_run_selects(tmp_path):
     straight, broken = tmp_path / "straight", tmp_path / "broken"
-    assert main(_flow_args(tmp_path, straight, 4)) == 0
-    assert main(_flow_args(tmp_path, broken, 2)) == 0  # "killed" after epoch 2
+    assert main(_flow_args(tmp_path, straight, 4, log=True)) == 0
+    assert main(_flow_args(tmp_path, broken, 2, log=True)) == 0  # "killed" after epoch 2
+    rows = _log_rows(broken)  # as if killed during epoch 3, after it logged a row
+    with open(broken / "log" / "metrics.csv", "a") as fh:
+        fh.write(",".join({"epoch": "2", "step": str(int(rows[-1]["step"]) + 1)}.get(k, "")
+                          for k in rows[0]) + "\n")
     last = broken / "checkpoints" / "last.ckpt"
     assert torch.load(last, weights_only=True)["epoch"] == 1  # last.ckpt is the last epoch
-    assert main(_flow_args(tmp_path, broken, 4) + ["--ckpt_path", str(last)]) == 0
+    assert main(_flow_args(tmp_path, broken, 4, log=True) + ["--ckpt_path", str(last)]) == 0
+    # the same run continues: one log (no version_N), each epoch's row once, equal to the
+    # uninterrupted run's; the config is in the run folder
+    rows_a, rows_b = _log_rows(straight), _log_rows(broken)
+    assert [r["epoch"] for r in rows_a] == [r["epoch"] for r in rows_b]
+    assert [r["step"] for r in rows_a] == [r["step"] for r in rows_b]
+    sem = [(float(a["semantic"]), float(b["semantic"])) for a, b in zip(rows_a, rows_b) if a["semantic"]]
+    assert len(sem) == 4 and all(abs(x - y) < 1e-6 for x, y in sem)
+    assert not list(broken.rglob("version_*")) and (broken / "config.yaml").is_file()
     a = json.loads((straight / "metrics.json").read_text())
     b = json.loads((broken / "metrics.json").read_text())
     assert a["selected_epoch"] == b["selected_epoch"] and a["last_epoch"] == b["last_epoch"] == 3
@@ -227,6 +247,13 @@ def test_a_resumed_run_selects_what_an_uninterrupted_run_selects(tmp_path):
     from alignment.mappings import load_mapping
 
     assert load_mapping(straight / "mapping").fingerprint() == load_mapping(broken / "mapping").fingerprint()
+
+
+def test_a_failed_fit_leaves_no_config_behind(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    assert main(_flow_args(tmp_path, run_dir, 2, log=True) + ["--model.init_args.lr", "1e6"]) == 3
+    assert "training diverged" in capsys.readouterr().err
+    assert not list(run_dir.rglob("config.yaml")) and not (run_dir / "mapping").exists()
 
 
 # --- 7/8. checks before expensive work; one line, not a traceback ---------------------------

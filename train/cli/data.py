@@ -9,7 +9,8 @@ def run_bible(args: argparse.Namespace) -> None:
     from alignment.bible import build_bible
 
     rep = build_bible(args.out, args.sword_path, args.n_test, args.n_dev, args.seed,
-                      not args.keep_1909_spelling, args.max_ratio)
+                      not args.keep_1909_spelling, args.max_ratio, books=args.books,
+                      progress=not args.no_progress)
     print(json.dumps(rep.as_dict(), indent=2))
 
 
@@ -26,4 +27,7 @@ def register(sub) -> None:
                        help="drop verses whose character-length ratio exceeds this")
     bible.add_argument("--keep-1909-spelling", action="store_true",
                        help="keep fué/vió/á instead of modern fue/vio/a")
+    bible.add_argument("--books", nargs="+", metavar="OSIS",
+                       help="only these books (OSIS names: Gen Matt ...); default: the whole Bible")
+    bible.add_argument("--no-progress", action="store_true", help="no progress bars")
     bible.set_defaults(func=run_bible)

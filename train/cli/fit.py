@@ -15,15 +15,23 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
     from ..datamodule import PairedVectorDataModule
     from ..fitting import RECIPE_NOISE
+    from ..run_log import RunLog, SaveConfigOnSuccess
+
+    class RecipeCLI(LightningCLI):
+        def before_fit(self) -> None:  # a RunLog without save_dir logs in the run folder
+            for logger in self.trainer.loggers:
+                if isinstance(logger, RunLog):
+                    logger.bind(self.trainer.default_root_dir)
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
         warnings.filterwarnings("ignore", message=RECIPE_NOISE)
         try:
-            cli = LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
-                               save_config_kwargs={"overwrite": True}, args=["fit", *extra],
-                               parser_kwargs={"prog": "crossalign",
-                                              "description": "Fit a mapping from a recipe (YAML)."})
+            cli = RecipeCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+                            save_config_callback=SaveConfigOnSuccess,
+                            save_config_kwargs={"overwrite": True}, args=["fit", *extra],
+                            parser_kwargs={"prog": "crossalign",
+                                           "description": "Fit a mapping from a recipe (YAML)."})
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
     finish_wandb_runs(cli.trainer.loggers)

@@ -65,7 +65,8 @@ def ensure_bible(cfg: BibleConfig) -> None:
                 (cfg.test_verses, cfg.seed, cfg.books):
             return
     print(f"building the Bible corpus in {cfg.data_dir} (once; about two minutes)", flush=True)
-    rep = build_bible(cfg.data_dir, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books)
+    rep = build_bible(cfg.data_dir, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books,
+                      progress=cfg.progress)
     print(f"  kept {rep.kept} of {rep.common_verses} verses; dropped {len(rep.dropped_chapters)} "
           f"misaligned chapters ({rep.dropped_in_chapters} verses), {rep.dropped_length_ratio} "
           f"by length ratio, {rep.dropped_empty} empty", flush=True)
