@@ -5,7 +5,7 @@ from .version import __version__
 
 
 def signature(fields: dict[str, object], prefix: str = "crossalign") -> str:
-    """``crossalign|v:0.1.0|key:value|...`` with keys in the given order; None values omitted."""
+    """``crossalign|v:0.2.0|key:value|...`` with keys in the given order; None values omitted."""
     parts = [prefix, f"v:{__version__}"]
     parts += [f"{k}:{v}" for k, v in fields.items() if v is not None]
     return "|".join(parts)

@@ -1,2 +1,2 @@
 """Package version; part of every signature."""
-__version__ = "0.1.0"
+__version__ = "0.2.0"

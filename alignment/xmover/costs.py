@@ -12,25 +12,22 @@ from .versions import Version, get_version
 
 def batched_costs(version: str | Version, src: list[np.ndarray], hyp: list[np.ndarray],
                   device: str | torch.device = "cpu", batch_size: int = 128) -> list[np.ndarray]:
-    """Per pair, the matrix ``cost_2020`` (m × k) or ``cost_2022`` ((m + k) × (m + k)) gives,
-    equal to it up to float64 rounding; batches group problems of similar size."""
-    concatenated = get_version(version).concatenated
+    """Per pair, the m × k matrix ``cost_2020`` or ``cost_2022`` gives, equal to it up to
+    float64 rounding; batches group problems of similar size."""
+    squared = get_version(version).squared
     sizes = [(len(s), len(h)) for s, h in zip(src, hyp)]
     out: list = [None] * len(src)
     device = torch.device(device)
     for batch in make_batches([m + k for m, k in sizes], batch_size, bucket=True):
-        if not concatenated:
-            x = _padded([src[i] for i in batch], device)
-            y = _padded([hyp[i] for i in batch], device)
-            cost = _sq_dist(x, y)
-        else:
-            x = _padded([np.concatenate([src[i], hyp[i]]) for i in batch], device)
-            sq = _sq_dist(x, x)
-            cost = sq.masked_fill(sq < SQ_DIST_NOISE, 0.0).sqrt()
+        x = _padded([src[i] for i in batch], device)
+        y = _padded([hyp[i] for i in batch], device)
+        cost = _sq_dist(x, y)
+        if not squared:
+            cost = cost.masked_fill(cost < SQ_DIST_NOISE, 0.0).sqrt()
         host = cost.cpu().numpy()
         for row, i in enumerate(batch):
             m, k = sizes[i]
-            out[i] = np.ascontiguousarray(host[row, :m, :k] if not concatenated else host[row, :m + k, :m + k])
+            out[i] = np.ascontiguousarray(host[row, :m, :k])
     return out
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import string
 from typing import TYPE_CHECKING
-import unicodedata
 
 import numpy as np
 
@@ -11,15 +10,20 @@ if TYPE_CHECKING:
     from .versions import Version
 
 
+ASCII_PUNCTUATION = frozenset(string.punctuation)
+
+
 def is_punctuation(token: str) -> bool:
-    """A single punctuation character (SentencePiece's word marker ▁ ignored)."""
-    t = token.lstrip("▁")
-    return len(t) == 1 and (t in string.punctuation or unicodedata.category(t).startswith("P"))
+    """A token that is one ASCII punctuation character (``string.punctuation``), as the public
+    2020 code filters: curly quotes, ¿, ¡, « » and other Unicode punctuation are kept, as there.
+    SentencePiece's word marker ▁ is ignored (the public code was written for WordPiece)."""
+    return token.lstrip("▁") in ASCII_PUNCTUATION
 
 
 def is_continuation(token: str, sentencepiece: bool) -> bool:
-    """A piece that continues a word: ``##…`` in WordPiece, no leading ▁ in SentencePiece."""
-    return (not token.startswith("▁")) if sentencepiece else token.startswith("##")
+    """A piece that continues a word: one containing ``##`` in WordPiece (the public test),
+    one without a leading ▁ in SentencePiece."""
+    return (not token.startswith("▁")) if sentencepiece else "##" in token
 
 
 def select_tokens(tokens: list[str], special: list[bool], version: str | Version,

@@ -106,7 +106,7 @@ class XMoverScorer:
         idf = "none" if self.idf_src is None else \
             f"{self.idf_src.fingerprint}/{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
         lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
-        return signature({"ver": self.version, "enc": f"{ident.encoder}@{ident.revision}",
+        return signature({"ver": self.spec.tag, "enc": f"{ident.encoder}@{ident.revision}",
                           "L": ident.layer, "map": mapping, "ngram": self.ngram, "idf": idf,
                           "lm": lm, "coef": self.lm_coef if self.lm else None},
                          prefix="xmoverscore")

@@ -34,7 +34,14 @@ def cost_2020(src: np.ndarray, hyp: np.ndarray) -> np.ndarray:
 
 
 def cost_2022(src: np.ndarray, hyp: np.ndarray) -> np.ndarray:
-    """Euclidean distances among all unit-normalised src+hyp points ((m + k) × (m + k))."""
+    """Euclidean distances between the unit-normalised src and hyp n-gram vectors (m × k): the
+    source→hypothesis block of the public code's (m + k) × (m + k) matrix, the only part a flow
+    uses once same-point mass has cancelled (see ``solve_2022``)."""
+    return np.sqrt(_denoise(cost_2020(src, hyp)))
+
+
+def cost_2022_concatenated(src: np.ndarray, hyp: np.ndarray) -> np.ndarray:
+    """The public code's matrix: Euclidean distances among all unit-normalised src+hyp points."""
     points = _unit_rows(np.concatenate([src, hyp]).astype(np.float64))
     return np.sqrt(_denoise(pairwise_sq_dist(points, points)))
 
@@ -54,16 +61,69 @@ def solve_2020(cost: np.ndarray, src_mass: np.ndarray, hyp_mass: np.ndarray) -> 
     return 1.0 - emd(src_mass / src_mass.sum(), hyp_mass / hyp_mass.sum(), cost)
 
 
+FLOW_TOLERANCE = 1e-12
+"""A flow counts as non-zero (for pruning) only above this share of the total mass, 1. Exact
+solvers leave rounding residues of a few ulps (~1e-17) where the optimal flow is 0, and which
+entries come out as residues depends on the solver; a real flow below 1e-12 moves the score by
+less than 2e-12 (costs are at most 2), so the threshold changes nothing measurable except that
+the count of flows, and hence the pruning, no longer depends on the solver."""
+
+
 def solve_2022(cost: np.ndarray, src_mass: np.ndarray, hyp_mass: np.ndarray,
-               keep_share: float = 0.3) -> float:
-    """Transport over the concatenated points (src masses on the first m, hyp masses on the
-    last k, each normalised, +1e-9 everywhere); keep the src→hyp block of the flow, prune it to
-    its largest flows; 1 / (1 + Σ flow · cost)."""
+               keep_share: float = 0.3, solver: str = "network-simplex") -> float:
+    """The m × k transport between the normalised src and hyp masses under ``cost_2022``'s
+    matrix, pruned to its largest flows; 1 / (1 + Σ flow · cost).
+
+    The public code solves the concatenated (m + k) problem with 1e-9 added to every mass; as the
+    diagonal costs 0 and the cost is a metric, an optimal flow first cancels each point's own
+    1e-9 (pyemd's pre-flow does exactly this), leaving this m × k problem. Solving it directly,
+    with ``FLOW_TOLERANCE``, gives the same score whatever the exact solver (``solver``:
+    ``network-simplex`` or ``lp``)."""
+    a, b = src_mass / src_mass.sum(), hyp_mass / hyp_mass.sum()
+    flow = emd_flow(a, b, cost) if solver == "network-simplex" else lp_flow(a, b, cost)
+    flow = prune_flows(flow, keep_share, FLOW_TOLERANCE)
+    return 1.0 / (1.0 + float((flow * cost).sum()))
+
+
+def solve_2022_concatenated(cost: np.ndarray, src_mass: np.ndarray, hyp_mass: np.ndarray,
+                            keep_share: float = 0.3, solver: str = "network-simplex") -> float:
+    """The public code's formulation, written out: transport over the concatenated points (src
+    masses on the first m, hyp masses on the last k, each normalised, +1e-9 everywhere) under
+    ``cost_2022_concatenated``'s matrix, each point's own mass cancelled first (the pre-flow of
+    pyemd's default backend), the src→hyp block pruned counting every flow > 0.
+    Not used for scores: kept to measure how much its score depends on the solver's rounding."""
+    return 1.0 / (1.0 + float((concatenated_flow(cost, src_mass, hyp_mass, keep_share, solver)
+                               * cost[:len(src_mass), len(src_mass):]).sum()))
+
+
+def concatenated_flow(cost: np.ndarray, src_mass: np.ndarray, hyp_mass: np.ndarray,
+                      keep_share: float = 0.3, solver: str = "network-simplex") -> np.ndarray:
+    """The pruned src→hyp block of the public formulation's flow (see ``solve_2022_concatenated``)."""
     m, k = len(src_mass), len(hyp_mass)
     a = np.concatenate([src_mass / src_mass.sum(), np.zeros(k)]) + 1e-9
     b = np.concatenate([np.zeros(m), hyp_mass / hyp_mass.sum()]) + 1e-9
-    flow = prune_flows(emd_flow(a, b, cost)[:m, m:], keep_share)
-    return 1.0 / (1.0 + float((flow * cost[:m, m:]).sum()))
+    own = np.minimum(a, b)
+    a, b = a - own, b - own
+    full = emd_flow(a, b, cost) if solver == "network-simplex" else lp_flow(a, b, cost)
+    return prune_flows(full[:m, m:], keep_share)
+
+
+def lp_flow(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:
+    """An optimal flow from a general LP solver (HiGHS): an exact solver independent of POT's
+    network simplex, to check that a score does not depend on which solver ran."""
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix, vstack
+
+    m, k = cost.shape
+    rows = csr_matrix((np.ones(m * k), (np.repeat(np.arange(m), k), np.arange(m * k))), (m, m * k))
+    cols = csr_matrix((np.ones(m * k), (np.tile(np.arange(k), m), np.arange(m * k))), (k, m * k))
+    b = b * (a.sum() / b.sum())  # equal totals to the last bit, as the LP needs
+    res = linprog(cost.ravel(), A_eq=vstack([rows, cols]), b_eq=np.concatenate([a, b]),
+                  bounds=(0, None), method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+    if res.status != 0:
+        raise RuntimeError(f"LP transport failed: {res.message}")
+    return np.maximum(res.x.reshape(m, k), 0.0)
 
 
 def score_2020(src: np.ndarray, src_mass: np.ndarray, hyp: np.ndarray, hyp_mass: np.ndarray) -> float:
@@ -74,16 +134,18 @@ def score_2020(src: np.ndarray, src_mass: np.ndarray, hyp: np.ndarray, hyp_mass:
 
 def score_2022(src: np.ndarray, src_mass: np.ndarray, hyp: np.ndarray, hyp_mass: np.ndarray,
                keep_share: float = 0.3) -> float:
-    """The later public code: Euclidean cost over the concatenated src+hyp points, transport
-    between src-only and hyp-only masses, top-flow pruning; score = 1 / (1 + Σ flow · cost)."""
+    """The later public code's score, made solver-independent: Euclidean cost between unit src
+    and hyp n-grams, exact transport, top-flow pruning; score = 1 / (1 + Σ flow · cost)."""
     return solve_2022(cost_2022(src, hyp), src_mass, hyp_mass, keep_share)
 
 
-def prune_flows(flow: np.ndarray, share: float = 0.3) -> np.ndarray:
-    """With k = max(int(share · #non-zero flows), 1), zero every flow strictly below the k-th
-    smallest non-zero flow (the public 2022 code's pruning, kept exactly)."""
-    nonzero = np.sort(flow[flow > 0])
-    if not len(nonzero):
+def prune_flows(flow: np.ndarray, share: float = 0.3, tolerance: float = 0.0) -> np.ndarray:
+    """With k = max(int(share · #flows above ``tolerance``), 1), zero every flow below the k-th
+    smallest of them (the public 2022 code's rule, which counts every flow > 0, is
+    ``tolerance=0``). With a tolerance, flows within it of the k-th are kept too, so that two
+    flows equal up to rounding are never split by it."""
+    counted = np.sort(flow[flow > tolerance])
+    if not len(counted):
         return flow
-    kth = nonzero[max(int(share * len(nonzero)), 1) - 1]
-    return np.where(flow < kth, 0.0, flow)
+    kth = counted[max(int(share * len(counted)), 1) - 1]
+    return np.where(flow < kth - tolerance, 0.0, flow)

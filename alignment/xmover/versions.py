@@ -18,19 +18,26 @@ class Version:
     name: str
     layer: int                 # default hidden-state index
     keep_all_tokens: bool      # False: drop punctuation and continuation pieces, keep [CLS]/[SEP]
-    concatenated: bool         # cost over the concatenated (m + k) problem, else the m × k block
+    squared: bool              # cost: squared Euclidean (2020) or Euclidean (2022), m × k
     solve: Callable[[np.ndarray, np.ndarray, np.ndarray], float]       # (cost, masses) -> score
     score: Callable[..., float]                                       # per pair from vectors
     doc: str
+    revision: int = 2          # bumped whenever this version's scores change; in the signature
+
+    @property
+    def tag(self) -> str:
+        """``2022r2``: the version and the revision of crossalign's implementation of it
+        (r1: crossalign 0.1; r2: the public 2020 token filter, the solver-independent 2022)."""
+        return f"{self.name}r{self.revision}"
 
 
 VERSIONS: dict[str, Version] = {v.name: v for v in (
-    Version("2020", -1, False, False, solve_2020, score_2020,
+    Version("2020", -1, False, True, solve_2020, score_2020,
             "last layer; [CLS]/[SEP] kept, punctuation and continuation pieces dropped; squared "
             "Euclidean; score 1 − EMD"),
-    Version("2022", 8, True, True, solve_2022, score_2022,
-            "layer 8; all tokens; Euclidean; concatenated transport, top-flow pruning; score "
-            "1 / (1 + Σ flow·cost)"),
+    Version("2022", 8, True, False, solve_2022, score_2022,
+            "layer 8; all tokens; Euclidean; src→hyp transport, top-flow pruning counting flows "
+            "above 1e-12 of the mass (solver-independent); score 1 / (1 + Σ flow·cost)"),
 )}
 
 

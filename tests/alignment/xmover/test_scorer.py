@@ -89,7 +89,7 @@ def test_signature_changes_with_every_setting(tiny_bert, tiny_gpt2):
             XMoverScorer(**base, lm=str(tiny_gpt2), lm_coef=0.5).signature}
     assert len(sigs) == 7
     fields = parse_signature(XMoverScorer(**base).signature)
-    assert fields["ver"] == "2022" and fields["L"] == "2" and fields["map"] == "none"
+    assert fields["ver"] == "2022r2" and fields["L"] == "2" and fields["map"] == "none"
 
 
 def test_idf_weights():

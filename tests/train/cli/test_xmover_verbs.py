@@ -19,7 +19,7 @@ def test_score_prints_one_score_per_line_and_the_signature(tmp_path, tiny_bert, 
                  "--hyp", str(hyp)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == len(ES) + 1 and lines[-1].startswith("# mean")
-    assert "xmoverscore|v:" in lines[-1] and "|ver:2022|" in lines[-1]
+    assert "xmoverscore|v:" in lines[-1] and "|ver:2022r2|" in lines[-1]
     assert all(0 < float(x) <= 1 for x in lines[:-1])
 
 
