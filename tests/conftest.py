@@ -75,3 +75,18 @@ def identity_alignment_file(path: Path, src: list[str], tgt: list[str]) -> Path:
         lines.append(" ".join(f"{k}-{k}" for k in range(n)))
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2(tiny_bert, tmp_path_factory):
+    """A 2-layer random GPT-2 sharing the tiny BERT's vocabulary."""
+    import torch
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+
+    out = tmp_path_factory.mktemp("tiny-gpt2")
+    tok = AutoTokenizer.from_pretrained(tiny_bert)
+    tok.save_pretrained(out)
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=32, n_layer=2, n_head=4,
+                               n_positions=64)).save_pretrained(out)
+    return out

@@ -1,6 +1,7 @@
 """``crossalign evaluate``: retrieval / CBLI / lexicon P@1 of exports on held-out text (the
 default task), ``evaluate rfeval`` (correlation with human judgments) and ``evaluate w2w``
-(preference for literal translations). Each prints its table and, with ``--out``, writes it
+(preference for literal translations), ``evaluate challenge`` (reference vs MT vs word-by-word
+and perturbations). Each prints its table and, with ``--out``, writes it
 with ``metrics.json``."""
 from __future__ import annotations
 
@@ -120,7 +121,8 @@ def run_w2w(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     ev = sub.add_parser("evaluate", help="retrieval / CBLI / lexicon P@1 of exports on held-out "
                         "text; `evaluate rfeval` and `evaluate w2w` for XMoverScore",
-                        epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help")
+                        epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help, "
+                        "crossalign evaluate challenge --help")
     ev.add_argument("--export", nargs="+", help="one or more export directories")
     ev.add_argument("--src", help="held-out source text (or one TSV / fast_align file)")
     ev.add_argument("--tgt")
@@ -152,3 +154,7 @@ def register(sub) -> None:
     w2w.add_argument("--out", help="folder for table.txt and metrics.json")
     add_scorer_options(w2w)
     w2w.set_defaults(func=run_w2w)
+
+    from .challenge import register as register_challenge
+
+    register_challenge(tasks)

@@ -4,12 +4,15 @@ from __future__ import annotations
 import argparse
 
 
-def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True) -> None:
+def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True,
+                       many: bool = False) -> None:
+    """The scorer's flags; ``many``: several encoders and versions (one table row each)."""
     from alignment.xmover import VERSIONS
 
-    p.add_argument("--encoder", required=encoder_required,
-                   help="HF encoder name/path or a crossalign export")
-    p.add_argument("--version", default="2022", choices=sorted(VERSIONS))
+    p.add_argument("--encoder", required=encoder_required, nargs="+" if many else None,
+                   help="HF encoder name/path or a crossalign export" + (" (several)" if many else ""))
+    p.add_argument("--version", default=["2022"] if many else "2022", choices=sorted(VERSIONS),
+                   nargs="+" if many else None)
     p.add_argument("--layer", type=int, help="hidden-state index (default: the version's, "
                    + ", ".join(f"{v.name} {v.layer}" for v in VERSIONS.values()) + ")")
     p.add_argument("--ngram", type=int, default=2)

@@ -10,20 +10,6 @@ from alignment.signature import parse_signature
 from tests.conftest import EN, ES
 
 
-@pytest.fixture(scope="module")
-def tiny_gpt2(tiny_bert, tmp_path_factory):
-    """A 2-layer random GPT-2 sharing the tiny BERT's vocabulary."""
-    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
-
-    out = tmp_path_factory.mktemp("tiny-gpt2")
-    tok = AutoTokenizer.from_pretrained(tiny_bert)
-    tok.save_pretrained(out)
-    torch.manual_seed(0)
-    GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=32, n_layer=2, n_head=4,
-                               n_positions=64)).save_pretrained(out)
-    return out
-
-
 @pytest.mark.parametrize("version", ["2020", "2022"])
 def test_scores_do_not_depend_on_batch_size_or_order(tiny_bert, version):
     a = XMoverScorer(str(tiny_bert), version=version, layer=2, batch_size=1, n_jobs=1)

@@ -71,3 +71,37 @@ def test_w2w_with_an_lm_reports_both_sides_of_the_lm_term(tmp_path, tiny_bert, c
     assert with_lm["w2w_without_lm"] == plain["w2w"]
     assert with_lm["mean_score_ref"] == pytest.approx(with_lm["mean_xmover_ref"] + with_lm["mean_lm_ref"])
     assert with_lm["mean_lm_ref"] < 0 and "without the LM term" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(__import__("shutil").which("apertium") is None, reason="apertium not installed")
+def test_evaluate_challenge_end_to_end_with_both_versions_and_an_lm(tmp_path, tiny_bert, tiny_gpt2, capsys):
+    from tests.alignment.test_challenge import ENGLISH, SPANISH
+
+    (tmp_path / "src").write_text("\n".join(SPANISH) + "\n")
+    (tmp_path / "ref").write_text("\n".join(ENGLISH) + "\n")
+    (tmp_path / "lex.tsv").write_text("el\tthe\nhombre\tman\npan\tbread\n")
+    out = tmp_path / "out"
+    assert main(["evaluate", "challenge", "--src", str(tmp_path / "src"), "--ref", str(tmp_path / "ref"),
+                 "--lexicon", str(tmp_path / "lex.tsv"), "--encoder", str(tiny_bert), "--layer", "2",
+                 "--version", "2020", "2022", "--lm", str(tiny_gpt2), "--bootstrap", "100",
+                 "--out", str(out)]) == 0
+    table = (out / "table.txt").read_text()
+    assert "challenge|b:1|n:20|" in table and "|ver:2020r2|" in table and "|ver:2022r2|" in table
+    metrics = json.loads((out / "metrics.json").read_text())
+    rows = {key.split("/")[0] for key in metrics}
+    assert rows == {"unmapped · 2020", "unmapped · 2020 ⊕ LM", "unmapped · 2022", "unmapped · 2022 ⊕ LM"}
+    for row in rows:
+        for test in ("ranking", "ref>literal", "negation", "shuffle"):
+            share, lo, hi = (metrics[f"{row}/{test}/{k}"] for k in ("share", "lo", "hi"))
+            assert 0 <= lo <= share <= hi <= 1
+
+
+def test_evaluate_challenge_refuses_an_unknown_version_and_a_missing_lexicon(tmp_path, tiny_bert, capsys):
+    src, hyp = _files(tmp_path)
+    with pytest.raises(SystemExit):  # argparse: an invalid choice
+        main(["evaluate", "challenge", "--src", str(src), "--ref", str(hyp), "--lexicon", "x",
+              "--encoder", str(tiny_bert), "--version", "2021"])
+    capsys.readouterr()
+    assert main(["evaluate", "challenge", "--src", str(src), "--ref", str(hyp), "--lexicon",
+                 str(tmp_path / "missing.tsv"), "--encoder", str(tiny_bert)]) == 2
+    assert "missing.tsv" in capsys.readouterr().err

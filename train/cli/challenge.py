@@ -1,0 +1,91 @@
+"""``crossalign evaluate challenge``: the offline meta-evaluation of XMoverScore (reference vs
+apertium MT vs word-by-word, and meaning-changing perturbations), one row per encoder, version
+and LM setting, with bootstrap intervals."""
+from __future__ import annotations
+
+import argparse
+import copy
+
+from alignment.errors import InputError
+
+from ..reporting import report
+
+TESTS = [("ranking", "ref>MT>lit"), ("ref>mt", "ref>MT"), ("ref>literal", "ref>lit"),
+         ("content", "content"), ("negation", "negation"), ("number", "number"),
+         ("name", "name"), ("drop", "drop"), ("shuffle", "shuffle")]
+
+
+def _system_name(scorer) -> str:
+    if scorer.export_mapping is not None:
+        return scorer.export_mapping.describe()
+    return scorer.mapping_label or "unmapped"
+
+
+def run(args: argparse.Namespace) -> None:
+    from alignment.challenge import build_challenge, challenge_outcomes, score_challenge, summarise
+    from alignment.xmover import get_version
+
+    from .scoring import build_scorer
+
+    for v in args.version:
+        get_version(v)
+    if args.bootstrap < 1:
+        raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
+    challenge = build_challenge(args.src, args.ref, args.lexicon, args.n, args.seed)
+    rows: list[tuple[str, dict]] = []
+    metrics: dict[str, float] = {}
+    signatures = []
+    for encoder in args.encoder:
+        for version in args.version:
+            one = copy.copy(args)
+            one.encoder, one.version = encoder, version
+            scorer = build_scorer(one)
+
+            def score(src, hyp, scorer=scorer):
+                result = scorer.score(src, hyp)
+                return {"": result.xmover} if result.lm is None else \
+                    {"": result.xmover, " ⊕ LM": result.final}
+
+            name = f"{_system_name(scorer)} · {version}"
+            for variant, scores in score_challenge(challenge, score).items():
+                summary = summarise(challenge_outcomes(scores), args.bootstrap, args.seed)
+                rows.append((name + variant, summary))
+                for test, s in summary.items():
+                    for key in ("share", "lo", "hi"):
+                        metrics[f"{name + variant}/{test}/{key}"] = s[key]
+            signatures.append(scorer.signature)
+    n_applicable = {test: rows[0][1][test]["n"] for test, _ in TESTS}
+    lines = [f"Challenge set: {len(challenge)} sources; share (%) of sources where the metric "
+             "ranks reference > apertium MT > word-by-word, and each pair or perturbation "
+             "below the reference (95% bootstrap interval over sources)",
+             "applicable sources: " + ", ".join(f"{h} {n_applicable[t]}" for t, h in TESTS), ""]
+    name_w = max(len(r[0]) for r in rows)
+    lines.append("system".ljust(name_w) + "  " + "  ".join(h.rjust(17) for _, h in TESTS))
+    lines.append("-" * len(lines[-1]))
+    for name, summary in rows:
+        cells = [f"{100 * summary[t]['share']:.1f} [{100 * summary[t]['lo']:.1f},"
+                 f"{100 * summary[t]['hi']:.1f}]".rjust(17) for t, _ in TESTS]
+        lines.append(name.ljust(name_w) + "  " + "  ".join(cells))
+    lines += ["", challenge.signature, *signatures]
+    report("\n".join(lines), metrics, args.out)
+
+
+def register(tasks) -> None:
+    from .scoring import add_scorer_options
+
+    p = tasks.add_parser("challenge", help="rank reference / apertium MT / word-by-word and "
+                         "perturbed references (offline meta-evaluation of the metric)",
+                         description="Offline meta-evaluation: how often the metric ranks the "
+                         "reference above a rule-based MT above a word-by-word translation, and "
+                         "each meaning-changing perturbation below the reference. Needs apertium "
+                         "(apt-get install apertium-eng-spa).")
+    p.add_argument("--src", required=True, help="source sentences (Spanish)")
+    p.add_argument("--ref", required=True, help="reference translations (English)")
+    p.add_argument("--lexicon", required=True,
+                   help="FreeDict .index or TSV lexicon for the word-by-word translation")
+    p.add_argument("--n", type=int, help="only the first N pairs (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="perturbations and bootstrap")
+    p.add_argument("--bootstrap", type=int, default=1000)
+    p.add_argument("--out", help="folder for table.txt and metrics.json")
+    add_scorer_options(p, many=True)
+    p.set_defaults(func=run)
