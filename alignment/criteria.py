@@ -9,13 +9,22 @@ import torch
 from .csls import induce_pairs, nearest, normalize
 
 
-def semantic_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int = 1000,
+def resolve_top(top: int | float, pool: int) -> int:
+    """How many induced pairs a criterion uses: ``top`` itself when >= 1, else that share of
+    the pool (the paper takes the 30k most confident of its pool; a share scales with it)."""
+    if top <= 0:
+        raise ValueError(f"top must be > 0, got {top}")
+    return int(top) if top >= 1 else max(1, int(round(top * pool)))
+
+
+def semantic_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int | float = 1000,
                        k: int = 10, mutual: bool = False) -> float:
     """Mean cosine of the ``top`` most confident CSLS-induced translation pairs between the
     mapped source pool and the target pool (no pairing used; ``mutual``: mutual nearest
-    neighbours only). Higher is better."""
+    neighbours only; ``top`` < 1: a share of the pool). Higher is better."""
     q, key, _ = induce_pairs(mapped_src, tgt, "csls", k, mutual)
-    q, key = q[:top], key[:top]
+    n = resolve_top(top, len(mapped_src))
+    q, key = q[:n], key[:n]
     if not len(q):
         return 0.0
     return float((normalize(mapped_src[q].float()) * normalize(tgt[key].float())).sum(1).mean())
@@ -27,9 +36,31 @@ def singular_spectrum(v: torch.Tensor) -> torch.Tensor:
     return torch.linalg.svdvals(v) / v.shape[0] ** 0.5
 
 
-def structural_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor) -> float:
-    """Distance between the sorted singular-value spectra of the two sides, relative to the
-    target's; lower is better (0 for identical spectra)."""
+LOG_FLOOR = 1e-6
+"""Singular values below this share of the target's largest count as this share: constant
+dimensions (σ ≈ 1e-30 on both sides) would otherwise dominate the sum of log differences."""
+
+
+def structural_criterion(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int | float = 1000,
+                         k: int = 10, mutual: bool = False) -> float:
+    """The published spectral criterion (Dubossarsky et al. 2020, used by Zhao & Eger 2022):
+    Σᵢ (log σᵢ − log σ'ᵢ)² between the singular values of the (centred) mapped source and target
+    vectors of the ``top`` most confident CSLS-induced pairs. Lower is better (0: same spectra)."""
+    q, key, _ = induce_pairs(mapped_src, tgt, "csls", k, mutual)
+    n = resolve_top(top, len(mapped_src))
+    q, key = q[:n], key[:n]
+    if len(q) < 2:
+        return float("inf")
+    a, b = singular_spectrum(mapped_src[q]), singular_spectrum(tgt[key])
+    m = min(len(a), len(b))
+    floor = (LOG_FLOOR * b[0]).clamp_min(1e-300)
+    return float(((a[:m].clamp_min(floor).log() - b[:m].clamp_min(floor).log()) ** 2).sum())
+
+
+def spectrum_distance(mapped_src: torch.Tensor, tgt: torch.Tensor) -> float:
+    """crossalign 0.1's structural criterion: distance between the raw sorted singular-value
+    spectra of all validation vectors, relative to the target's (the top values dominate it);
+    lower is better. Kept as a named alternative."""
     a, b = singular_spectrum(mapped_src), singular_spectrum(tgt)
     n = min(len(a), len(b))
     return float((a[:n] - b[:n]).norm() / b[:n].norm().clamp_min(1e-12))
@@ -57,7 +88,11 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("semantic", semantic_criterion, "max", False,
               "mean cosine of the most confident CSLS-induced pairs"),
     Criterion("structural", structural_criterion, "min", False,
-              "distance between the two sides' singular-value spectra"),
+              "squared log singular-value differences on the most confident CSLS-induced pairs "
+              "(Dubossarsky et al. 2020)"),
+    Criterion("spectrum", spectrum_distance, "min", False,
+              "relative distance between the raw singular-value spectra (crossalign 0.1's "
+              "structural criterion)"),
     Criterion("val_p1", paired_p1, "max", True,
               "P@1 of retrieving each held-out pair's target (needs labels)"),
 )}

@@ -17,7 +17,7 @@ class FlowFit(TrainedFit):
     def __init__(self, method: str = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4,
                  hidden: int = 256, layers: int = 2, warm_start: bool = False,
-                 semantic_top: int = 1000, semantic_mutual: bool = False,
+                 semantic_top: float = 1000, semantic_mutual: bool = False,
                  dim: int | None = None) -> None:
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim)
         self.save_hyperparameters()

@@ -15,7 +15,7 @@ class RegressionFit(TrainedFit):
     family = "train.modules.RegressionFit"
 
     def __init__(self, method: str = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
-                 hidden: int = 1024, residual: bool = False, semantic_top: int = 1000,
+                 hidden: int = 1024, residual: bool = False, semantic_top: float = 1000,
                  semantic_mutual: bool = False, dim: int | None = None) -> None:
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim)
         self.save_hyperparameters()

@@ -22,15 +22,20 @@ class TrainedFit(pl.LightningModule):
     the pairs pushed through them, and the saved mapping is both (``StagedMapping``).
 
     Logged each validation epoch, one per entry of ``alignment.criteria.CRITERIA``:
-    ``semantic`` (higher is better), ``structural`` (lower), ``val_p1`` (labelled); and
-    ``val_mse``. The mapping is built in ``configure_model`` from the data's statistics unless
+    ``semantic`` (higher is better), ``structural`` and ``spectrum`` (lower), ``val_p1``
+    (labelled); and ``val_mse``. ``semantic_top`` (a count, or a share of the validation pool
+    when < 1) is the number of most confident CSLS pairs both induced-pair criteria use. The mapping is built in ``configure_model`` from the data's statistics unless
     ``dim`` is given (and there are no closed-form stages to fit)."""
 
     family = ""  # the dotted path of the subclass, as the registry's ``fitter`` names it
 
-    def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: int,
+    def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: float,
                  semantic_mutual: bool, dim: int | None) -> None:
         super().__init__()
+        if not semantic_top > 0:
+            raise InputError(f"must be > 0 (a count of induced pairs, or a share of the "
+                             f"validation pool when < 1), got {semantic_top}",
+                             parameter="semantic_top")
         self.spec: MethodSpec = parse_method(method)
         self.method: Method = self._check_method(self.spec)
         self.mapping: Mapping | None = None
@@ -121,8 +126,8 @@ class TrainedFit(pl.LightningModule):
         self._val.clear()
         if not torch.isfinite(mapped).all():
             self._diverged("non-finite mapped validation vectors")
-        settings = {"semantic": {"top": self.hparams.semantic_top,
-                                 "mutual": self.hparams.semantic_mutual}}
+        induced = {"top": self.hparams.semantic_top, "mutual": self.hparams.semantic_mutual}
+        settings = {"semantic": induced, "structural": induced}
         logged = {name: c.score(mapped, tgt, **settings.get(name, {}))
                   for name, c in CRITERIA.items()}
         logged["val_mse"] = float(((mapped - tgt) ** 2).sum(1).mean())
