@@ -53,9 +53,13 @@ def write_xmover_files(directory: Path, mapping: Mapping, corpus: str, src: str,
     return names, why_not
 
 
-def read_xmover_file(path: str | Path, dim: int) -> AffineMapping:
+def read_xmover_file(path: str | Path, dim: int, public_gbdd: bool = False) -> AffineMapping:
     """A public ``.BAM`` (→ a ``CLP`` with that matrix) or ``.GBDD`` (→ a ``UMD`` removing that
-    direction) file as a mapping of dimension ``dim``; never unpickles."""
+    direction) file as a mapping of dimension ``dim``; never unpickles.
+
+    ``public_gbdd``: reproduce the public code's UMD instead, which indexes the vector with
+    ``[0]`` and so subtracts one scalar from every component, e ↦ e − v₀² Σⱼ eⱼ (a linear map,
+    I − v₀² 11ᵀ); for reproducing published UMD numbers only."""
     path = Path(path)
     kind = path.suffix.lstrip(".").upper()
     if kind not in ("BAM", "GBDD"):
@@ -83,6 +87,11 @@ def read_xmover_file(path: str | Path, dim: int) -> AffineMapping:
     if kind == "BAM":
         mapping: AffineMapping = CLP(dim)
         mapping.set_affine(torch.from_numpy(arr), zero, eye, zero)
+    elif public_gbdd:
+        v0 = float(arr[0] / np.linalg.norm(arr))
+        mapping = AffineMapping(dim)
+        mapping.set_affine(eye - v0 * v0 * torch.ones(dim, dim, dtype=torch.float64), zero,
+                           eye.clone(), zero)
     else:
         v = torch.from_numpy(arr)
         v = v / v.norm()

@@ -44,13 +44,17 @@ class XMoverScorer:
 
     ``encoder`` is a HF model (name or path) or a crossalign export folder (whose encoder, layer
     and mapping are then used). ``mapping`` is a public ``.BAM``/``.GBDD`` file or any
-    ``Mapping``, applied to the source side only, as the public code applies its files."""
+    ``Mapping``, applied to the source side only, as the public code applies its files;
+    ``mapping_both_sides`` applies its target side to the hypothesis too (a UMD as the paper
+    defines it: the direction removed from both languages); ``public_gbdd`` reads a ``.GBDD``
+    as the public code applies it (one scalar subtracted, see ``read_xmover_file``)."""
 
     def __init__(self, encoder: str, version: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None,
                  idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
-                 batch_size: int = 64, device: str | None = None, n_jobs: int | None = None) -> None:
+                 batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
+                 mapping_both_sides: bool = False, public_gbdd: bool = False) -> None:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         self.spec: Version = get_version(version)
@@ -88,8 +92,20 @@ class XMoverScorer:
                                  f"{self.encoder.dim}", parameter="mapping")
             self.mapping, self.mapping_label = mapping.eval(), mapping.describe()
         elif mapping:
-            self.mapping = read_xmover_file(mapping, self.encoder.dim)
-            self.mapping_label = Path(mapping).suffix.lstrip(".").upper()
+            kind = Path(mapping).suffix.lstrip(".").upper()
+            if public_gbdd and kind != "GBDD":
+                raise InputError("public_gbdd applies to a .GBDD file only", parameter="public_gbdd")
+            self.mapping = read_xmover_file(mapping, self.encoder.dim, public_gbdd)
+            self.mapping_label = kind + ("-public" if public_gbdd else "")
+        if mapping_both_sides:
+            if self.mapping is None:
+                raise InputError("mapping_both_sides needs a mapping file or object",
+                                 parameter="mapping_both_sides")
+            if public_gbdd:
+                raise InputError("the public GBDD behaviour maps the source side only",
+                                 parameter="mapping_both_sides")
+            self.mapping_label += "@both"
+        self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
         vocab = self.encoder.tokenizer.get_vocab()
         self.sentencepiece = any(t.startswith("▁") for t in list(vocab)[:2000])
@@ -131,6 +147,8 @@ class XMoverScorer:
         return None
 
     def _target_transform(self):
+        if self.mapping is not None and self.mapping_both_sides:
+            return lambda v: self.mapping.map_array(v, "tgt")
         if self.export_mapping is not None and self.export_meta.get("mapped_side") == "both":
             return lambda v: self.export_mapping.map_array(v, "tgt")
         return None

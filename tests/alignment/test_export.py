@@ -82,6 +82,29 @@ def test_xmoverscore_gbdd_reproduces_umd(tmp_path, tiny_bert):
     np.testing.assert_allclose(x - np.outer(x @ v, v), mapping(torch.from_numpy(x)).numpy(), atol=1e-5)
 
 
+def test_remap_json_says_which_side_each_path_maps(tmp_path, tiny_bert):
+    _, umd = _export(tmp_path, tiny_bert, "umd", name="umd")
+    assert umd["mapped_side"] == "both"
+    assert "removed from both languages" in umd["applied"]
+    assert "public code applies" in umd["applied"] and "source only" in umd["applied"]
+    _, clp = _export(tmp_path, tiny_bert, "clp", name="clp")
+    assert clp["mapped_side"] == "src" and "target side" not in clp["applied"]
+
+
+def test_the_public_gbdd_switch_subtracts_one_scalar_as_the_public_code_does(tmp_path, tiny_bert):
+    from alignment.xmover_files import read_xmover_file
+
+    _, meta = _export(tmp_path, tiny_bert, "umd")
+    path = tmp_path / "exp" / meta["xmoverscore_files"][0]
+    v = np.load(path).astype(np.float64)
+    x = np.random.default_rng(0).normal(size=(4, 32))
+    public = read_xmover_file(path, 32, public_gbdd=True).map_array(x)
+    np.testing.assert_allclose(public, x - v[0] ** 2 * x.sum(1, keepdims=True), atol=1e-6)
+    paper = read_xmover_file(path, 32).map_array(x)
+    np.testing.assert_allclose(paper, x - np.outer(x @ v, v), atol=1e-6)
+    assert np.abs(public - paper).max() > 1e-3
+
+
 def test_maps_with_a_bias_get_no_xmoverscore_file_and_say_why(tmp_path, tiny_bert):
     _, meta = _export(tmp_path, tiny_bert, "center > clp")
     assert meta["xmoverscore_files"] == [] and "not expressible" in meta["xmoverscore_note"]

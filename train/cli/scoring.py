@@ -16,7 +16,13 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--layer", type=int, help="hidden-state index (default: the version's, "
                    + ", ".join(f"{v.name} {v.layer}" for v in VERSIONS.values()) + ")")
     p.add_argument("--ngram", type=int, default=2)
-    p.add_argument("--mapping", help="public XMoverScore .BAM (CLP) or .GBDD (UMD) file")
+    p.add_argument("--mapping", help="public XMoverScore .BAM (CLP) or .GBDD (UMD) file, applied "
+                   "to the source side (as the public code does)")
+    p.add_argument("--mapping-both-sides", action="store_true",
+                   help="apply the mapping to the hypothesis too (UMD as the paper defines it)")
+    p.add_argument("--public-gbdd", action="store_true",
+                   help="apply a .GBDD as the public code does (its [0] index subtracts one "
+                   "scalar from every component); only to reproduce published UMD numbers")
     p.add_argument("--idf-src", help="corpus (one sentence a line) for source idf weights")
     p.add_argument("--idf-hyp", help="corpus for hypothesis idf weights")
     p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
@@ -31,7 +37,8 @@ def build_scorer(args: argparse.Namespace):
 
     scorer = XMoverScorer(args.encoder, args.version, args.layer, args.ngram, args.mapping,
                           lm=args.lm, lm_coef=args.lm_coef, batch_size=args.batch_size,
-                          n_jobs=args.jobs)
+                          n_jobs=args.jobs, mapping_both_sides=args.mapping_both_sides,
+                          public_gbdd=args.public_gbdd)
     tok = scorer.encoder.tokenizer.tokenize
     if args.idf_src:
         scorer.idf_src = compute_idf(read_lines(args.idf_src), tok)

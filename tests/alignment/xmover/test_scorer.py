@@ -156,3 +156,22 @@ def test_a_flow_export_scores_like_any_other(tmp_path, tiny_bert):
     scores = XMoverScorer(str(tmp_path / "flow")).score(ES[:3], EN[:3]).xmover
     plain = XMoverScorer(str(tiny_bert), layer=2).score(ES[:3], EN[:3]).xmover
     assert np.isfinite(scores).all() and not np.allclose(scores, plain)
+
+
+def test_a_gbdd_on_both_sides_is_the_papers_umd_and_is_signed_apart(tiny_bert, tmp_path):
+    v = np.random.default_rng(0).normal(size=32)
+    v /= np.linalg.norm(v)
+    path = tmp_path / "toy.en-en.1k.2.GBDD"
+    with open(path, "wb") as fh:
+        np.save(fh, v.astype(np.float32))
+    same = EN[:4]
+    src_only = XMoverScorer(str(tiny_bert), layer=2, mapping=path)
+    both = XMoverScorer(str(tiny_bert), layer=2, mapping=path, mapping_both_sides=True)
+    public = XMoverScorer(str(tiny_bert), layer=2, mapping=path, public_gbdd=True)
+    # identical sentences: removing the direction from both sides keeps them identical
+    np.testing.assert_allclose(both.score(same, same).xmover, 1.0, atol=1e-6)
+    assert (src_only.score(same, same).xmover < 1 - 1e-6).all()
+    labels = {parse_signature(s.signature)["map"].split("#")[0] for s in (src_only, both, public)}
+    assert labels == {"GBDD", "GBDD@both", "GBDD-public"}
+    with pytest.raises(InputError, match="source side only"):
+        XMoverScorer(str(tiny_bert), layer=2, mapping=path, public_gbdd=True, mapping_both_sides=True)
