@@ -10,6 +10,7 @@ from .lexicon import Lexicon
 from .mappings import Mapping
 from .pipeline import PreparedCorpus
 from .vectors import aligned_pairs
+from .word_align import one_to_one
 
 
 def apply_mapping(mapping: Mapping | None, vectors: np.ndarray, side: str = "src",
@@ -54,10 +55,15 @@ def sentence_retrieval(data: PreparedCorpus, mapping: Mapping | None, method: st
 
 
 def contextual_bli(data: PreparedCorpus, mapping: Mapping | None, max_pairs: int = 5000,
-                   seed: int = 0, method: str = "cosine") -> dict[str, float]:
+                   seed: int = 0, method: str = "cosine", one_to_one_gold: bool = True
+                   ) -> dict[str, float]:
     """P@1 of retrieving each held-out aligned source word occurrence's exact target occurrence
-    among all sampled target occurrences (context decides between repeats of a word)."""
-    x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
+    among all sampled target occurrences (context decides between repeats of a word).
+
+    ``one_to_one_gold``: only links that are one-to-one in their sentence are gold (a word in a
+    1:n or n:1 group has several right answers, or shares one, which caps P@1 below 100%)."""
+    links = [one_to_one(l) for l in data.alignments] if one_to_one_gold else data.alignments
+    x, y, _ = aligned_pairs(data.src, data.tgt, links)
     if len(x) > max_pairs:
         keep = np.sort(np.random.default_rng(seed).choice(len(x), max_pairs, replace=False))
         x, y = x[keep], y[keep]
@@ -85,30 +91,39 @@ def type_vectors(data: PreparedCorpus, mapped: np.ndarray, side: str) -> tuple[l
 
 
 def lexicon_induction(data: PreparedCorpus, mapping: Mapping | None, lexicon: Lexicon,
-                      method: str = "csls") -> dict[str, float]:
+                      method: str = "csls", only_types: set[str] | None = None,
+                      key: str = "lexicon") -> dict[str, float]:
     """P@1 of word-type translation against a bilingual lexicon, over source words of the test
-    data that the lexicon covers and whose translation occurs in the test data."""
+    data that the lexicon covers and whose translation occurs in the test data (``only_types``:
+    only these source types). Vectors are the types' mean over their *test* contexts; the
+    types may also occur in the training pairs (held-out contexts, not held-out words)."""
     src_words, src_vecs = type_vectors(data, apply_mapping(mapping, data.src.vectors, "src"), "src")
     tgt_words, tgt_vecs = type_vectors(data, apply_mapping(mapping, data.tgt.vectors, "tgt"), "tgt")
     tgt_index = {w: k for k, w in enumerate(tgt_words)}
     queries = [k for k, w in enumerate(src_words)
-               if w in lexicon and any(t in tgt_index for t in lexicon[w])]
+               if w in lexicon and any(t in tgt_index for t in lexicon[w])
+               and (only_types is None or w in only_types)]
     if not queries:
-        return {"lexicon_p1": float("nan"), "lexicon_pairs": 0.0}
+        return {f"{key}_p1": float("nan"), f"{key}_pairs": 0.0}
     idx, _ = nearest(torch.from_numpy(src_vecs[queries]), torch.from_numpy(tgt_vecs), method)
     hits = [tgt_words[int(idx[n, 0])] in lexicon[src_words[k]] for n, k in enumerate(queries)]
-    return {"lexicon_p1": float(np.mean(hits)), "lexicon_pairs": float(len(queries))}
+    return {f"{key}_p1": float(np.mean(hits)), f"{key}_pairs": float(len(queries))}
 
 
 def evaluate_mapping(data: PreparedCorpus, mapping: Mapping | None, lexicon: Lexicon | None = None,
-                     csls: bool = False, max_bli_pairs: int = 5000) -> dict[str, float]:
-    """All evaluations of one mapping on prepared held-out data, as flat metric keys."""
+                     csls: bool = False, max_bli_pairs: int = 5000,
+                     unseen_types: set[str] | None = None) -> dict[str, float]:
+    """All evaluations of one mapping on prepared held-out data, as flat metric keys
+    (``unseen_types``: source types absent from training, for a held-out-words lexicon P@1)."""
     result = sentence_retrieval(data, mapping, "cosine")
     if csls:
         result.update(sentence_retrieval(data, mapping, "csls"))
     result.update(contextual_bli(data, mapping, max_bli_pairs))
     if lexicon:
         result.update(lexicon_induction(data, mapping, lexicon))
+        if unseen_types is not None:
+            result.update(lexicon_induction(data, mapping, lexicon, only_types=unseen_types,
+                                            key="lexicon_unseen"))
     return result
 
 

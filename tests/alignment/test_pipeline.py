@@ -69,3 +69,21 @@ def test_evaluation_rows_on_tiny_data(tmp_path, parallel_files, tiny_bert):
 
     ref = char_ngram_reference(data)
     assert ref["retrieval_cosine_tgt2src"] == char_ngram_retrieval_p1(corpus.tgt, corpus.src)
+
+
+def test_cbli_gold_is_one_to_one_and_unseen_types_are_a_subset(tmp_path, parallel_files, tiny_bert):
+    from alignment.evaluation import contextual_bli
+
+    corpus = read_parallel(*parallel_files)
+    align = identity_alignment_file(tmp_path / "a.txt", ES, EN)
+    lines = align.read_text().splitlines()
+    lines[0] += " 0-1"  # source word 0 of sentence 1 now has two targets: a 1:2 group
+    align.write_text("\n".join(lines) + "\n")
+    data = prepare(corpus, load_encoder(str(tiny_bert)), align, progress=False)
+    all_links = contextual_bli(data, None, one_to_one_gold=False)["cbli_pairs"]
+    gold = contextual_bli(data, None)["cbli_pairs"]
+    assert all_links - gold == 3  # 0-0, 0-1 and 1-1 (target 1 is shared) leave the gold
+    lexicon = {"casa": ["house"], "perro": ["dog"], "gato": ["cat"]}
+    metrics = evaluate_mapping(data, None, lexicon, unseen_types={"perro", "mesa"})
+    assert metrics["lexicon_unseen_pairs"] == 1.0 and metrics["lexicon_pairs"] == 3.0
+    assert metrics["lexicon_unseen_p1"] in (0.0, 1.0)

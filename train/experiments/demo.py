@@ -17,7 +17,7 @@ from .testbed import BibleConfig, prepare_bible
 
 DEFAULT_METHODS = ["umd", "center", "clp", "center > clp", "umd > clp"]
 COLUMNS = [("retrieval_cosine_src2tgt", "es→en P@1"), ("retrieval_cosine_tgt2src", "en→es P@1"),
-           ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1")]
+           ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1"), ("lexicon_unseen_p1", "unseen")]
 
 
 @dataclass
@@ -36,18 +36,25 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
     encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     bed = prepare_bible(cfg, encoder)
     rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(bed.test)),
-            ("unmapped", evaluate_mapping(bed.test, None, bed.lexicon))]
+            ("unmapped", evaluate_mapping(bed.test, None, bed.lexicon,
+                                          unseen_types=bed.unseen_types))]
     out = Path(cfg.out_dir)
     for spec in specs:
         mapping = fit_arrays(bed.x, bed.y, spec, out / spec.slug, bed.provenance)
-        rows.append((mapping.describe(), evaluate_mapping(bed.test, mapping, bed.lexicon)))
+        rows.append((mapping.describe(), evaluate_mapping(bed.test, mapping, bed.lexicon,
+                                                          unseen_types=bed.unseen_types)))
     ident = encoder.identity()
     header = (f"crossalign demo: {cfg.encoder} layer {encoder.layer}, {cfg.pooling}-subword pooling; "
               f"Bible es–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
               f"{len(bed.test.corpus)} held-out verses")
     sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
                      "pool": ident.pooling, "data": bed.train.fingerprint()})
-    text = f"\n{header}\n\n{format_table(rows, COLUMNS)}\n\nsignature: {sig}\n"
+    base = dict(rows)["unmapped"]
+    legend = (f"CBLI: gold = one-to-one links only ({int(base['cbli_pairs'])} occurrences); lex: "
+              f"type vectors from held-out contexts, {int(base.get('lexicon_pairs', 0))} "
+              "FreeDict-covered types, which may also occur in training; unseen: the "
+              f"{int(base.get('lexicon_unseen_pairs', 0))} of them absent from the training verses")
+    text = f"\n{header}\n{legend}\n\n{format_table(rows, COLUMNS)}\n\nsignature: {sig}\n"
     report(text, {f"{name}/{k}": v for name, m in rows for k, v in m.items()}
            | {"train_pairs": len(bed.x), "seconds": time.time() - start}, out, cfg)
     return dict(rows)

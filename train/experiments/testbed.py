@@ -49,6 +49,8 @@ class BibleTestBed:
     lexicon: list | None
     encoder: Encoder
     alignment: str | None = None
+    unseen_types: set[str] = field(default_factory=set)  # test source types absent from training
+    dev: PreparedCorpus | None = None                      # the dev verses, when asked for
 
     @property
     def provenance(self) -> DataProvenance:
@@ -72,23 +74,32 @@ def ensure_bible(cfg: BibleConfig) -> None:
           f"by length ratio, {rep.dropped_empty} empty", flush=True)
 
 
-def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None) -> BibleTestBed:
-    """The test bed; alignments and vectors come from the cache when seen before."""
+def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
+                  with_dev: bool = False) -> BibleTestBed:
+    """The test bed; alignments and vectors come from the cache when seen before.
+    ``with_dev``: the dev verses too (aligned jointly with the rest), for validation pairs
+    that come from neither training nor test verses."""
     ensure_bible(cfg)
     data = Path(cfg.data_dir)
     train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
     train = train.subset(list(range(min(cfg.train_verses, len(train)))))
     test = read_parallel(data / "test.es", data / "test.en", name="bible-test")
-    both = ParallelCorpus(train.src + test.src, train.tgt + test.tgt, "bible")
+    dev = read_parallel(data / "dev.es", data / "dev.en", name="bible-dev") if with_dev else None
+    extra_src, extra_tgt = (dev.src, dev.tgt) if dev is not None else ([], [])
+    both = ParallelCorpus(train.src + test.src + extra_src, train.tgt + test.tgt + extra_tgt, "bible")
     encoder = encoder or Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     cache = Path(cfg.cache_dir) if cfg.cache_dir else None
     # eflomal aligns train and test together (unsupervised; more text gives better links).
     prepared = prepare(both, encoder, "eflomal", cache_dir=cache, progress=cfg.progress)
     n = len(train)
     train_data = prepared.subset(list(range(n)), "bible-train")
-    test_data = prepared.subset(list(range(n, len(both))), "bible-test")
+    test_data = prepared.subset(list(range(n, n + len(test))), "bible-test")
+    dev_data = prepared.subset(list(range(n + len(test), len(both))), "bible-dev") \
+        if dev is not None else None
     x, y, _ = aligned_pairs(train_data.src, train_data.tgt, train_data.alignments)
+    seen = {w.lower() for sent in train_data.src_tokens for w in sent}
+    unseen = {w.lower() for sent in test_data.src_tokens for w in sent} - seen
     lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
         if cfg.lexicon and Path(cfg.lexicon).is_file() else None
     return BibleTestBed(x, y, train, test_data, lexicon, encoder,
-                        links_fingerprint(prepared.alignments))
+                        links_fingerprint(prepared.alignments), unseen, dev_data)
