@@ -4,7 +4,7 @@ from .affine import AffineMapping, Composition, Identity, compose_affine
 from .base import MAPPINGS, Mapping, load_mapping, mapping_from_config
 from .centering import Center, Norm
 from .fcnn import FCNN, regression_loss
-from .flow import RealNVPMapping, density_matching_loss
+from .flow import RealNVPMapping, constant_dimensions, density_matching_loss
 from .least_squares import LeastSquares
 from .procrustes import CLP, procrustes
 from .registry import (CLOSED_FORM, METHODS, TRAINED, Method, MethodSpec, get_method,
@@ -24,7 +24,7 @@ def fit_composition(moments, spec: str | list[str] | MethodSpec) -> Composition:
     return Composition.fit_stages(moments, [m.mapping for m in parsed.methods])
 
 
-__all__ = ["FCNN", "RealNVPMapping", "LeastSquares", "Mapping", "AffineMapping", "Identity",
+__all__ = ["FCNN", "RealNVPMapping", "constant_dimensions", "LeastSquares", "Mapping", "AffineMapping", "Identity",
            "Composition", "Center", "Norm", "CLP", "UMD", "MAPPINGS", "load_mapping",
            "mapping_from_config", "procrustes", "top_direction", "compose_affine",
            "fit_composition", "density_matching_loss", "regression_loss", "Method", "MethodSpec",

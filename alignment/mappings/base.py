@@ -129,6 +129,9 @@ def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
     weights = directory / WEIGHTS_FILE
     try:
         state = load_file(str(weights))
+        floats = {t.dtype for t in state.values() if t.is_floating_point()}
+        if len(floats) == 1 and all(p.is_floating_point() for p in mapping.parameters()):
+            mapping.to(floats.pop())  # a float64 model comes back in float64, bit for bit
         mapping.load_state_dict(state)
     except (SafetensorError, OSError) as err:
         raise InputError(f"unreadable weights ({err})", path=weights) from None

@@ -1,7 +1,9 @@
 """Fitting normalizing-flow methods (Real-NVP density matching, Zhao & Eger 2022)."""
 from __future__ import annotations
 
-from alignment.mappings import Mapping
+from alignment.errors import InputError
+from alignment.mappings import Mapping, constant_dimensions
+from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.moments import PairStatistics
 
 from .trained import TrainedFit
@@ -9,8 +11,10 @@ from .trained import TrainedFit
 
 class FlowFit(TrainedFit):
     """Real-NVP: two coupling flows through a shared Gaussian latent, trained on density
-    matching (``dual``: both directions) + ``nll_weight`` × density modelling; the loss is
-    ``alignment.mappings.density_matching_loss``."""
+    matching (``dual``: both directions) + ``nll_weight`` × density modelling (``nll_per``
+    dimension or vector); the loss is ``alignment.mappings.density_matching_loss``.
+    Dimensions constant in the training data (std below ``constant_rel_std`` × the median;
+    0 turns the check off) go around the flows; the ones found are recorded as ``passive``."""
 
     family = "train.modules.FlowFit"
 
@@ -18,8 +22,15 @@ class FlowFit(TrainedFit):
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4,
                  hidden: int = 256, layers: int = 2, warm_start: bool = False,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
+                 nll_per: str = "dimension", constant_rel_std: float = CONSTANT_REL_STD,
+                 passive: list[int] | None = None, warmup_steps: int = 0,
                  dim: int | None = None) -> None:
-        super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim)
+        if nll_per not in ("dimension", "vector"):
+            raise InputError(f"must be 'dimension' or 'vector', got '{nll_per}'", parameter="nll_per")
+        if constant_rel_std < 0:
+            raise InputError(f"must be >= 0, got {constant_rel_std}", parameter="constant_rel_std")
+        super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim,
+                         warmup_steps)
         self.save_hyperparameters()
         self._build_now(dim)
 
@@ -27,7 +38,12 @@ class FlowFit(TrainedFit):
         """``warm_start``: the flow starts as the identity (zero coupling outputs, one shared
         standardisation), so ``center > clp > realnvp`` starts exactly at ``center > clp``."""
         hp = self.hparams
-        mapping = self.method.mapping(dim, hp.transforms, hp.hidden, hp.layers)
+        passive = hp.passive
+        if passive is None:
+            passive = constant_dimensions(stats, hp.constant_rel_std) \
+                if stats is not None and hp.constant_rel_std > 0 else []
+            hp.passive = passive
+        mapping = self.method.mapping(dim, hp.transforms, hp.hidden, hp.layers, passive=passive)
         if stats is not None:
             mapping.standardise_with(stats, shared=hp.warm_start)
         if hp.warm_start:
@@ -35,4 +51,5 @@ class FlowFit(TrainedFit):
         return mapping
 
     def loss_settings(self) -> dict:
-        return {"dual": self.hparams.dual, "nll_weight": self.hparams.nll_weight}
+        return {"dual": self.hparams.dual, "nll_weight": self.hparams.nll_weight,
+                "nll_per": self.hparams.nll_per}

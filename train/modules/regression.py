@@ -16,8 +16,10 @@ class RegressionFit(TrainedFit):
 
     def __init__(self, method: str = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
                  hidden: int = 1024, residual: bool = False, semantic_top: float = 1000,
-                 semantic_mutual: bool = False, dim: int | None = None) -> None:
-        super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim)
+                 semantic_mutual: bool = False, warmup_steps: int = 0,
+                 dim: int | None = None) -> None:
+        super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim,
+                         warmup_steps)
         self.save_hyperparameters()
         self._build_now(dim)
 

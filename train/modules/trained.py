@@ -30,8 +30,11 @@ class TrainedFit(pl.LightningModule):
     family = ""  # the dotted path of the subclass, as the registry's ``fitter`` names it
 
     def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: float,
-                 semantic_mutual: bool, dim: int | None) -> None:
+                 semantic_mutual: bool, dim: int | None, warmup_steps: int = 0) -> None:
         super().__init__()
+        if warmup_steps < 0:
+            raise InputError(f"must be >= 0, got {warmup_steps}", parameter="warmup_steps")
+        self.warmup_steps = warmup_steps
         if not semantic_top > 0:
             raise InputError(f"must be > 0 (a count of induced pairs, or a share of the "
                              f"validation pool when < 1), got {semantic_top}",
@@ -139,8 +142,15 @@ class TrainedFit(pl.LightningModule):
                                "a smaller model / loss weight", parameter="lr")
 
     def configure_optimizers(self):
-        return torch.optim.Adam(self.parameters(), lr=self.hparams.lr,
-                                weight_decay=self.hparams.weight_decay)
+        """Adam; with ``warmup_steps``, the learning rate rises linearly from lr/warmup_steps to
+        lr over the first steps (gradient clipping is the trainer's ``gradient_clip_val``)."""
+        optimizer = torch.optim.Adam(self.parameters(), lr=self.hparams.lr,
+                                     weight_decay=self.hparams.weight_decay)
+        if not self.warmup_steps:
+            return optimizer
+        warm = self.warmup_steps
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / warm))
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.mapping(x)
