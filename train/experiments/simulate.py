@@ -2,17 +2,19 @@
 through the same bring-your-own-vectors DataModule as real data."""
 from __future__ import annotations
 
-import tempfile
+import copy
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pytorch_lightning as pl
 import torch
 
-from alignment.errors import TrainingDiverged
+from alignment.criteria import CRITERIA
+from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import parse_methods
-from alignment.simulation import simulate, word_p1
+from alignment.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
 from ..callbacks import CollapseGuard
 from ..datamodule import PairedVectorDataModule
@@ -22,6 +24,7 @@ from ..reporting import report
 from .compare import VARIANTS_HELP
 
 DEFAULT_METHODS = ["clp", "linear", "fcnn", "realnvp"]
+TRUE_MAP = "true map (ceiling)"
 # settings sized for 2-D toy languages (a variant's own settings override them)
 SETTINGS = {"realnvp": dict(lr=1e-3, transforms=4, hidden=64, nll_weight=0.1),
             "fcnn": dict(lr=5e-3, hidden=64)}
@@ -39,52 +42,94 @@ class SimulationConfig:
     methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
                                metadata={"help": VARIANTS_HELP})
     epochs: int = 40
+    protocol: str = field(default="paired", metadata={"help": "paired: test targets are the "
+                          "true images of the test sources (the true map scores 100%); fresh: "
+                          "other occurrences of the same words (crossalign 0.1)"})
+    shift: str = field(default="components", metadata={"help": "components: ε on every "
+                       "coordinate (the paper); direction: ε along one random unit vector (0.1)"})
+    criterion: str | None = field(default="semantic", metadata={"help": "epoch selection on "
+                                  "paired validation occurrences (ε = 0): semantic, structural, "
+                                  "spectrum, val_p1, or none for the last epoch"})
     out_dir: str = field(default="checkpoints/simulate", metadata={"flag": "out"})
     progress: bool = field(default=True, metadata={"help": "no progress bar"})
+
+
+class KeepBest(pl.Callback):
+    """Keep the mapping's weights of the epoch a criterion likes best and restore them at the
+    end (in memory: the simulation's maps are tiny)."""
+
+    def __init__(self, criterion: str) -> None:
+        self.criterion, self.mode = criterion, CRITERIA[criterion].mode
+        self.best: float | None = None
+        self.state: dict | None = None
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        value = trainer.callback_metrics.get(self.criterion)
+        if value is None or not torch.isfinite(value):
+            return
+        value = float(value)
+        if self.best is None or (value > self.best if self.mode == "max" else value < self.best):
+            self.best, self.state = value, copy.deepcopy(pl_module.mapping.state_dict())
+
+    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if self.state is not None:
+            pl_module.mapping.load_state_dict(self.state)
 
 
 def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     """P@1 per (method, t, k, ε), averaged over seeds; writes table.txt, metrics.json, a figure."""
     from tqdm.auto import tqdm
 
+    if cfg.protocol not in PROTOCOLS:
+        raise InputError(f"must be one of {PROTOCOLS}, got '{cfg.protocol}'", parameter="protocol")
+    if cfg.shift not in SHIFTS:
+        raise InputError(f"must be one of {SHIFTS}, got '{cfg.shift}'", parameter="shift")
+    criterion = None if cfg.criterion in (None, "none", "null") else cfg.criterion
+    if criterion is not None and criterion not in CRITERIA:
+        raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)} or none)",
+                         parameter="criterion")
     variants = parse_methods(cfg.methods)
     for spec in variants.values():
         check_settings(spec)  # before any training
     results: dict[tuple, list[float]] = {}
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     collapsed: dict[tuple, list[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
-            train = simulate(t, k, 0.0, seed=seed)
-            path = Path(tmp) / f"t{t}-k{k}-s{seed}.npz"
-            np.savez(path, src=train.x_train, tgt=train.y_train)
-            for label, spec in variants.items():
-                torch.manual_seed(seed)
-                dm = PairedVectorDataModule(vectors=str(path), batch_size=64, shuffle=True, seed=seed)
-                guard = CollapseGuard()
-                try:
-                    with warnings.catch_warnings():
-                        warnings.filterwarnings("ignore", message="training collapsed")  # noted
-                        mapping = fit_method(spec, dm, cfg.epochs,
-                                             callbacks=[guard] if spec.trained else [],
-                                             **SETTINGS.get(spec.name, {}))
-                except TrainingDiverged:
-                    mapping = None  # recorded as NaN: the table says "div"
-                if guard.collapsed_epoch is not None:
-                    collapsed.setdefault((label, t, k), []).append(
-                        f"seed {seed} at epoch {guard.collapsed_epoch}")
-                for eps in cfg.epsilons:
-                    test = simulate(t, k, eps, seed=seed)
-                    if mapping is None:
-                        p1 = float("nan")
-                    else:
-                        with torch.no_grad():
-                            mapped = mapping(torch.from_numpy(test.x_test)).numpy()
-                        p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
-                            if np.isfinite(mapped).all() else float("nan")
-                    results.setdefault((label, t, k, eps), []).append(p1)
+    for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
+        train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
+        for eps in cfg.epsilons:  # the ceiling: the true map T on the test sources
+            test = simulate(t, k, eps, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
+            results.setdefault((TRUE_MAP, t, k, eps), []).append(
+                word_p1(test.y_test_true, test.y_test, test.word_test, test.word_test))
+        for label, spec in variants.items():
+            torch.manual_seed(seed)
+            dm = PairedVectorDataModule.from_arrays(
+                train.x_train, train.y_train, val=(train.x_val, train.y_val), batch_size=64,
+                shuffle=True, seed=seed)
+            guard = CollapseGuard()
+            keep = [KeepBest(criterion)] if criterion and spec.trained else []
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="training collapsed")  # noted
+                    mapping = fit_method(spec, dm, cfg.epochs,
+                                         callbacks=[guard, *keep] if spec.trained else [],
+                                         **SETTINGS.get(spec.name, {}))
+            except TrainingDiverged:
+                mapping = None  # recorded as NaN: the table says "div"
+            if guard.collapsed_epoch is not None:
+                collapsed.setdefault((label, t, k), []).append(
+                    f"seed {seed} at epoch {guard.collapsed_epoch}")
+            for eps in cfg.epsilons:
+                test = simulate(t, k, eps, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
+                if mapping is None:
+                    p1 = float("nan")
+                else:
+                    with torch.no_grad():
+                        mapped = mapping(torch.from_numpy(test.x_test)).numpy()
+                    p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
+                        if np.isfinite(mapped).all() else float("nan")
+                results.setdefault((label, t, k, eps), []).append(p1)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
-    labels = list(variants)
+    labels = [TRUE_MAP, *variants]
     report(format_simulation(results, cfg, labels, collapsed), metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics
@@ -95,7 +140,9 @@ def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str],
     width = max(9, *(len(m) for m in labels))
     head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
     lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds (div: training diverged in "
-             "at least one seed)", head, "-" * len(head)]
+             f"at least one seed); protocol {cfg.protocol}, shift {cfg.shift}, epoch by "
+             f"{cfg.criterion or 'none (last epoch)'} on validation occurrences; t > 1 is our "
+             "swirl construction (not comparable with the paper's t)", head, "-" * len(head)]
     for t in cfg.ts:
         for k in cfg.ks:
             for name in labels:

@@ -14,6 +14,19 @@ def test_simulation_is_seeded_and_shaped():
     assert np.allclose(shifted.x_test - a.x_test, shifted.x_test[0] - a.x_test[0], atol=1e-5)
 
 
+def test_the_paper_shift_moves_every_component_and_the_paired_protocol_has_a_100_ceiling():
+    base = simulate(t=3, k=5, eps=0.0, seed=2)
+    shifted = simulate(t=3, k=5, eps=2.0, seed=2)
+    np.testing.assert_allclose(shifted.x_test - base.x_test, 2.0, atol=1e-5)  # (ε, ε): length ε√2
+    along = simulate(t=3, k=5, eps=2.0, seed=2, shift="direction")
+    assert abs(np.linalg.norm((along.x_test - base.x_test)[0]) - 2.0) < 1e-5
+    paired = simulate(t=3, k=10, eps=0.0, seed=2)
+    assert word_p1(paired.y_test_true, paired.y_test, paired.word_test, paired.word_test) == 1.0
+    fresh = simulate(t=3, k=10, eps=0.0, seed=2, protocol="fresh")
+    assert word_p1(fresh.y_test_true, fresh.y_test, fresh.word_test, fresh.word_test) < 0.8
+    assert np.array_equal(paired.y_train, fresh.y_train) and paired.x_val.shape == (100, 2)
+
+
 def test_t1_is_a_rotation_and_t3_is_not_affine():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 2)) * 3
@@ -36,8 +49,10 @@ def test_simulate_command_writes_table_metrics_and_figure(tmp_path, capsys):
                  "--methods", "rotation", "fcnn", "--epochs", "3", "--out", str(tmp_path),
                  "--no-progress"]) == 0
     metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert set(metrics) == {f"{m}/t{t}/k10/eps{e}" for m in ("clp", "fcnn") for t in (1, 3)
-                            for e in ("0", "3")}
+    assert set(metrics) == {f"{m}/t{t}/k10/eps{e}" for m in ("clp", "fcnn", "true map (ceiling)")
+                            for t in (1, 3) for e in ("0", "3")}
+    # paired protocol: the true map retrieves every test word, at every shift
+    assert all(metrics[f"true map (ceiling)/t{t}/k10/eps{e}"] == 1.0 for t in (1, 3) for e in ("0", "3"))
     assert all(0 <= v <= 1 for v in metrics.values())
     assert "clp" in capsys.readouterr().out  # the alias is reported under its canonical name and (tmp_path / "table.txt").is_file()
     assert (tmp_path / "p1_vs_eps.png").is_file()
