@@ -200,3 +200,23 @@ def test_two_process_ddp_loss_equals_the_single_process_loss_when_shards_need_pa
         return json.loads((out / "metrics.json").read_text())["train_loss"]
 
     assert run(2, tmp_path / "ddp") == pytest.approx(run(1, tmp_path / "one"), rel=1e-6)
+
+
+def test_warmup_raises_the_learning_rate_linearly_then_holds_it():
+    from alignment.errors import InputError
+
+    module = FlowFit(lr=1e-2, warmup_steps=4, transforms=1, hidden=4, dim=2)
+    conf = module.configure_optimizers()
+    optimizer, schedule = conf["optimizer"], conf["lr_scheduler"]["scheduler"]
+    assert conf["lr_scheduler"]["interval"] == "step"
+    seen = []
+    for _ in range(6):
+        seen.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        schedule.step()
+    assert seen == pytest.approx([2.5e-3, 5e-3, 7.5e-3, 1e-2, 1e-2, 1e-2])
+    assert isinstance(FlowFit(transforms=1, hidden=4, dim=2).configure_optimizers(), torch.optim.Adam)
+    with pytest.raises(InputError, match="warmup_steps"):
+        FlowFit(warmup_steps=-1, dim=2)
+    with pytest.raises(InputError, match="nll_per"):
+        FlowFit(nll_per="token", dim=2)
