@@ -39,7 +39,8 @@ def test_simulate_runs_variants_side_by_side_and_a_typo_fails_before_training(tm
                  "fcnn", "fcnn:hidden=2,lr=0", "--epochs", "3", "--out", str(tmp_path),
                  "--no-progress"]) == 0
     metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert set(metrics) == {"fcnn/t3/k10/eps0", "fcnn:hidden=2,lr=0/t3/k10/eps0"}
+    assert set(metrics) == {"fcnn/t3/k10/eps0", "fcnn:hidden=2,lr=0/t3/k10/eps0",
+                            "true map (ceiling)/t3/k10/eps0"}
     assert metrics["fcnn/t3/k10/eps0"] > metrics["fcnn:hidden=2,lr=0/t3/k10/eps0"]
     assert main(["simulate", "--methods", "fcnn:hiden=2", "--out", str(tmp_path / "b")]) == 2
     assert "unknown setting 'hiden'" in capsys.readouterr().err and not (tmp_path / "b").exists()
