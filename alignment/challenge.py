@@ -38,9 +38,6 @@ class ChallengeSet:
     def __len__(self) -> int:
         return len(self.sources)
 
-    def applicable(self, kind: str) -> np.ndarray:
-        return np.array([c is not None for c in self.candidates[kind]])
-
 
 def apertium_version(pair: str = "spa-eng") -> str:
     """The installed version of the apertium language pair (from dpkg), or 'unknown'."""

@@ -19,8 +19,8 @@ from alignment.corpus import read_lines
 from alignment.xmover import XMoverScorer
 from alignment.xmover import ngrams as ngrams_module
 from alignment.xmover.transport import (concatenated_flow, cost_2020, cost_2022,
-                                        cost_2022_concatenated, solve_2020, solve_2022,
-                                        solve_2022_concatenated)
+                                        cost_2022_concatenated, has_rounding_effects, solve_2020,
+                                        solve_2022, solve_2022_concatenated)
 
 
 def compare(a: np.ndarray, b: np.ndarray) -> dict:
@@ -62,14 +62,8 @@ def main() -> None:
                                                       solver=solver) for a, b in zip(s, h)])
     # where the public flow (network simplex) has no flow in (0, 1e-12] and no flow within
     # 1e-12 below the pruning threshold, r2 must give the public score
-    clean = []
-    for a, b in zip(s, h):
-        raw = concatenated_flow(cost_2022_concatenated(a[0], b[0]), a[1], b[1], keep_share=0.0)
-        counted = np.sort(raw[raw > 0])
-        kth = counted[max(int(0.3 * len(counted)), 1) - 1]
-        clean.append(not ((raw > 0) & (raw <= 1e-12)).any()
-                     and not ((raw < kth) & (raw >= kth - 1e-12)).any())
-    clean = np.array(clean)
+    clean = np.array([not has_rounding_effects(concatenated_flow(
+        cost_2022_concatenated(a[0], b[0]), a[1], b[1], keep_share=0.0)) for a, b in zip(s, h)])
     rows = {
         "2022 public: network simplex vs LP": compare(scores["public/network-simplex"], scores["public/lp"]),
         "2022 r2: network simplex vs LP": compare(scores["r2/network-simplex"], scores["r2/lp"]),

@@ -80,8 +80,7 @@ def solve_2022(cost: np.ndarray, src_mass: np.ndarray, hyp_mass: np.ndarray,
     with ``FLOW_TOLERANCE``, gives the same score whatever the exact solver (``solver``:
     ``network-simplex`` or ``lp``)."""
     a, b = src_mass / src_mass.sum(), hyp_mass / hyp_mass.sum()
-    flow = emd_flow(a, b, cost) if solver == "network-simplex" else lp_flow(a, b, cost)
-    flow = prune_flows(flow, keep_share, FLOW_TOLERANCE)
+    flow = prune_flows(exact_flow(a, b, cost, solver), keep_share, FLOW_TOLERANCE)
     return 1.0 / (1.0 + float((flow * cost).sum()))
 
 
@@ -104,8 +103,29 @@ def concatenated_flow(cost: np.ndarray, src_mass: np.ndarray, hyp_mass: np.ndarr
     b = np.concatenate([np.zeros(m), hyp_mass / hyp_mass.sum()]) + 1e-9
     own = np.minimum(a, b)
     a, b = a - own, b - own
-    full = emd_flow(a, b, cost) if solver == "network-simplex" else lp_flow(a, b, cost)
-    return prune_flows(full[:m, m:], keep_share)
+    return prune_flows(exact_flow(a, b, cost, solver)[:m, m:], keep_share)
+
+
+def has_rounding_effects(flow: np.ndarray, keep_share: float = 0.3) -> bool:
+    """Whether an unpruned flow has an entry the solver's rounding decides: a residue in
+    (0, FLOW_TOLERANCE], or a flow within FLOW_TOLERANCE below the public pruning threshold
+    (ties split by rounding). Where there is none, r2 and the public score agree."""
+    counted = np.sort(flow[flow > 0])
+    kth = counted[max(int(keep_share * len(counted)), 1) - 1]
+    residue = ((flow > 0) & (flow <= FLOW_TOLERANCE)).any()
+    split_tie = ((flow < kth) & (flow >= kth - FLOW_TOLERANCE)).any()
+    return bool(residue or split_tie)
+
+
+SOLVERS = ("network-simplex", "lp")
+
+
+def exact_flow(a: np.ndarray, b: np.ndarray, cost: np.ndarray,
+               solver: str = "network-simplex") -> np.ndarray:
+    """An optimal flow from POT's network simplex or from the HiGHS LP (``lp_flow``)."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    return emd_flow(a, b, cost) if solver == "network-simplex" else lp_flow(a, b, cost)
 
 
 def lp_flow(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:
