@@ -51,19 +51,25 @@ def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenanc
                                             data.tgt_lang, data.n_sentences or 0, ident.layer)
         meta["xmoverscore_files"] = names
         meta["xmoverscore_note"] = why_not or None
-        meta["applied"] = (
-            "crossalign (--encoder EXPORT): source-language vectors through the mapping's source "
-            "side" + ("" if meta["mapped_side"] == "src" else ", target-language vectors through "
-                      "its target side (for UMD: the direction removed from both languages, as "
-                      "the paper defines it)")
-            + "; " + ("".join(f"the public code applies {n} to the source side only" +
-                              (" (for UMD: the direction removed from the source only; "
-                               "crossalign score --mapping-both-sides applies it to both)"
-                               if n.endswith("GBDD") else "") for n in names[:1]) if names
-                      else "no public XMoverScore file"))
+        meta["applied"] = _applied(meta["mapped_side"], names)
         meta["signature"] = export_signature(meta)
         write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
     return meta
+
+
+def _applied(mapped_side: str, xmover_files: list[str]) -> str:
+    """In words, which side of the mapping each path applies (remap.json's ``applied``)."""
+    ours = "crossalign (--encoder EXPORT): source-language vectors through the mapping's source side"
+    if mapped_side != "src":
+        ours += (", target-language vectors through its target side (for UMD: the direction "
+                 "removed from both languages, as the paper defines it)")
+    if not xmover_files:
+        return ours + "; no public XMoverScore file"
+    public = f"the public code applies {xmover_files[0]} to the source side only"
+    if xmover_files[0].endswith("GBDD"):
+        public += (" (for UMD: the direction removed from the source only; crossalign score "
+                   "--mapping-both-sides applies it to both)")
+    return ours + "; " + public
 
 
 class RemappedEncoder:

@@ -23,12 +23,8 @@ def _system_name(scorer) -> str:
 
 def run(args: argparse.Namespace) -> None:
     from alignment.challenge import build_challenge, challenge_outcomes, score_challenge, summarise
-    from alignment.xmover import get_version
-
     from .scoring import build_scorer
 
-    for v in args.version:
-        get_version(v)
     if args.bootstrap < 1:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
     challenge = build_challenge(args.src, args.ref, args.lexicon, args.n, args.seed)
