@@ -7,12 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from alignment.encoder import Encoder, EncoderSpec
-from alignment.evaluation import char_ngram_reference, evaluate_mapping
+from alignment.evaluation import (char_ngram_reference, evaluate_mapping, paired_bootstrap,
+                                  retrieval_hits)
 from alignment.mappings import parse_method
 from alignment.signature import signature
 
 from ..fitting import fit_arrays
 from ..reporting import format_table, report
+from .compare import BASELINE
 from .testbed import BibleConfig, prepare_bible
 
 DEFAULT_METHODS = ["umd", "center", "clp", "center > clp", "umd > clp"]
@@ -38,11 +40,13 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
     rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(bed.test)),
             ("unmapped", evaluate_mapping(bed.test, None, bed.lexicon,
                                           unseen_types=bed.unseen_types))]
+    hits = {"unmapped": retrieval_hits(bed.test, None)}
     out = Path(cfg.out_dir)
     for spec in specs:
         mapping = fit_arrays(bed.x, bed.y, spec, out / spec.slug, bed.provenance)
         rows.append((mapping.describe(), evaluate_mapping(bed.test, mapping, bed.lexicon,
                                                           unseen_types=bed.unseen_types)))
+        hits[mapping.describe()] = retrieval_hits(bed.test, mapping)
     ident = encoder.identity()
     header = (f"crossalign demo: {cfg.encoder} layer {encoder.layer}, {cfg.pooling}-subword pooling; "
               f"Bible es–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
@@ -54,7 +58,16 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
               f"type vectors from held-out contexts, {int(base.get('lexicon_pairs', 0))} "
               "FreeDict-covered types, which may also occur in training; unseen: the "
               f"{int(base.get('lexicon_unseen_pairs', 0))} of them absent from the training verses")
-    text = f"\n{header}\n{legend}\n\n{format_table(rows, COLUMNS)}\n\nsignature: {sig}\n"
+    text = f"\n{header}\n{legend}\n\n{format_table(rows, COLUMNS)}\n"
+    if BASELINE in hits:  # each row against the strongest simple baseline, with an interval
+        text += (f"\nes→en P@1 against {BASELINE} (points; paired bootstrap 95% CI over the "
+                 "test verses, 1000 resamples):\n")
+        for name, h in hits.items():
+            if name != BASELINE:
+                d, lo, hi = paired_bootstrap(h, hits[BASELINE], 1000, cfg.seed)
+                dict(rows)[name].update(delta_vs_baseline=d, delta_lo=lo, delta_hi=hi)
+                text += f"  {name:<14} {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]\n"
+    text += f"\nsignature: {sig}\n"
     report(text, {f"{name}/{k}": v for name, m in rows for k, v in m.items()}
            | {"train_pairs": len(bed.x), "seconds": time.time() - start}, out, cfg)
     return dict(rows)
