@@ -2,6 +2,7 @@
 Gaussian latent, f = f_{Z→Y} ∘ f_{X→Z}, each an affine-coupling flow (zuko's RealNVP)."""
 from __future__ import annotations
 
+from typing import Callable
 
 import torch
 
@@ -144,20 +145,26 @@ def constant_dimensions(stats: PairStatistics, rel_std: float = CONSTANT_REL_STD
 
 def density_matching_loss(mapping: RealNVPMapping, x: torch.Tensor, y: torch.Tensor,
                           weight: torch.Tensor | None = None, dual: bool = True,
-                          nll_weight: float = 0.1, nll_per: str = "dimension"
-                          ) -> dict[str, torch.Tensor]:
+                          nll_weight: float = 0.1, nll_per: str = "dimension",
+                          constraint: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None,
+                          constraint_weight: float = 1.0) -> dict[str, torch.Tensor]:
     """Zhao & Eger 2022's objective: density matching ‖f(x) − y‖² (summed over dimensions, mean
     over pairs: a per-vector quantity), with ``dual`` also ‖f⁻¹(y) − x‖², plus ``nll_weight`` ×
     the negative log-likelihood of x and y under their flows (density modelling), averaged over
     the two languages and expressed ``nll_per`` "dimension" (nats per modelled dimension: the
     term is then ~1/d of the matching term's scale) or "vector" (nats per vector, on the
-    matching term's per-vector scale)."""
+    matching term's per-vector scale); plus ``constraint_weight`` × ``constraint(f(x), y)``
+    (bootstrapping's g, ``alignment.constraints``) when given."""
     if nll_per not in ("dimension", "vector"):
         raise ValueError(f"nll_per must be 'dimension' or 'vector', got {nll_per!r}")
-    out = {"mse": weighted_mean(((mapping(x) - y) ** 2).sum(1), weight)}
+    mapped = mapping(x)
+    out = {"mse": weighted_mean(((mapped - y) ** 2).sum(1), weight)}
     if dual:
         out["mse_inverse"] = weighted_mean(((mapping.inverse(y) - x) ** 2).sum(1), weight)
     modelled = len(mapping.active_idx) if nll_per == "dimension" else 1
     out["nll"] = -weighted_mean(mapping.log_prob_x(x) + mapping.log_prob_y(y), weight) / (2 * modelled)
     out["loss"] = out["mse"] + out.get("mse_inverse", 0.0) + nll_weight * out["nll"]
+    if constraint is not None:
+        out["constraint"] = constraint(mapped, y)
+        out["loss"] = out["loss"] + constraint_weight * out["constraint"]
     return out

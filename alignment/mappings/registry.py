@@ -214,3 +214,12 @@ register_method(Method("realnvp", RealNVPMapping, TRAINED, "train.modules.FlowFi
                        density_matching_loss, summary="Real-NVP density matching"))
 register_method(Method("fcnn", FCNN, TRAINED, "train.modules.RegressionFit", regression_loss,
                        summary="three fully connected tanh layers, squared error"))
+
+from .linear_map import LinearMap, no_loss  # noqa: E402
+
+register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "train.modules.AdversarialFit",
+                       no_loss, summary="Real-NVP trained adversarially (Wasserstein critic), no pairs"))
+register_method(Method("muse", LinearMap, TRAINED, "train.modules.AdversarialFit", no_loss,
+                       defaults={"objective": "gan", "critic_hidden": 2048, "critic_dropout": 0.1,
+                                 "critic_steps": 1, "lr": 1e-3, "critic_lr": 1e-3},
+                       summary="MUSE-style adversarial orthogonal linear map, no pairs"))

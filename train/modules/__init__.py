@@ -12,6 +12,7 @@ import pytorch_lightning as pl
 from alignment.errors import InputError
 from alignment.mappings import MethodSpec, parse_method
 
+from .adversarial import AdversarialFit
 from .closed_form import ClosedFormFit
 from .flow import FlowFit
 from .regression import RegressionFit
@@ -50,5 +51,5 @@ def build_fitter(method: str | MethodSpec, **settings: Any) -> pl.LightningModul
     return fitter_class(spec)(spec.name, **kwargs)
 
 
-__all__ = ["ClosedFormFit", "FlowFit", "RegressionFit", "TrainedFit", "build_fitter",
+__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "RegressionFit", "TrainedFit", "build_fitter",
            "check_settings", "fitter_class", "fitter_settings"]

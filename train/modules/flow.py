@@ -1,6 +1,7 @@
 """Fitting normalizing-flow methods (Real-NVP density matching, Zhao & Eger 2022)."""
 from __future__ import annotations
 
+from alignment.constraints import get_constraint
 from alignment.errors import InputError
 from alignment.mappings import Mapping, constant_dimensions
 from alignment.mappings.flow import CONSTANT_REL_STD
@@ -14,7 +15,9 @@ class FlowFit(TrainedFit):
     matching (``dual``: both directions) + ``nll_weight`` × density modelling (``nll_per``
     dimension or vector); the loss is ``alignment.mappings.density_matching_loss``.
     Dimensions constant in the training data (std below ``constant_rel_std`` × the median;
-    0 turns the check off) go around the flows; the ones found are recorded as ``passive``."""
+    0 turns the check off) go around the flows; the ones found are recorded as ``passive``.
+    ``constraint`` (bootstrapping's g: cross_correlation, graph, procrustes) adds
+    ``constraint_weight`` × g(f(x), y) to the loss."""
 
     family = "train.modules.FlowFit"
 
@@ -24,9 +27,12 @@ class FlowFit(TrainedFit):
                  semantic_top: float = 1000, semantic_mutual: bool = False,
                  nll_per: str = "dimension", constant_rel_std: float = CONSTANT_REL_STD,
                  passive: list[int] | None = None, warmup_steps: int = 0,
+                 constraint: str | None = None, constraint_weight: float = 1.0,
                  dim: int | None = None) -> None:
         if nll_per not in ("dimension", "vector"):
             raise InputError(f"must be 'dimension' or 'vector', got '{nll_per}'", parameter="nll_per")
+        if constraint is not None:
+            get_constraint(constraint)  # an unknown name fails here, before any data is read
         if constant_rel_std < 0:
             raise InputError(f"must be >= 0, got {constant_rel_std}", parameter="constant_rel_std")
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim,
@@ -51,5 +57,9 @@ class FlowFit(TrainedFit):
         return mapping
 
     def loss_settings(self) -> dict:
-        return {"dual": self.hparams.dual, "nll_weight": self.hparams.nll_weight,
-                "nll_per": self.hparams.nll_per}
+        hp = self.hparams
+        settings = {"dual": hp.dual, "nll_weight": hp.nll_weight, "nll_per": hp.nll_per}
+        if hp.constraint is not None:
+            settings.update(constraint=get_constraint(hp.constraint),
+                            constraint_weight=hp.constraint_weight)
+        return settings

@@ -28,6 +28,7 @@ class TrainedFit(pl.LightningModule):
     ``dim`` is given (and there are no closed-form stages to fit)."""
 
     family = ""  # the dotted path of the subclass, as the registry's ``fitter`` names it
+    paired_validation = True  # False: validation pools are unpaired, only label-free criteria
 
     def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: float,
                  semantic_mutual: bool, dim: int | None, warmup_steps: int = 0) -> None:
@@ -132,8 +133,9 @@ class TrainedFit(pl.LightningModule):
         induced = {"top": self.hparams.semantic_top, "mutual": self.hparams.semantic_mutual}
         settings = {"semantic": induced, "structural": induced}
         logged = {name: c.score(mapped, tgt, **settings.get(name, {}))
-                  for name, c in CRITERIA.items()}
-        logged["val_mse"] = float(((mapped - tgt) ** 2).sum(1).mean())
+                  for name, c in CRITERIA.items() if self.paired_validation or not c.labelled}
+        if self.paired_validation:
+            logged["val_mse"] = float(((mapped - tgt) ** 2).sum(1).mean())
         self.log_dict(logged)
 
     def _diverged(self, what: str) -> None:

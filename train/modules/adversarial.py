@@ -1,0 +1,167 @@
+"""Adversarial alignment without pairs: a critic separates target vectors Y from mapped source
+vectors f(X) and the map learns to fool it. GAN-Real-NVP (Zhao & Eger 2022: a Wasserstein
+critic, the flow also modelling both densities) and MUSE-style (Conneau et al. 2018: a
+standard discriminator, a linear map kept orthogonal)."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from alignment.critic import LIPSCHITZ, Critic, gradient_penalty
+from alignment.errors import InputError
+from alignment.mappings import Mapping, MethodSpec, RealNVPMapping, constant_dimensions
+from alignment.mappings.flow import CONSTANT_REL_STD
+from alignment.mappings.linear_map import LinearMap
+from alignment.moments import PairStatistics
+
+from .trained import TrainedFit
+
+OBJECTIVES = ("wgan", "gan")
+UNPAIRED_PRE_STAGES = {"identity", "center", "norm"}  # the stages that need no pairs
+
+
+class AdversarialFit(TrainedFit):
+    """Fits ``gan_realnvp`` or ``muse`` on *unpaired* rows (``batch = (x, y)``, rows need not
+    be translations; only per-language statistics are used, so only ``center`` / ``norm`` may
+    come first).
+
+    Each training step updates the critic; every ``critic_steps``-th step also updates the map.
+    ``objective="wgan"``: critic loss E[h(f(x))] − E[h(y)] (+ ``gp_weight`` × gradient penalty
+    with ``lipschitz="penalty"``), map loss −E[h(f(x))]; ``"gan"``: binary cross-entropy with
+    ``label_smoothing``, the map trained with flipped labels. A Real-NVP map adds
+    ``nll_weight`` × the negative log-likelihood per dimension of x and y under its flows
+    (density modelling); a linear map is orthogonalised with ``orthogonalise`` (β) after each
+    step. Validation logs label-free criteria only (the validation pools are unpaired)."""
+
+    family = "train.modules.AdversarialFit"
+    paired_validation = False
+
+    def __init__(self, method: str = "gan_realnvp", lr: float = 1e-4, critic_lr: float = 1e-4,
+                 objective: str = "wgan", critic_steps: int = 5, gp_weight: float = 10.0,
+                 lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
+                 critic_dropout: float = 0.0, label_smoothing: float = 0.2,
+                 nll_weight: float = 0.1, transforms: int = 4, hidden: int = 256,
+                 layers: int = 2, warm_start: bool = True, orthogonalise: float = 0.01,
+                 constant_rel_std: float = CONSTANT_REL_STD, passive: list[int] | None = None,
+                 semantic_top: float = 1000, semantic_mutual: bool = False,
+                 dim: int | None = None) -> None:
+        if objective not in OBJECTIVES:
+            raise InputError(f"must be one of {OBJECTIVES}, got '{objective}'", parameter="objective")
+        if lipschitz not in LIPSCHITZ:
+            raise InputError(f"must be one of {LIPSCHITZ}, got '{lipschitz}'", parameter="lipschitz")
+        if critic_steps < 1:
+            raise InputError(f"must be >= 1, got {critic_steps}", parameter="critic_steps")
+        if not 0 <= label_smoothing < 0.5:
+            raise InputError(f"must be in [0, 0.5), got {label_smoothing}",
+                             parameter="label_smoothing")
+        super().__init__(method, lr, 0.0, semantic_top, semantic_mutual, dim)
+        self.save_hyperparameters()
+        self.automatic_optimization = False
+        self.critic: Critic | None = None
+        self._build_now(dim)
+
+    def _check_method(self, spec: MethodSpec):
+        method = super()._check_method(spec)
+        paired = [s for s in spec.pre_stages if s not in UNPAIRED_PRE_STAGES]
+        if paired:
+            raise InputError(f"'{spec.name}': '{paired[0]}' needs translation pairs; before an "
+                             f"unsupervised method only {', '.join(sorted(UNPAIRED_PRE_STAGES))} "
+                             "may come first", parameter="method")
+        return method
+
+    def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
+        hp = self.hparams
+        if self.method.mapping is LinearMap:
+            mapping: Mapping = LinearMap(dim)
+        else:
+            passive = hp.passive
+            if passive is None:
+                passive = constant_dimensions(stats, hp.constant_rel_std) \
+                    if stats is not None and hp.constant_rel_std > 0 else []
+                hp.passive = passive
+            mapping = RealNVPMapping(dim, hp.transforms, hp.hidden, hp.layers, passive=passive)
+            if stats is not None:
+                mapping.standardise_with(stats, shared=hp.warm_start)
+            if hp.warm_start:
+                mapping.start_as_identity()
+        self.critic = Critic(dim, hp.critic_hidden, hp.critic_layers, hp.critic_dropout,
+                             hp.lipschitz if hp.objective == "wgan" else "none")
+        return mapping
+
+    def configure_model(self) -> None:
+        super().configure_model()
+        if self.critic is None:  # a mapping given from outside (bootstrapping, resume)
+            hp = self.hparams
+            self.critic = Critic(self.mapping.dim, hp.critic_hidden, hp.critic_layers,
+                                 hp.critic_dropout, hp.lipschitz if hp.objective == "wgan" else "none")
+
+    def configure_optimizers(self):
+        hp = self.hparams
+        betas = (0.5, 0.9)  # the usual adversarial setting: little momentum
+        return (torch.optim.Adam(self.trainable.parameters(), lr=hp.lr, betas=betas),
+                torch.optim.Adam(self.critic.parameters(), lr=hp.critic_lr, betas=betas))
+
+    def _inputs(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
+        x, y = batch[0], batch[1]
+        if hasattr(self.mapping, "pre"):
+            with torch.no_grad():
+                x, y = self.mapping.pre(x), self.mapping.pre.map_target(y)
+        return x, y
+
+    def critic_loss(self, real: torch.Tensor, fake: torch.Tensor) -> dict[str, torch.Tensor]:
+        hp = self.hparams
+        h_real, h_fake = self.critic(real), self.critic(fake)
+        if hp.objective == "wgan":
+            out = {"critic_gap": h_real.mean() - h_fake.mean()}
+            out["critic_loss"] = -out["critic_gap"]
+            if hp.lipschitz == "penalty":
+                out["gradient_penalty"] = gradient_penalty(self.critic, real, fake)
+                out["critic_loss"] = out["critic_loss"] + hp.gp_weight * out["gradient_penalty"]
+            return out
+        s = hp.label_smoothing
+        logits = torch.cat([h_real, h_fake])
+        labels = torch.cat([torch.full_like(h_real, 1 - s), torch.full_like(h_fake, s)])
+        return {"critic_loss": F.binary_cross_entropy_with_logits(logits, labels)}
+
+    def map_loss(self, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
+        hp = self.hparams
+        mapped = self.trainable(x)
+        h_fake = self.critic(mapped)
+        if hp.objective == "wgan":
+            out = {"map_adversarial": -h_fake.mean()}
+        else:
+            s = hp.label_smoothing
+            out = {"map_adversarial": F.binary_cross_entropy_with_logits(
+                h_fake, torch.full_like(h_fake, 1 - s))}
+        out["map_loss"] = out["map_adversarial"]
+        if isinstance(self.trainable, RealNVPMapping) and hp.nll_weight > 0:
+            flow = self.trainable
+            out["nll"] = -(flow.log_prob_x(x) + flow.log_prob_y(y)).mean() / (2 * len(flow.active_idx))
+            out["map_loss"] = out["map_loss"] + hp.nll_weight * out["nll"]
+        return out
+
+    def training_step(self, batch, batch_idx: int) -> None:
+        opt_map, opt_critic = self.optimizers()
+        x, y = self._inputs(batch)
+        with torch.no_grad():
+            fake = self.trainable(x)
+        parts = self.critic_loss(y, fake)
+        opt_critic.zero_grad()
+        self.manual_backward(parts["critic_loss"])
+        opt_critic.step()
+        if (batch_idx + 1) % self.hparams.critic_steps == 0:
+            for p in self.critic.parameters():
+                p.requires_grad_(False)
+            map_parts = self.map_loss(x, y)
+            opt_map.zero_grad()
+            self.manual_backward(map_parts["map_loss"])
+            opt_map.step()
+            for p in self.critic.parameters():
+                p.requires_grad_(True)
+            if isinstance(self.trainable, LinearMap) and self.hparams.orthogonalise > 0:
+                self.trainable.orthogonalise(self.hparams.orthogonalise)
+            parts.update(map_parts)
+        finite = torch.isfinite(torch.stack([v.detach() for v in parts.values()])).all()
+        self._finite = finite if self._finite is None else self._finite & finite
+        self.log_dict({f"train_{k}": v.detach() for k, v in parts.items()}, on_step=False,
+                      on_epoch=True, batch_size=len(x))
