@@ -28,16 +28,30 @@ def similarity_signatures(v: torch.Tensor, sqrt: bool = True) -> torch.Tensor:
     return normalize(sims.sort(dim=1, descending=True).values)
 
 
-def initial_dictionary(x: torch.Tensor, y: torch.Tensor, k: int = 10) -> tuple[torch.Tensor, torch.Tensor]:
-    """Seed pairs by CSLS between the two sides' similarity signatures, both directions.
-    Needs the same number of rows on each side (the signatures must have equal length)."""
+INITS = ("similarity", "identity")
+
+
+def _both_ways(a: torch.Tensor, b: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row of a with its CSLS-nearest row of b, and each row of b with its nearest of a."""
+    fwd, _ = nearest(a, b, "csls", k)
+    bwd, _ = nearest(b, a, "csls", k)
+    return torch.cat([torch.arange(len(a)), bwd[:, 0]]), torch.cat([fwd[:, 0], torch.arange(len(b))])
+
+
+def initial_dictionary(x: torch.Tensor, y: torch.Tensor, k: int = 10,
+                       init: str = "similarity") -> tuple[torch.Tensor, torch.Tensor]:
+    """Seed pairs by CSLS, both directions: between the two sides' similarity signatures
+    (``"similarity"``, the published unsupervised initialisation; the first min(n_x, n_y) rows
+    of each, as signatures must have equal length), or between the (centred, normalised)
+    vectors themselves (``"identity"``: a multilingual encoder's shared space as the start —
+    our change for contextual encoders, where the published one fails, see docs)."""
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    if init == "identity":
+        return _both_ways(_prepare(x), _prepare(y), k)
     n = min(len(x), len(y))
-    sx, sy = similarity_signatures(_prepare(x[:n])), similarity_signatures(_prepare(y[:n]))
-    fwd, _ = nearest(sx, sy, "csls", k)
-    bwd, _ = nearest(sy, sx, "csls", k)
-    src = torch.cat([torch.arange(n), bwd[:, 0]])
-    tgt = torch.cat([fwd[:, 0], torch.arange(n)])
-    return src, tgt
+    return _both_ways(similarity_signatures(_prepare(x[:n])),
+                      similarity_signatures(_prepare(y[:n])), k)
 
 
 @dataclass
@@ -49,6 +63,7 @@ class SelfLearning:
     patience: int = 3               # iterations without improvement before p doubles
     threshold: float = 1e-6         # improvement that counts
     max_iterations: int = 100
+    init: str = "similarity"
     seed: int = 0
     history: list[float] = field(default_factory=list)
 
@@ -61,7 +76,8 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
     CSLS similarity of the dictionary no longer improves; ``settings.history`` keeps it."""
     cfg = settings or SelfLearning()
     xs, ys = _prepare(x), _prepare(y)
-    src, tgt = seed_pairs if seed_pairs is not None else initial_dictionary(x, y, cfg.csls_k)
+    src, tgt = seed_pairs if seed_pairs is not None else \
+        initial_dictionary(x, y, cfg.csls_k, cfg.init)
     gen = torch.Generator().manual_seed(cfg.seed)
     p, best, stale = cfg.keep_prob, -float("inf"), 0
     w = torch.eye(xs.shape[1], dtype=torch.float64)
@@ -80,8 +96,8 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
                 if p >= 1.0:
                     break
                 p, stale = min(1.0, 2 * p), 0
-        src = torch.cat([torch.arange(len(xs)), bwd[:, 0]])
-        tgt = torch.cat([fwd[:, 0], torch.arange(len(ys))])
+        src, tgt = torch.cat([torch.arange(len(xs)), bwd[:, 0]]), \
+            torch.cat([fwd[:, 0], torch.arange(len(ys))])
         keep = torch.rand(len(src), generator=gen) < p
         src, tgt = src[keep], tgt[keep]
     return w

@@ -223,3 +223,5 @@ register_method(Method("muse", LinearMap, TRAINED, "train.modules.AdversarialFit
                        defaults={"objective": "gan", "critic_hidden": 2048, "critic_dropout": 0.1,
                                  "critic_steps": 1, "lr": 1e-3, "critic_lr": 1e-3},
                        summary="MUSE-style adversarial orthogonal linear map, no pairs"))
+register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.SelfLearningFit", no_loss,
+                       summary="VecMap-style unsupervised self-learning (orthogonal), no pairs"))

@@ -51,6 +51,7 @@ class BibleTestBed:
     alignment: str | None = None
     unseen_types: set[str] = field(default_factory=set)  # test source types absent from training
     dev: PreparedCorpus | None = None                      # the dev verses, when asked for
+    train_data: PreparedCorpus | None = None               # the training verses, prepared
 
     @property
     def provenance(self) -> DataProvenance:
@@ -102,4 +103,52 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
         if cfg.lexicon and Path(cfg.lexicon).is_file() else None
     return BibleTestBed(x, y, train, test_data, lexicon, encoder,
-                        links_fingerprint(prepared.alignments), unseen, dev_data)
+                        links_fingerprint(prepared.alignments), unseen, dev_data, train_data)
+
+
+PROTOCOLS = ("disjoint", "shuffled")
+
+
+@dataclass
+class UnpairedBible:
+    """Two monolingual pools with no translation pair between them, plus unpaired validation
+    pools from the dev verses; the paired test bed stays for evaluation and the supervised
+    reference rows.
+
+    ``disjoint`` (the honest protocol): Spanish from the first half of the training verses,
+    English from the other half (disjoint verse ids; dev pools split the same way).
+    ``shuffled`` (the paper's weaker protocol): both languages from all training verses, the
+    pairing dropped — every translation is still in the data."""
+
+    src: "MonolingualPool"
+    tgt: "MonolingualPool"
+    val_src: "MonolingualPool"
+    val_tgt: "MonolingualPool"
+    src_verses: list[int]
+    tgt_verses: list[int]
+    protocol: str
+    bed: BibleTestBed
+
+
+def unpaired_bible(bed: BibleTestBed, protocol: str = "disjoint") -> UnpairedBible:
+    """The unpaired test bed over a prepared one (``prepare_bible(..., with_dev=True)``)."""
+    from alignment.errors import InputError
+    from alignment.monolingual import MonolingualPool
+
+    if protocol not in PROTOCOLS:
+        raise InputError(f"must be one of {PROTOCOLS}, got '{protocol}'", parameter="protocol")
+    if bed.train_data is None or bed.dev is None:
+        raise ValueError("prepare the test bed with its dev verses (with_dev=True)")
+    n, m = len(bed.train_data.corpus), len(bed.dev.corpus)
+    if protocol == "disjoint":
+        src_ids, tgt_ids = list(range(n // 2)), list(range(n // 2, n))
+        vsrc, vtgt = list(range(m // 2)), list(range(m // 2, m))
+    else:
+        src_ids = tgt_ids = list(range(n))
+        vsrc = vtgt = list(range(m))
+    tr, dev = bed.train_data, bed.dev
+    return UnpairedBible(MonolingualPool.from_side(tr.src, tr.src_tokens, "es", src_ids),
+                         MonolingualPool.from_side(tr.tgt, tr.tgt_tokens, "en", tgt_ids),
+                         MonolingualPool.from_side(dev.src, dev.src_tokens, "es", vsrc),
+                         MonolingualPool.from_side(dev.tgt, dev.tgt_tokens, "en", vtgt),
+                         src_ids, tgt_ids, protocol, bed)

@@ -16,6 +16,7 @@ from .adversarial import AdversarialFit
 from .closed_form import ClosedFormFit
 from .flow import FlowFit
 from .regression import RegressionFit
+from .self_learning import SelfLearningFit
 from .trained import TrainedFit
 
 
@@ -51,5 +52,5 @@ def build_fitter(method: str | MethodSpec, **settings: Any) -> pl.LightningModul
     return fitter_class(spec)(spec.name, **kwargs)
 
 
-__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "RegressionFit", "TrainedFit", "build_fitter",
+__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
            "check_settings", "fitter_class", "fitter_settings"]

@@ -20,6 +20,16 @@ OBJECTIVES = ("wgan", "gan")
 UNPAIRED_PRE_STAGES = {"identity", "center", "norm"}  # the stages that need no pairs
 
 
+def check_unpaired(spec: MethodSpec, method):
+    """Refuse closed-form stages that need pairs before an unsupervised method."""
+    paired = [s for s in spec.pre_stages if s not in UNPAIRED_PRE_STAGES]
+    if paired:
+        raise InputError(f"'{spec.name}': '{paired[0]}' needs translation pairs; before an "
+                         f"unsupervised method only {', '.join(sorted(UNPAIRED_PRE_STAGES))} "
+                         "may come first", parameter="method")
+    return method
+
+
 class AdversarialFit(TrainedFit):
     """Fits ``gan_realnvp`` or ``muse`` on *unpaired* rows (``batch = (x, y)``, rows need not
     be translations; only per-language statistics are used, so only ``center`` / ``norm`` may
@@ -61,13 +71,7 @@ class AdversarialFit(TrainedFit):
         self._build_now(dim)
 
     def _check_method(self, spec: MethodSpec):
-        method = super()._check_method(spec)
-        paired = [s for s in spec.pre_stages if s not in UNPAIRED_PRE_STAGES]
-        if paired:
-            raise InputError(f"'{spec.name}': '{paired[0]}' needs translation pairs; before an "
-                             f"unsupervised method only {', '.join(sorted(UNPAIRED_PRE_STAGES))} "
-                             "may come first", parameter="method")
-        return method
+        return check_unpaired(spec, super()._check_method(spec))
 
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
         hp = self.hparams

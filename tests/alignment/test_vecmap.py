@@ -1,0 +1,36 @@
+import torch
+
+from alignment.vecmap import SelfLearning, initial_dictionary, self_learning
+
+
+def _isometric(n=300, d=16, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, d, generator=g) * torch.linspace(3, 0.5, d)
+    rotation, _ = torch.linalg.qr(torch.randn(d, d, generator=g, dtype=torch.float64))
+    perm = torch.randperm(n, generator=g)
+    return x, (x.double() @ rotation).float()[perm], rotation, perm
+
+
+def test_similarity_initialisation_finds_pairs_of_an_isometric_copy():
+    x, y, _, perm = _isometric()
+    src, tgt = initial_dictionary(x, y)
+    where = torch.empty_like(perm)
+    where[perm] = torch.arange(len(perm))
+    assert float((where[src] == tgt).float().mean()) > 0.5
+
+
+def test_self_learning_recovers_a_random_rotation_without_pairs():
+    x, y, rotation, _ = _isometric()
+    settings = SelfLearning()
+    w = self_learning(x, y, settings)
+    mapped = (x - x.mean(0)).double() @ w
+    target = ((x - x.mean(0)).double() @ rotation)
+    assert torch.allclose(mapped / mapped.norm(dim=1, keepdim=True),
+                          target / target.norm(dim=1, keepdim=True), atol=1e-3)
+    assert len(settings.history) >= 2 and settings.history[-1] >= settings.history[0]
+
+
+def test_identity_start_keeps_an_already_aligned_space():
+    x, _, _, _ = _isometric()
+    w = self_learning(x, x.clone(), SelfLearning(init="identity"))
+    assert torch.allclose(w, torch.eye(16, dtype=torch.float64), atol=1e-6)

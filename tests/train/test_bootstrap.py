@@ -1,0 +1,80 @@
+import json
+
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+
+from alignment.errors import InputError
+from alignment.mappings import LinearMap, RealNVPMapping, load_mapping
+from alignment.moments import PairStatistics
+from train.bootstrap import BootstrapConfig, bootstrap, induce_lexicon, refit_flow
+
+
+def isomorphic_toy(n=3000, d=8, clusters=40, angle=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-5, 5, (clusters, d))
+    x = (centres[rng.integers(0, clusters, n)] + 0.3 * rng.standard_normal((n, d))).astype(np.float32)
+    a = rng.standard_normal((d, d))
+    rotation = scipy.linalg.expm((a - a.T) / 2 * angle)
+    return x, (x @ rotation).astype(np.float32)[rng.permutation(n)], rotation
+
+
+def test_bootstrapping_recovers_a_planted_rotation_from_the_identity():
+    x, y, rotation = isomorphic_toy()
+    mapping, rounds = bootstrap(LinearMap(8), x, y, (x[:500], y[:500]),
+                                BootstrapConfig(rounds=5, top=1000))
+    assert np.abs(mapping.weight.detach().numpy() - rotation).max() < 1e-4
+    assert [r.round for r in rounds] == [0, 1, 2, 3, 4, 5]
+    assert rounds[1].lexicon > 0 and rounds[-1].semantic > rounds[0].semantic + 0.05
+
+
+def _flow(x, y):
+    torch.manual_seed(0)
+    flow = RealNVPMapping(8, transforms=2, hidden=32)
+    flow.standardise_with(PairStatistics.of(torch.from_numpy(x), torch.from_numpy(y)), shared=True)
+    flow.start_as_identity()
+    return flow
+
+
+@pytest.mark.parametrize("constraint", ["cross_correlation", "graph", "procrustes"])
+def test_flow_rounds_log_the_lexicon_and_the_criterion(constraint, tmp_path):
+    x, y, _ = isomorphic_toy(n=1500)
+    cfg = BootstrapConfig(rounds=2, top=600, epochs=2, lr=1e-3, constraint=constraint,
+                          batch_size=200)
+    mapping, rounds = bootstrap(_flow(x, y), x, y, (x[:300], y[:300]), cfg, run_dir=tmp_path)
+    assert isinstance(mapping, RealNVPMapping)
+    saved = json.loads((tmp_path / "round-2" / "round.json").read_text())
+    assert saved["round"] == 2 and 0 < saved["lexicon"] <= 600
+    assert np.isfinite(saved["semantic"])
+    assert max(r.semantic for r in rounds[1:]) > rounds[0].semantic  # the refits help
+    assert load_mapping(tmp_path / "round-2" / "mapping").fingerprint()
+
+
+def test_resume_mid_round_equals_an_uninterrupted_run(tmp_path):
+    x, y, _ = isomorphic_toy(n=1200)
+    cfg = BootstrapConfig(rounds=2, top=500, epochs=2, lr=1e-3, batch_size=200)
+    val = (x[:300], y[:300])
+    whole, _ = bootstrap(_flow(x, y), x, y, val, cfg, run_dir=tmp_path / "whole")
+    # interrupted: round 1 finished, round 2 stopped after its first epoch
+    part = tmp_path / "part"
+    bootstrap(_flow(x, y), x, y, val, BootstrapConfig(**{**vars(cfg), "rounds": 1}), run_dir=part)
+    first = load_mapping(part / "round-1" / "mapping")
+    q, k = induce_lexicon(first, x, y, cfg)
+    refit_flow(first, x[q], y[k], BootstrapConfig(**{**vars(cfg), "epochs": 1}), part / "round-2")
+    assert (part / "round-2" / "checkpoints" / "last.ckpt").is_file()
+    assert not (part / "round-2" / "round.json").exists()
+    resumed, rounds = bootstrap(_flow(x, y), x, y, val, cfg, run_dir=part)
+    final_whole = load_mapping(tmp_path / "whole" / "round-2" / "mapping")
+    final_resumed = load_mapping(part / "round-2" / "mapping")
+    for name, t in final_whole.tensors().items():
+        assert torch.allclose(t, final_resumed.tensors()[name], atol=1e-6), name
+    assert len(rounds) == 3
+
+
+def test_bad_settings_are_refused_before_any_round():
+    x, y, _ = isomorphic_toy(n=200)
+    with pytest.raises(InputError, match="parameter 'constraint'"):
+        bootstrap(LinearMap(8), x, y, (x, y), BootstrapConfig(constraint="corr"))
+    with pytest.raises(InputError, match="parameter 'rounds'"):
+        bootstrap(LinearMap(8), x, y, (x, y), BootstrapConfig(rounds=0))
