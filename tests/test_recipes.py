@@ -9,7 +9,8 @@ import yaml
 from alignment.mappings import parse_method
 
 ROOT = Path(__file__).resolve().parents[1] / "recipes"
-RECIPES = sorted(p for p in ROOT.rglob("*.yaml") if p.parent.name in ("bible-es-en", "vectors"))
+RECIPES = sorted(p for p in ROOT.rglob("*.yaml")
+                 if p.parent.name in ("bible-es-en", "bible-es-en-unpaired", "vectors"))
 PIECES = sorted((ROOT / "method").glob("*.yaml"))
 
 
@@ -75,3 +76,12 @@ def test_ready_to_run_bible_recipe_equals_its_composition(path):
         return data, trainer, callbacks, dict(cli.model.hparams)
 
     assert settings(composed) == settings(ready)
+
+
+@pytest.mark.parametrize("path", [p for p in RECIPES if p.parent.name == "bible-es-en-unpaired"],
+                         ids=lambda p: p.name)
+def test_unpaired_recipe_uses_the_unpaired_data_piece(path):
+    """Every unsupervised recipe reads the same monolingual data (recipes/data)."""
+    ready = yaml.safe_load(path.read_text())["data"]
+    piece = yaml.safe_load((ROOT / "data" / "bible-es-en-unpaired.yaml").read_text())["data"]
+    assert ready == piece and ready["monolingual"] == "disjoint"

@@ -160,7 +160,8 @@ class SaveMapping(pl.Callback):
         out = self.run_dir(trainer)
         ckpt = trainer.checkpoint_callback
         best = getattr(ckpt, "best_model_path", "") if ckpt is not None else ""
-        if best and getattr(ckpt, "monitor", None):
+        if best and getattr(ckpt, "monitor", None) and \
+                not getattr(pl_module, "selected_after_training", False):
             # the epoch the monitored criterion picked, not the last one; weights only: a
             # checkpoint is never unpickled as code
             import torch
@@ -179,3 +180,48 @@ class SaveMapping(pl.Callback):
         RunRecord(mapping.describe(), mapping.fingerprint(), data).write(out)
         if data.encoder is not None:
             export_remapped(out / "export", mapping, data, overwrite=True)  # inside the run
+
+
+class Bootstrap(pl.Callback):
+    """After training an unsupervised map: load the epoch the checkpoint callback selected and
+    run bootstrapping rounds (``train.bootstrap``) on the training pools, validated on the
+    validation pools; the round the semantic criterion prefers becomes the mapping. Rounds go
+    to ``RUN/bootstrap/round-N`` (a rerun resumes them) with ``RUN/bootstrap/rounds.json``.
+    List it before ``SaveMapping``."""
+
+    def __init__(self, rounds: int = 3, top: int = 10000, constraint: str = "cross_correlation",
+                 constraint_weight: float = 1.0, epochs: int = 3, lr: float = 1e-4,
+                 mutual: bool = True, batch_size: int = 512, seed: int = 0) -> None:
+        from .bootstrap import BootstrapConfig
+
+        self.config = BootstrapConfig(rounds=rounds, top=top, constraint=constraint,
+                                      constraint_weight=constraint_weight, epochs=epochs, lr=lr,
+                                      mutual=mutual, batch_size=batch_size, seed=seed)
+        self.config.check()
+
+    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        import json
+        from dataclasses import asdict
+
+        import torch
+
+        from alignment.atomic import write_text
+
+        from .bootstrap import bootstrap
+
+        dm = trainer.datamodule
+        if dm.val is None:
+            raise InputError("bootstrapping selects its round on validation pools: give "
+                             "val_fraction > 0", parameter="val_fraction")
+        ckpt = trainer.checkpoint_callback
+        best = getattr(ckpt, "best_model_path", "") if ckpt is not None else ""
+        if best and getattr(ckpt, "monitor", None):
+            state = torch.load(best, map_location="cpu", weights_only=True)["state_dict"]
+            pl_module.load_state_dict(state)
+        out = Path(trainer.default_root_dir) / "bootstrap"
+        mapping, rounds = bootstrap(pl_module.mapping, dm.x.numpy(), dm.y.numpy(),
+                                    (dm.val[0].numpy(), dm.val[1].numpy()), self.config,
+                                    run_dir=out, progress=True)
+        write_text(out / "rounds.json", json.dumps([asdict(r) for r in rounds], indent=2))
+        pl_module.mapping = mapping
+        pl_module.selected_after_training = True
