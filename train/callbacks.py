@@ -3,10 +3,12 @@
 Lightning's own checkpointing would write nothing)."""
 from __future__ import annotations
 
+import copy
 import warnings
 from pathlib import Path
 
 import pytorch_lightning as pl
+import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
 from alignment.criteria import CRITERIA
@@ -84,6 +86,33 @@ class SelectByCriterion(ModelCheckpoint):
         self.best_epoch = state_dict.pop("best_epoch", None)
         self.best_metrics = state_dict.pop("best_metrics", {})
         super().load_state_dict(state_dict)
+
+
+class KeepBest(pl.Callback):
+    """Keep the mapping's weights of the epoch a criterion likes best and restore them at the
+    end (in memory, for fits inside experiments); ``last_state`` keeps the last epoch's (the
+    fixed-epoch comparison), ``best_epoch`` the chosen one (0-based)."""
+
+    def __init__(self, criterion: str) -> None:
+        self.criterion, self.mode = criterion, CRITERIA[criterion].mode
+        self.best: float | None = None
+        self.state: dict | None = None
+        self.last_state: dict | None = None
+        self.best_epoch: int | None = None
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        value = trainer.callback_metrics.get(self.criterion)
+        if value is None or not torch.isfinite(value):
+            return
+        value = float(value)
+        if self.best is None or (value > self.best if self.mode == "max" else value < self.best):
+            self.best, self.state = value, copy.deepcopy(pl_module.mapping.state_dict())
+            self.best_epoch = trainer.current_epoch
+
+    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self.last_state = copy.deepcopy(pl_module.mapping.state_dict())
+        if self.state is not None:
+            pl_module.mapping.load_state_dict(self.state)
 
 
 class CollapseGuard(pl.Callback):

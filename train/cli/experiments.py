@@ -14,6 +14,9 @@ EXPERIMENTS = {
     "compare": ("compare", "CompareConfig", "run_compare",
                 "every method on the Bible against center > clp, each trained one selected by "
                 "semantic, structural, fixed-epoch and labelled criteria"),
+    "unsupervised": ("unsupervised", "UnsupervisedConfig", "run_unsupervised",
+                     "no parallel data: VecMap-, MUSE-style, GAN-Real-NVP ± bootstrapping and "
+                     "pseudo-parallel mining on the unpaired Bible, against center and center > clp"),
     "demo": ("demo", "DemoConfig", "run_demo",
              "the embedded default: MiniLM, Bible es–en, every linear method"),
 }

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pytorch_lightning as pl
 import torch
 
 from alignment.criteria import CRITERIA
@@ -16,7 +15,7 @@ from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import parse_methods
 from alignment.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
-from ..callbacks import CollapseGuard
+from ..callbacks import CollapseGuard, KeepBest
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
@@ -50,30 +49,38 @@ class SimulationConfig:
     criterion: str | None = field(default="semantic", metadata={"help": "epoch selection on "
                                   "paired validation occurrences (ε = 0): semantic, structural, "
                                   "spectrum, val_p1, or none for the last epoch"})
+    unsupervised: bool = field(default=False, metadata={"help": "add GAN-Real-NVP trained on "
+                               "unpaired occurrences, alone and after bootstrapping"})
+    gan_epochs: int = field(default=200, metadata={"help": "GAN-Real-NVP epochs (each a few "
+                            "steps: the toy has 20 × k occurrences)"})
+    rounds: int = field(default=10, metadata={"help": "bootstrapping rounds (paper: 10 here)"})
     out_dir: str = field(default="checkpoints/simulate", metadata={"flag": "out"})
     progress: bool = field(default=True, metadata={"help": "no progress bar"})
 
 
-class KeepBest(pl.Callback):
-    """Keep the mapping's weights of the epoch a criterion likes best and restore them at the
-    end (in memory: the simulation's maps are tiny)."""
+GAN = "gan_realnvp (unpaired)"
+GAN_BOOT = "gan_realnvp + bootstrap (unpaired)"
+GAN_SETTINGS = dict(lr=1e-3, critic_lr=1e-3, transforms=4, hidden=64, critic_hidden=64,
+                    critic_steps=5, nll_weight=0.1)
 
-    def __init__(self, criterion: str) -> None:
-        self.criterion, self.mode = criterion, CRITERIA[criterion].mode
-        self.best: float | None = None
-        self.state: dict | None = None
 
-    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        value = trainer.callback_metrics.get(self.criterion)
-        if value is None or not torch.isfinite(value):
-            return
-        value = float(value)
-        if self.best is None or (value > self.best if self.mode == "max" else value < self.best):
-            self.best, self.state = value, copy.deepcopy(pl_module.mapping.state_dict())
+def fit_unpaired(train, seed: int, epochs: int, rounds: int):
+    """GAN-Real-NVP on the training occurrences with the pairing dropped (targets shuffled),
+    epoch chosen by the semantic criterion on shuffled validation occurrences; then
+    bootstrapping (cross-correlation constraint). Returns both maps."""
+    from ..bootstrap import BootstrapConfig, bootstrap
 
-    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if self.state is not None:
-            pl_module.mapping.load_state_dict(self.state)
+    rng = np.random.default_rng(seed + 1000)
+    y = train.y_train[rng.permutation(len(train.y_train))]
+    val = (train.x_val, train.y_val[rng.permutation(len(train.y_val))])
+    torch.manual_seed(seed)
+    dm = PairedVectorDataModule.from_arrays(train.x_train, y, val=val, batch_size=64,
+                                            shuffle=True, seed=seed)
+    gan = fit_method("gan_realnvp", dm, epochs, callbacks=[KeepBest("semantic")], **GAN_SETTINGS)
+    boot, _ = bootstrap(copy.deepcopy(gan), train.x_train, y, val,
+                        BootstrapConfig(rounds=rounds, top=len(y) // 2, epochs=5, lr=1e-3,
+                                        batch_size=64, seed=seed))
+    return gan, boot
 
 
 def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
@@ -118,21 +125,32 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
             if guard.collapsed_epoch is not None:
                 collapsed.setdefault((label, t, k), []).append(
                     f"seed {seed} at epoch {guard.collapsed_epoch}")
-            for eps in cfg.epsilons:
-                test = simulate(t, k, eps, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
-                if mapping is None:
-                    p1 = float("nan")
-                else:
-                    with torch.no_grad():
-                        mapped = mapping(torch.from_numpy(test.x_test)).numpy()
-                    p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
-                        if np.isfinite(mapped).all() else float("nan")
-                results.setdefault((label, t, k, eps), []).append(p1)
+            _score(results, label, t, k, seed, mapping, cfg)
+        if cfg.unsupervised:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*(Checkpoint directory).*")
+                gan, boot = fit_unpaired(train, seed, cfg.gan_epochs, cfg.rounds)
+            _score(results, GAN, t, k, seed, gan, cfg)
+            _score(results, GAN_BOOT, t, k, seed, boot, cfg)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
-    labels = [TRUE_MAP, *variants]
+    labels = [TRUE_MAP, *variants] + ([GAN, GAN_BOOT] if cfg.unsupervised else [])
     report(format_simulation(results, cfg, labels, collapsed), metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics
+
+
+def _score(results: dict, label: str, t: int, k: int, seed: int, mapping, cfg) -> None:
+    """Test P@1 of ``mapping`` at every ε (NaN when it diverged)."""
+    for eps in cfg.epsilons:
+        test = simulate(t, k, eps, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
+        if mapping is None:
+            p1 = float("nan")
+        else:
+            with torch.no_grad():
+                mapped = mapping(torch.from_numpy(test.x_test)).numpy()
+            p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
+                if np.isfinite(mapped).all() else float("nan")
+        results.setdefault((label, t, k, eps), []).append(p1)
 
 
 def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str],
