@@ -30,7 +30,7 @@ def _shrink(recipe: Path, tmp_path: Path, data: dict) -> Path:
 
 
 @pytest.mark.parametrize("name", ["muse.yaml", "gan-realnvp.yaml", "vecmap.yaml"])
-def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert):
+def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert, capsys):
     src, tgt = tmp_path / "mono.es", tmp_path / "mono.en"
     src.write_text("".join(s + "\n" for s in ES * 3), encoding="utf-8")
     tgt.write_text("".join(t + "\n" for t in EN[:7] * 2), encoding="utf-8")  # other lengths
@@ -55,6 +55,15 @@ def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert):
     raw = remapped.encoder.encode_words([words])[0]
     assert mapped.shape == (5, 32) and np.isfinite(mapped).all()
     assert not np.allclose(mapped, raw)  # the map was applied
+    # and the XMoverScore scorer takes the export like any other
+    (tmp_path / "s").write_text("".join(x + "\n" for x in ES[:3]), encoding="utf-8")
+    (tmp_path / "h").write_text("".join(x + "\n" for x in EN[:3]), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["score", "--encoder", str(run / "export"), "--src", str(tmp_path / "s"),
+                 "--hyp", str(tmp_path / "h")]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 4 and all(0 < float(x) <= 1 for x in lines[:3])
+    assert f"map:{meta['mapping_type']}#{meta['mapping_fingerprint']}" in lines[-1]
 
 
 def test_monolingual_data_is_checked_before_encoding(tmp_path, tiny_bert):
