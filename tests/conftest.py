@@ -90,3 +90,17 @@ def tiny_gpt2(tiny_bert, tmp_path_factory):
     GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_embd=32, n_layer=2, n_head=4,
                                n_positions=64)).save_pretrained(out)
     return out
+
+
+def planted_rotation(n: int, d: int = 8, clusters: int = 30, angle: float = 0.5, seed: int = 0):
+    """Clustered source vectors and, unpaired (shuffled), their images under a random rotation
+    of size ``angle`` (the toy every unsupervised test recovers); returns x, y, rotation."""
+    import numpy as np
+    import scipy.linalg
+
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-5, 5, (clusters, d))
+    x = (centres[rng.integers(0, clusters, n)] + 0.3 * rng.standard_normal((n, d))).astype(np.float32)
+    a = rng.standard_normal((d, d))
+    rotation = scipy.linalg.expm((a - a.T) / 2 * angle)
+    return x, (x @ rotation).astype(np.float32)[rng.permutation(n)], rotation

@@ -2,22 +2,17 @@ import json
 
 import numpy as np
 import pytest
-import scipy.linalg
 import torch
 
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, RealNVPMapping, load_mapping
 from alignment.moments import PairStatistics
+from tests.conftest import planted_rotation
 from train.bootstrap import BootstrapConfig, bootstrap, induce_lexicon, refit_flow
 
 
 def isomorphic_toy(n=3000, d=8, clusters=40, angle=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    centres = rng.uniform(-5, 5, (clusters, d))
-    x = (centres[rng.integers(0, clusters, n)] + 0.3 * rng.standard_normal((n, d))).astype(np.float32)
-    a = rng.standard_normal((d, d))
-    rotation = scipy.linalg.expm((a - a.T) / 2 * angle)
-    return x, (x @ rotation).astype(np.float32)[rng.permutation(n)], rotation
+    return planted_rotation(n, d, clusters, angle, seed)
 
 
 def test_bootstrapping_recovers_a_planted_rotation_from_the_identity():

@@ -9,11 +9,12 @@ import torch.nn.functional as F
 
 from alignment.critic import LIPSCHITZ, Critic, gradient_penalty
 from alignment.errors import InputError
-from alignment.mappings import Mapping, MethodSpec, RealNVPMapping, constant_dimensions
+from alignment.mappings import Mapping, MethodSpec, RealNVPMapping
 from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.mappings.linear_map import LinearMap
 from alignment.moments import PairStatistics
 
+from .flow import build_flow
 from .trained import TrainedFit
 
 OBJECTIVES = ("wgan", "gan")
@@ -74,30 +75,20 @@ class AdversarialFit(TrainedFit):
         return check_unpaired(spec, super()._check_method(spec))
 
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
+        mapping = LinearMap(dim) if self.method.mapping is LinearMap \
+            else build_flow(dim, stats, self.hparams)
+        self._build_critic(dim)
+        return mapping
+
+    def _build_critic(self, dim: int) -> None:
         hp = self.hparams
-        if self.method.mapping is LinearMap:
-            mapping: Mapping = LinearMap(dim)
-        else:
-            passive = hp.passive
-            if passive is None:
-                passive = constant_dimensions(stats, hp.constant_rel_std) \
-                    if stats is not None and hp.constant_rel_std > 0 else []
-                hp.passive = passive
-            mapping = RealNVPMapping(dim, hp.transforms, hp.hidden, hp.layers, passive=passive)
-            if stats is not None:
-                mapping.standardise_with(stats, shared=hp.warm_start)
-            if hp.warm_start:
-                mapping.start_as_identity()
         self.critic = Critic(dim, hp.critic_hidden, hp.critic_layers, hp.critic_dropout,
                              hp.lipschitz if hp.objective == "wgan" else "none")
-        return mapping
 
     def configure_model(self) -> None:
         super().configure_model()
         if self.critic is None:  # a mapping given from outside (bootstrapping, resume)
-            hp = self.hparams
-            self.critic = Critic(self.mapping.dim, hp.critic_hidden, hp.critic_layers,
-                                 hp.critic_dropout, hp.lipschitz if hp.objective == "wgan" else "none")
+            self._build_critic(self.mapping.dim)
 
     def configure_optimizers(self):
         hp = self.hparams

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from alignment.constraints import get_constraint
 from alignment.errors import InputError
-from alignment.mappings import Mapping, constant_dimensions
+from alignment.mappings import Mapping, RealNVPMapping, constant_dimensions
 from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.moments import PairStatistics
 
@@ -43,18 +43,7 @@ class FlowFit(TrainedFit):
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
         """``warm_start``: the flow starts as the identity (zero coupling outputs, one shared
         standardisation), so ``center > clp > realnvp`` starts exactly at ``center > clp``."""
-        hp = self.hparams
-        passive = hp.passive
-        if passive is None:
-            passive = constant_dimensions(stats, hp.constant_rel_std) \
-                if stats is not None and hp.constant_rel_std > 0 else []
-            hp.passive = passive
-        mapping = self.method.mapping(dim, hp.transforms, hp.hidden, hp.layers, passive=passive)
-        if stats is not None:
-            mapping.standardise_with(stats, shared=hp.warm_start)
-        if hp.warm_start:
-            mapping.start_as_identity()
-        return mapping
+        return build_flow(dim, stats, self.hparams)
 
     def loss_settings(self) -> dict:
         hp = self.hparams
@@ -63,3 +52,21 @@ class FlowFit(TrainedFit):
             settings.update(constraint=get_constraint(hp.constraint),
                             constraint_weight=hp.constraint_weight)
         return settings
+
+
+def build_flow(dim: int, stats: PairStatistics | None, hp) -> RealNVPMapping:
+    """A Real-NVP mapping from a fitter's settings (``transforms``, ``hidden``, ``layers``,
+    ``passive``, ``constant_rel_std``, ``warm_start``): constant dimensions found from the
+    training statistics (recorded in ``hp.passive``), fixed standardisation, and with
+    ``warm_start`` identity flows on one shared standardisation."""
+    passive = hp.passive
+    if passive is None:
+        passive = constant_dimensions(stats, hp.constant_rel_std) \
+            if stats is not None and hp.constant_rel_std > 0 else []
+        hp.passive = passive
+    mapping = RealNVPMapping(dim, hp.transforms, hp.hidden, hp.layers, passive=passive)
+    if stats is not None:
+        mapping.standardise_with(stats, shared=hp.warm_start)
+    if hp.warm_start:
+        mapping.start_as_identity()
+    return mapping

@@ -1,23 +1,12 @@
 import numpy as np
 import pytest
-import scipy.linalg
 import torch
 
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, RealNVPMapping, StagedMapping
+from tests.conftest import planted_rotation
 from train.fitting import fit_arrays
 from train.modules import AdversarialFit, build_fitter
-
-
-def planted_rotation(n=4000, d=8, clusters=30, angle=0.5, seed=0):
-    """Clustered source vectors and, *unpaired* (shuffled), their images under a rotation."""
-    rng = np.random.default_rng(seed)
-    centres = rng.uniform(-5, 5, (clusters, d))
-    x = (centres[rng.integers(0, clusters, n)] + 0.3 * rng.standard_normal((n, d))).astype(np.float32)
-    a = rng.standard_normal((d, d))
-    rotation = scipy.linalg.expm((a - a.T) / 2 * angle)
-    y = (x @ rotation).astype(np.float32)
-    return x, y[rng.permutation(n)], rotation
 
 
 MUSE_TOY = "muse:critic_hidden=256,critic_dropout=0"
@@ -28,7 +17,7 @@ def test_muse_lands_near_a_planted_rotation_and_refinement_makes_it_exact():
     CSLS-induced pairs (bootstrapping a linear map) then finds the rotation exactly."""
     from train.bootstrap import BootstrapConfig, bootstrap
 
-    x, y, rotation = planted_rotation()
+    x, y, rotation = planted_rotation(4000)
     torch.manual_seed(0)
     mapping = fit_arrays(x, y, MUSE_TOY, epochs=30, batch_size=128)
     assert isinstance(mapping, LinearMap)
