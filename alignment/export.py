@@ -13,11 +13,13 @@ from .errors import InputError
 from .mappings import Mapping, load_mapping
 from .provenance import DataProvenance
 from .signature import export_signature
+from .text_normalise import SpanishTextNormaliser, text_normaliser
 from .tokenize import Tokenizer
 from .version import __version__
 from .xmover_files import write_xmover_files
 
 REMAP_FILE = "remap.json"
+NORM_FILE = "norm.safetensors"
 
 
 def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenance,
@@ -57,6 +59,56 @@ def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenanc
     return meta
 
 
+def export_encoder(directory: str | Path, model, tokenizer, head: Mapping, data: DataProvenance,
+                   norm_stats: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                   text: dict | None = None, extra: dict | None = None,
+                   overwrite: bool = False) -> dict:
+    """Export a fine-tuned encoder (Joint-Align) as a plain HF model directory — config,
+    weights and tokenizer at the top, so ``AutoModel.from_pretrained(dir)`` and BERTScore load
+    it with no crossalign code — plus ``remap.json`` (layer, pooling, TEXT settings,
+    signature), the head (``mapping/``, NORM by default) and every language's NORM statistics
+    (``norm.safetensors``: ``mean.<lang>``, ``std.<lang>``) for code that applies them itself."""
+    from safetensors.numpy import save_file
+
+    from .encoder import weights_fingerprint
+
+    directory = Path(directory)
+    ident = data.encoder
+    if ident is None:
+        raise InputError("no encoder identity in the data's provenance", parameter="encoder")
+    meta = {
+        "format": "crossalign-remap-1",
+        "encoder": ident.encoder, "base_revision": ident.revision,
+        "layer": ident.layer, "pooling": ident.pooling, "max_length": ident.max_length,
+        "tokenizer": {"tokenizer": ident.tokenizer, "lowercase": ident.lowercase},
+        "mapping_type": head.describe(), "mapping_fingerprint": head.fingerprint(),
+        "mapped_side": "src" if head.is_source_only() else "both", "dim": head.dim,
+        "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
+        "data_fingerprint": data.data_fingerprint, "n_pairs": data.n_pairs,
+        "n_sentences": data.n_sentences, "package_version": __version__,
+        "encoder_weights": ".", "text": text,
+        "norm_stats": NORM_FILE if norm_stats else None,
+        "xmoverscore_files": [], "xmoverscore_note": "the encoder itself changed: use the "
+        "directory as the model (HF format), with the head in mapping/ or norm.safetensors",
+    }
+    meta.update(extra or {})
+    with atomic_dir(directory, REMAP_FILE, overwrite) as tmp:
+        model.save_pretrained(tmp, safe_serialization=True)
+        tokenizer.save_pretrained(tmp)
+        head.save(tmp / "mapping")
+        if norm_stats:
+            save_file({f"{kind}.{lang}": np.ascontiguousarray(v, dtype=np.float32)
+                       for lang, (mean, std) in norm_stats.items()
+                       for kind, v in (("mean", mean), ("std", std))}, str(tmp / NORM_FILE))
+        meta["revision"] = weights_fingerprint(str(tmp))  # the fine-tuned weights' own hash
+        meta["applied"] = ("crossalign (--encoder EXPORT): this directory's encoder, "
+                           + ("TEXT on the source side, " if text else "")
+                           + f"then {head.describe()} per language")
+        meta["signature"] = export_signature(meta)
+        write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
+    return meta
+
+
 def _applied(mapped_side: str, xmover_files: list[str]) -> str:
     """In words, which side of the mapping each path applies (remap.json's ``applied``)."""
     ours = "crossalign (--encoder EXPORT): source-language vectors through the mapping's source side"
@@ -75,8 +127,9 @@ def _applied(mapped_side: str, xmover_files: list[str]) -> str:
 class RemappedEncoder:
     """An encoder plus its mapping: sentences in, remapped word vectors out."""
 
-    def __init__(self, encoder: Encoder, mapping: Mapping, meta: dict) -> None:
-        self.encoder, self.mapping, self.meta = encoder, mapping, meta
+    def __init__(self, encoder: Encoder, mapping: Mapping, meta: dict,
+                 text: SpanishTextNormaliser | None = None) -> None:
+        self.encoder, self.mapping, self.meta, self.text = encoder, mapping, meta, text
 
     @property
     def signature(self) -> str:
@@ -90,6 +143,8 @@ class RemappedEncoder:
         target language (unchanged for source-only maps such as CLP)."""
         if side not in ("src", "tgt"):
             raise InputError("side must be 'src' or 'tgt'", parameter="side")
+        if self.text is not None and side == "src":  # TEXT as at training time
+            sentences = self.text(sentences)
         words = self.encoder.tokenize_words(sentences)
         vecs = self.encoder.encode_words(words, batch_size=batch_size, progress=progress)
         return list(zip(words, [self.mapping.map_array(v, side) for v in vecs]))
@@ -115,7 +170,9 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
     encoder whose revision differs from the one the mapping was trained on."""
     directory = Path(directory)
     meta = read_remap_json(directory)
-    spec = EncoderSpec(encoder or meta["encoder"], meta["layer"], meta["pooling"],
+    weights_here = meta.get("encoder_weights") == "."
+    spec = EncoderSpec(encoder or (str(directory) if weights_here else meta["encoder"]),
+                       meta["layer"], meta["pooling"],
                        meta.get("max_length", 512))
     tok = meta["tokenizer"]
     enc = Encoder(spec, device=device, word_tokenizer=Tokenizer(lowercase=tok.get("lowercase", False)))
@@ -131,4 +188,4 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
         raise InputError(f"the mapping's weights do not match the fingerprint "
                          f"{meta['mapping_fingerprint']} in {REMAP_FILE} (edited or corrupt)",
                          path=directory / REMAP_FILE)
-    return RemappedEncoder(enc, mapping, meta)
+    return RemappedEncoder(enc, mapping, meta, text_normaliser(meta.get("text")))

@@ -27,4 +27,14 @@ def export_signature(meta: dict) -> str:
         "map": f"{meta['mapping_type']}#{meta['mapping_fingerprint']}",
         "side": meta["mapped_side"], "lang": f"{meta['src_lang']}-{meta['tgt_lang']}",
         "data": meta.get("data_fingerprint"), "pairs": meta.get("n_pairs"),
+        "ft": f"{meta['fine_tuned']}@{meta.get('base_revision') or 'unknown'}"
+        if meta.get("fine_tuned") else None,
+        "text": text_description(meta.get("text")),
     })
+
+
+def text_description(text: dict | None) -> str | None:
+    """TEXT settings in a signature: language, tagger data hash, rules."""
+    if not text:
+        return None
+    return f"{text.get('lang')}:{text.get('tagger')}:{'+'.join(text.get('rules', []))}"

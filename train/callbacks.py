@@ -99,20 +99,34 @@ class KeepBest(pl.Callback):
         self.state: dict | None = None
         self.last_state: dict | None = None
         self.best_epoch: int | None = None
+        self.best_step: int | None = None
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.sanity_checking:
+            return
         value = trainer.callback_metrics.get(self.criterion)
         if value is None or not torch.isfinite(value):
             return
         value = float(value)
         if self.best is None or (value > self.best if self.mode == "max" else value < self.best):
-            self.best, self.state = value, copy.deepcopy(pl_module.mapping.state_dict())
-            self.best_epoch = trainer.current_epoch
+            self.best, self.state = value, _cpu_state(_selectable(pl_module))
+            self.best_epoch, self.best_step = trainer.current_epoch, trainer.global_step
 
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self.last_state = copy.deepcopy(pl_module.mapping.state_dict())
+        self.last_state = _cpu_state(_selectable(pl_module))
         if self.state is not None:
-            pl_module.mapping.load_state_dict(self.state)
+            _selectable(pl_module).load_state_dict(self.state)
+
+
+def _selectable(pl_module: pl.LightningModule) -> torch.nn.Module:
+    """What selection keeps: a module's ``selectable`` (an encoder being fine-tuned) or its
+    mapping."""
+    return getattr(pl_module, "selectable", None) or pl_module.mapping
+
+
+def _cpu_state(module: torch.nn.Module) -> dict:
+    """A copy of the weights in host memory (a GPU model's copies do not stay on the GPU)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
 
 
 class CollapseGuard(pl.Callback):
@@ -254,3 +268,35 @@ class Bootstrap(pl.Callback):
         write_text(out / "rounds.json", json.dumps([asdict(r) for r in rounds], indent=2))
         pl_module.mapping = mapping
         pl_module.selected_after_training = True
+
+
+class SaveEncoder(pl.Callback):
+    """At the end of fine-tuning (after selection restored the chosen step): ``metrics.json``
+    and ``export/`` — the encoder as a plain HF model directory with its head (``norm``: each
+    language's running mean/variance from up to ``norm_sentences`` training sentences per
+    corpus; ``identity``: none) and every language's NORM statistics. List it after
+    ``KeepBest``."""
+
+    def __init__(self, dirpath: str | None = None, head: str = "norm",
+                 norm_sentences: int = 2000) -> None:
+        if head not in ("norm", "identity"):
+            raise InputError(f"must be 'norm' or 'identity', got '{head}'", parameter="head")
+        if norm_sentences < 1:
+            raise InputError(f"must be >= 1, got {norm_sentences}", parameter="norm_sentences")
+        self.dirpath, self.head, self.norm_sentences = dirpath, head, norm_sentences
+
+    def on_fit_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not trainer.is_global_zero:
+            return
+        from .encoder_export import export_fine_tuned
+
+        out = Path(self.dirpath or trainer.default_root_dir)
+        metrics = {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}
+        keep = next((c for c in trainer.callbacks if isinstance(c, KeepBest)), None)
+        extra = {"fine_tuned": "joint_align", "hyperparameters": dict(pl_module.hparams)}
+        if keep is not None and keep.best is not None:
+            metrics.update(selected_step=float(keep.best_step), selected_value=keep.best)
+            extra["selection"] = {"criterion": keep.criterion, "step": keep.best_step,
+                                  "value": keep.best}
+        write_metrics(out / "metrics.json", metrics)
+        export_fine_tuned(trainer.datamodule, out / "export", self.head, self.norm_sentences, extra)

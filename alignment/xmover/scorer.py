@@ -67,6 +67,7 @@ class XMoverScorer:
         self.n_jobs = n_jobs or (cores if cores > 2 else 1)
         self.export_mapping = None
         self.export_meta: dict | None = None
+        self.text = None
         if (Path(encoder) / "remap.json").is_file():
             from ..export import load_remapped
 
@@ -77,6 +78,7 @@ class XMoverScorer:
                                  f"layer {layer} would not match it", parameter="layer")
             self.encoder = remapped.encoder
             self.export_mapping, self.export_meta = remapped.mapping, remapped.meta
+            self.text = remapped.text  # TEXT normalisation of the sources, as at training time
         else:
             self.encoder = Encoder(EncoderSpec(encoder, self.spec.layer if layer is None
                                                else layer), device=device)
@@ -124,7 +126,8 @@ class XMoverScorer:
         lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
         return signature({"ver": self.spec.tag, "enc": f"{ident.encoder}@{ident.revision}",
                           "L": ident.layer, "map": mapping, "ngram": self.ngram, "idf": idf,
-                          "lm": lm, "coef": self.lm_coef if self.lm else None},
+                          "lm": lm, "coef": self.lm_coef if self.lm else None,
+                          "text": self.text.describe() if self.text else None},
                          prefix="xmoverscore")
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -157,6 +160,8 @@ class XMoverScorer:
         """One score per pair; results do not depend on batch size or order."""
         validate_pairs(sources, hypotheses)
         t0 = time.perf_counter()
+        if self.text is not None:
+            sources = self.text(sources)
         src_enc = self.encoder.encode_tokens(sources, self.batch_size)
         hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size)
         t1 = time.perf_counter()

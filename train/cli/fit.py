@@ -3,6 +3,7 @@ through LightningCLI (any registered method; every key overridable)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from alignment.errors import InputError
 
@@ -27,7 +28,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
         warnings.filterwarnings("ignore", message=RECIPE_NOISE)
         try:
-            cli = RecipeCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+            cli = RecipeCLI(LightningModule, _datamodule_for(extra) or PairedVectorDataModule,
+                            subclass_mode_model=True,
                             save_config_callback=SaveConfigOnSuccess,
                             save_config_kwargs={"overwrite": True}, args=["fit", *extra],
                             parser_kwargs={"prog": "crossalign",
@@ -35,6 +37,42 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
     finish_wandb_runs(cli.trainer.loggers)
+
+
+def _datamodule_for(extra: list[str]):
+    """The data module a recipe's model names (``datamodule_class``; Joint-Align trains on
+    raw text), or None for the default paired-vector data."""
+    import importlib
+
+    import yaml
+
+    class_path = None
+    for k, arg in enumerate(extra):
+        if arg == "--config" and k + 1 < len(extra):
+            path = Path(extra[k + 1])
+            if not path.is_file():
+                continue  # LightningCLI names the missing file
+            try:
+                model = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("model")
+            except yaml.YAMLError:
+                continue  # and reports the YAML error
+            if isinstance(model, dict) and model.get("class_path"):
+                class_path = model["class_path"]
+        elif arg.startswith("--model=") or (arg == "--model" and k + 1 < len(extra)):
+            value = arg.split("=", 1)[1] if "=" in arg else extra[k + 1]
+            if "." in value and not value.endswith((".yaml", ".yml")):
+                class_path = value
+    if not class_path:
+        return None
+    module, _, name = class_path.rpartition(".")
+    try:
+        named = getattr(getattr(importlib.import_module(module), name), "datamodule_class", None)
+    except (ImportError, AttributeError):
+        return None  # LightningCLI reports the unknown class
+    if not named:
+        return None
+    module, _, name = named.rpartition(".")
+    return getattr(importlib.import_module(module), name)
 
 
 def _input_error_in(err: BaseException) -> InputError | None:

