@@ -150,6 +150,8 @@ class ParallelTextDataModule(pl.LightningDataModule):
         val = None
         if spec.get("val_src"):
             val = read_parallel(spec["val_src"], spec.get("val_tgt"), name=f"{corpus.name}-val")
+            if self.hparams.val_sentences:
+                val = val.subset(list(range(min(self.hparams.val_sentences, len(val)))))
         if limit:
             corpus = corpus.subset(list(range(min(limit, len(corpus)))))
         if val is None and self.hparams.val_sentences:

@@ -17,6 +17,9 @@ EXPERIMENTS = {
     "unsupervised": ("unsupervised", "UnsupervisedConfig", "run_unsupervised",
                      "no parallel data: VecMap-, MUSE-style, GAN-Real-NVP ± bootstrapping and "
                      "pseudo-parallel mining on the unpaired Bible, against center and center > clp"),
+    "joint-align": ("joint_align", "JointAlignConfig", "run_joint_align",
+                    "fine-tune the encoder (Joint-Align) ± NORM ± TEXT on the Bible, against "
+                    "center > clp and the best trained map, evaluated through the exports"),
     "demo": ("demo", "DemoConfig", "run_demo",
              "the embedded default: MiniLM, Bible es–en, every linear method"),
 }
