@@ -94,6 +94,9 @@ def export_encoder(directory: str | Path, model, tokenizer, head: Mapping, data:
     meta.update(extra or {})
     with atomic_dir(directory, REMAP_FILE, overwrite) as tmp:
         model.save_pretrained(tmp, safe_serialization=True)
+        # the usable input length travels with the tokenizer (code such as BERTScore pads and
+        # truncates to ``model_max_length``; some tokenizers leave it unset)
+        tokenizer.model_max_length = ident.max_length
         tokenizer.save_pretrained(tmp)
         head.save(tmp / "mapping")
         if norm_stats:

@@ -66,6 +66,7 @@ class JointAlign(pl.LightningModule):
         # the frozen original: not a submodule (kept out of checkpoints, optimiser and DDP)
         object.__setattr__(self, "_original", copy.deepcopy(model).eval().requires_grad_(False))
         self.encoder_model = model.train().requires_grad_(True)
+        freeze_unused(model, self.encoder.layer, self.encoder.tokenizer)
 
     @property
     def selectable(self) -> torch.nn.Module:
@@ -149,7 +150,8 @@ class JointAlign(pl.LightningModule):
 
     # -- optimisation -----------------------------------------------------------------------
     def configure_optimizers(self):
-        optimizer = torch.optim.Adam(self.encoder_model.parameters(), lr=self.hparams.lr,
+        trainable = [p for p in self.encoder_model.parameters() if p.requires_grad]
+        optimizer = torch.optim.Adam(trainable, lr=self.hparams.lr,
                                      betas=tuple(self.hparams.betas),
                                      weight_decay=self.hparams.weight_decay)
         total = max(1, int(self.trainer.estimated_stepping_batches))
@@ -162,3 +164,18 @@ class JointAlign(pl.LightningModule):
 
         schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
+
+
+def freeze_unused(model: torch.nn.Module, layer: int, tokenizer) -> list[str]:
+    """Freeze the parameters the chosen layer's states do not depend on (a pooler, layers
+    above ``layer``): they get no gradient, which data-parallel training refuses; returns
+    their names."""
+    ids = tokenizer("a b", return_tensors="pt")
+    model.zero_grad(set_to_none=True)
+    model(**ids, output_hidden_states=True).hidden_states[layer].float().sum().backward()
+    unused = [n for n, p in model.named_parameters() if p.grad is None]
+    for name, p in model.named_parameters():
+        p.grad = None
+        if name in unused:
+            p.requires_grad_(False)
+    return unused
