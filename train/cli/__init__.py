@@ -10,9 +10,9 @@ import sys
 
 from alignment.errors import InputError, TrainingDiverged
 
-from . import align, data, evaluate, experiments, export, fit, lm, plot, score
+from . import align, data, encode, evaluate, experiments, export, fit, lm, plot, score
 
-VERBS = (data, align, fit, export, evaluate, score, lm, experiments, plot)
+VERBS = (data, align, encode, fit, export, evaluate, score, lm, experiments, plot)
 EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED = 2, 3, 130
 
 

