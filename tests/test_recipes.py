@@ -85,3 +85,45 @@ def test_unpaired_recipe_uses_the_unpaired_data_piece(path):
     ready = yaml.safe_load(path.read_text())["data"]
     piece = yaml.safe_load((ROOT / "data" / "bible-es-en-unpaired.yaml").read_text())["data"]
     assert ready == piece and ready["monolingual"] == "disjoint"
+
+
+ENCODER_RECIPES = sorted((ROOT / "bible-es-en-encoder").glob("*.yaml"))
+
+
+def _fit_cli(path: Path):
+    """The recipe as ``crossalign fit`` builds it (the data module the model names)."""
+    import warnings
+
+    from pytorch_lightning import LightningModule
+    from pytorch_lightning.cli import LightningCLI
+
+    from train.cli.fit import _datamodule_for
+
+    args = ["--config", str(path)]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
+        return LightningCLI(LightningModule, _datamodule_for(args), subclass_mode_model=True,
+                            run=False, args=args, save_config_kwargs={"overwrite": True})
+
+
+@pytest.mark.parametrize("path", ENCODER_RECIPES, ids=lambda p: p.name)
+def test_encoder_recipe_parses_with_the_raw_text_data(path):
+    cli = _fit_cli(path) if "multigpu" not in path.name else None
+    recipe = yaml.safe_load(path.read_text())
+    assert recipe["model"]["class_path"] == "train.modules.JointAlign"
+    assert [c["class_path"].rsplit(".", 1)[1] for c in recipe["trainer"]["callbacks"]] == \
+        ["KeepBest", "SaveEncoder"]
+    if cli is not None:
+        assert type(cli.datamodule).__name__ == "ParallelTextDataModule"
+        assert cli.datamodule.hparams.pivot == "en" and cli.model.hparams.lr == 5e-5
+
+
+def test_multigpu_recipe_differs_from_the_single_device_one_only_in_scale():
+    one, many = (yaml.safe_load((ROOT / "bible-es-en-encoder" / f"{n}.yaml").read_text())
+                 for n in ("joint-align", "joint-align-multigpu"))
+    assert one["trainer"]["callbacks"] == many["trainer"]["callbacks"]
+    assert one["data"]["corpora"] == many["data"]["corpora"]
+    differ = {k for k in one["model"]["init_args"]
+              if one["model"]["init_args"][k] != many["model"]["init_args"][k]}
+    assert differ == {"gradient_checkpointing"}
+    assert many["trainer"]["strategy"] == "ddp" and many["trainer"]["precision"] == "bf16-mixed"

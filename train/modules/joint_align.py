@@ -53,6 +53,13 @@ class JointAlign(pl.LightningModule):
     def encoder(self):
         return self.trainer.datamodule.load_encoder()
 
+    def setup(self, stage: str) -> None:
+        if "FSDP" in type(self.trainer.strategy).__name__:
+            raise InputError("Joint-Align runs on one device or data-parallel (strategy: ddp); "
+                             "with fsdp, step selection and the HF export would see sharded "
+                             "weights — not supported yet (gradient checkpointing and bf16 fit "
+                             "XLM-R large on one 80 GB GPU)", parameter="trainer.strategy")
+
     def configure_model(self) -> None:
         if self.encoder_model is not None:
             return

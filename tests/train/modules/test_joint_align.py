@@ -16,7 +16,7 @@ from tests.conftest import EN, ES
 from train.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
-RECIPE = ROOT / "recipes" / "bible-es-en" / "joint-align.yaml"
+RECIPE = ROOT / "recipes" / "bible-es-en-encoder" / "joint-align.yaml"
 
 
 def _recipe(tmp_path: Path, tiny_bert: Path, run: str, **data) -> Path:
