@@ -20,18 +20,25 @@ def layer_normalise(vectors: np.ndarray) -> np.ndarray:
     return (vectors - mean) / np.sqrt(vectors.var(1, keepdims=True) + EPS)
 
 
-def batch_normalise(vectors: np.ndarray, offsets: np.ndarray, batch: int = 8) -> np.ndarray:
-    """Word vectors standardised per dimension within consecutive batches of ``batch``
-    sentences (``offsets``: sentence i is rows offsets[i]:offsets[i+1]); NaN rows stay NaN."""
+def batch_normalise(vectors: np.ndarray, offsets: np.ndarray, batch: int = 8,
+                    order: np.ndarray | None = None) -> np.ndarray:
+    """Word vectors standardised per dimension within batches of ``batch`` sentences
+    (``offsets``: sentence i is rows offsets[i]:offsets[i+1]); NaN rows stay NaN. Batches are
+    consecutive sentences, or consecutive in ``order`` (a permutation of the sentences).
+
+    On a parallel test set, batching both languages in the same order puts the translations of
+    one batch's sentences in the other language's batch — statistics no scorer has; give each
+    language its own ``order`` to measure NORM (batch) without that."""
     out = np.empty_like(vectors)
     n = len(offsets) - 1
+    order = np.arange(n) if order is None else np.asarray(order)
     for s in range(0, n, batch):
-        lo, hi = offsets[s], offsets[min(s + batch, n)]
-        block = vectors[lo:hi]
+        rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in order[s:s + batch]])
+        block = vectors[rows]
         finite = np.isfinite(block[:, 0])
         mean = block[finite].mean(0) if finite.any() else 0.0
         std = np.sqrt(block[finite].var(0) + EPS) if finite.any() else 1.0
-        out[lo:hi] = (block - mean) / std
+        out[rows] = (block - mean) / std
     return out
 
 

@@ -36,6 +36,18 @@ def test_batch_norm_standardises_each_batch_of_sentences_and_keeps_nan_rows():
     assert not np.allclose(alone, out[:4])
 
 
+def test_batch_norm_in_a_given_order_batches_those_sentences():
+    rng = np.random.default_rng(3)
+    vecs = rng.normal(0, 1, (12, 3))
+    offsets = np.array([0, 3, 6, 9, 12])  # four sentences of three words
+    order = np.array([2, 0, 3, 1])
+    out = batch_normalise(vecs, offsets, batch=2, order=order)
+    first = np.r_[6:9, 0:3]  # sentences 2 and 0 form the first batch
+    np.testing.assert_allclose(out[first].mean(0), 0, atol=1e-9)
+    expected = batch_normalise(vecs[np.r_[6:9, 0:3, 9:12, 3:6]], offsets, batch=2)
+    np.testing.assert_allclose(out[first], expected[:6])
+
+
 def test_layer_norm_is_per_vector():
     v = np.random.default_rng(2).normal(2, 4, (5, 16))
     out = layer_normalise(v)

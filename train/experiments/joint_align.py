@@ -47,6 +47,8 @@ class JointAlignConfig(BibleConfig):
     val_every: int = field(default=250, metadata={"help": "criteria every N steps"})
     val_verses: int = field(default=500, metadata={"help": "dev verses for the criteria"})
     criterion: str = field(default="semantic", metadata={"help": "selects the step"})
+    reuse: bool = field(default=False, metadata={"help": "evaluate the exports already in the "
+                        "output folder instead of fine-tuning again (same settings)"})
     supervised: list[str] = field(default_factory=lambda: list(SUPERVISED),
                                   metadata={"help": "mapping references (paired vectors)"})
     supervised_epochs: int = 6
@@ -85,6 +87,23 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     return run_dir / "export"
 
 
+def fine_tuned(cfg: JointAlignConfig, text: bool, run_dir: Path) -> float:
+    """Fine-tune into ``run_dir`` (or, with ``reuse``, take the export a finished run left
+    there); returns the fit's wall-clock seconds (kept in ``RUN/fit.json``)."""
+    import json
+
+    from alignment.atomic import write_text
+
+    record = run_dir / "fit.json"
+    if cfg.reuse and record.is_file() and (run_dir / "export" / "remap.json").is_file():
+        return float(json.loads(record.read_text())["seconds"])
+    t0 = time.time()
+    fine_tune(cfg, text, run_dir)
+    seconds = time.time() - t0
+    write_text(record, json.dumps({"seconds": seconds, "text": text}))
+    return seconds
+
+
 def text_test_corpus(bed, normaliser: SpanishTextNormaliser, tokenizer) -> PreparedCorpus:
     """The held-out verses with TEXT-normalised Spanish, re-tokenised and re-aligned (with the
     normalised training verses, as the test bed aligns); vectors are filled in later."""
@@ -110,16 +129,26 @@ def with_vectors(data: PreparedCorpus, src: np.ndarray, tgt: np.ndarray) -> Prep
                           WordVectors(src, data.src.offsets), WordVectors(tgt, data.tgt.offsets))
 
 
-def norm_variants(data: PreparedCorpus, train_data: PreparedCorpus) -> dict[str, PreparedCorpus]:
-    """The three NORMs of ``alignment.norm_head`` applied to ``data`` (running statistics
-    from ``train_data``, encoded by the same encoder)."""
+def norm_variants(data: PreparedCorpus, train_data: PreparedCorpus, seed: int = 0
+                  ) -> dict[str, PreparedCorpus]:
+    """The NORMs of ``alignment.norm_head`` applied to ``data`` (running statistics from
+    ``train_data``, encoded by the same encoder). Batch NORM twice: batches of 8 test verses in
+    corpus order on both sides (each Spanish batch's translations form the English batch —
+    information a scorer never has) and in independent random orders per language (fair)."""
     head = running_norm(language_statistics(train_data.src.vectors),
                         language_statistics(train_data.tgt.vectors))
+    n = len(data.src)
+    rng = np.random.default_rng(seed)
+    src_order, tgt_order = rng.permutation(n), rng.permutation(n)
     return {
         "NORM": with_vectors(data, head.map_array(data.src.vectors, "src"),
                              head.map_array(data.tgt.vectors, "tgt")),
-        "NORM (batch 8)": with_vectors(data, batch_normalise(data.src.vectors, data.src.offsets),
-                                       batch_normalise(data.tgt.vectors, data.tgt.offsets)),
+        "NORM (batch 8, parallel)": with_vectors(
+            data, batch_normalise(data.src.vectors, data.src.offsets),
+            batch_normalise(data.tgt.vectors, data.tgt.offsets)),
+        "NORM (batch 8)": with_vectors(
+            data, batch_normalise(data.src.vectors, data.src.offsets, order=src_order),
+            batch_normalise(data.tgt.vectors, data.tgt.offsets, order=tgt_order)),
         "layer norm": with_vectors(data, layer_normalise(data.src.vectors),
                                    layer_normalise(data.tgt.vectors)),
     }
@@ -160,7 +189,7 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
         print(f"  {name}: es→en {100 * rows[name]['retrieval_cosine_src2tgt']:.1f}", flush=True)
 
     record("unmapped", bed.test, None, 0.0, en_cosine=1.0)
-    for label, data in norm_variants(bed.test, norm_train).items():
+    for label, data in norm_variants(bed.test, norm_train, cfg.seed).items():
         record(f"unmapped ⊕ {label}", data, None, 0.0, en_cosine=english_cosine(data, bed.test))
     for spec in specs:
         t0 = time.time()
@@ -171,22 +200,21 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
                                         bed.test))
     drift: dict[str, dict[str, float]] = {}
     for variant in cfg.variants:
-        t0 = time.time()
         text = variant == "text"
-        export = fine_tune(cfg, text, out / f"joint-align-{variant}")
-        minutes = time.time() - t0
+        seconds = fine_tuned(cfg, text, out / f"joint-align-{variant}")
+        export = out / f"joint-align-{variant}" / "export"
         remapped = load_remapped(export)
         test = bed.test if not text else text_test_corpus(bed, normaliser, encoder.word_tokenizer)
         tuned = encoded(test, remapped.encoder)
         base = encoded(test, encoder) if text else bed.test
         label = "Joint-Align" + (" ⊕ TEXT" if text else "")
         cos = english_cosine(tuned, base)
-        record(label, tuned, None, minutes, en_cosine=cos)
+        record(label, tuned, None, seconds, en_cosine=cos)
         ja_train = encoded(norm_train if not text else _text_train(norm_train, normaliser,
                                                                   encoder.word_tokenizer),
                            remapped.encoder)
-        for norm_label, data in norm_variants(tuned, ja_train).items():
-            record(f"{label} ⊕ {norm_label}", data, None, minutes, en_cosine=cos)
+        for norm_label, data in norm_variants(tuned, ja_train, cfg.seed).items():
+            record(f"{label} ⊕ {norm_label}", data, None, seconds, en_cosine=cos)
         drift[label] = _run_metrics(out / f"joint-align-{variant}")
     text_out = format_joint_align(rows, hits, drift, cfg, bed, encoder)
     report(text_out, {f"{n}/{k}": v for n, m in rows.items() for k, v in m.items()}
