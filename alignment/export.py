@@ -22,6 +22,23 @@ REMAP_FILE = "remap.json"
 NORM_FILE = "norm.safetensors"
 
 
+def remap_fields(mapping: Mapping, data: DataProvenance, **revision: str | None) -> dict:
+    """The ``remap.json`` fields every export has: encoder identity (``revision``: the
+    revision field(s), placed after the encoder's name), mapping, data."""
+    ident = data.encoder
+    return {
+        "format": "crossalign-remap-1",
+        "encoder": ident.encoder, **revision,
+        "layer": ident.layer, "pooling": ident.pooling, "max_length": ident.max_length,
+        "tokenizer": {"tokenizer": ident.tokenizer, "lowercase": ident.lowercase},
+        "mapping_type": mapping.describe(), "mapping_fingerprint": mapping.fingerprint(),
+        "mapped_side": "src" if mapping.is_source_only() else "both", "dim": mapping.dim,
+        "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
+        "data_fingerprint": data.data_fingerprint, "n_pairs": data.n_pairs,
+        "n_sentences": data.n_sentences, "package_version": __version__,
+    }
+
+
 def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenance,
                     extra: dict | None = None, overwrite: bool = False,
                     inputs: tuple[str | Path, ...] = ()) -> dict:
@@ -33,24 +50,12 @@ def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenanc
     if data.encoder is None:
         raise InputError("this mapping was fitted on precomputed vectors: no encoder to export "
                          "with", parameter="encoder")
-    ident = data.encoder
-    meta = {
-        "format": "crossalign-remap-1",
-        "encoder": ident.encoder, "revision": ident.revision,
-        "layer": ident.layer, "pooling": ident.pooling, "max_length": ident.max_length,
-        "tokenizer": {"tokenizer": ident.tokenizer, "lowercase": ident.lowercase},
-        "mapping_type": mapping.describe(), "mapping_fingerprint": mapping.fingerprint(),
-        "mapped_side": "src" if mapping.is_source_only() else "both", "dim": mapping.dim,
-        "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
-        "data_fingerprint": data.data_fingerprint, "n_pairs": data.n_pairs,
-        "n_sentences": data.n_sentences, "package_version": __version__,
-        "encoder_weights": None,
-    }
+    meta = {**remap_fields(mapping, data, revision=data.encoder.revision), "encoder_weights": None}
     meta.update(extra or {})
     with atomic_dir(directory, REMAP_FILE, overwrite, inputs) as tmp:
         mapping.save(tmp / "mapping")
         names, why_not = write_xmover_files(tmp, mapping, data.corpus, data.src_lang,
-                                            data.tgt_lang, data.n_sentences or 0, ident.layer)
+                                            data.tgt_lang, data.n_sentences or 0, data.encoder.layer)
         meta["xmoverscore_files"] = names
         meta["xmoverscore_note"] = why_not or None
         meta["applied"] = _applied(meta["mapped_side"], names)
@@ -73,19 +78,10 @@ def export_encoder(directory: str | Path, model, tokenizer, head: Mapping, data:
     from .encoder import weights_fingerprint
 
     directory = Path(directory)
-    ident = data.encoder
-    if ident is None:
+    if data.encoder is None:
         raise InputError("no encoder identity in the data's provenance", parameter="encoder")
     meta = {
-        "format": "crossalign-remap-1",
-        "encoder": ident.encoder, "base_revision": ident.revision,
-        "layer": ident.layer, "pooling": ident.pooling, "max_length": ident.max_length,
-        "tokenizer": {"tokenizer": ident.tokenizer, "lowercase": ident.lowercase},
-        "mapping_type": head.describe(), "mapping_fingerprint": head.fingerprint(),
-        "mapped_side": "src" if head.is_source_only() else "both", "dim": head.dim,
-        "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
-        "data_fingerprint": data.data_fingerprint, "n_pairs": data.n_pairs,
-        "n_sentences": data.n_sentences, "package_version": __version__,
+        **remap_fields(head, data, base_revision=data.encoder.revision),
         "encoder_weights": ".", "text": text,
         "norm_stats": NORM_FILE if norm_stats else None,
         "xmoverscore_files": [], "xmoverscore_note": "the encoder itself changed: use the "
@@ -96,7 +92,7 @@ def export_encoder(directory: str | Path, model, tokenizer, head: Mapping, data:
         model.save_pretrained(tmp, safe_serialization=True)
         # the usable input length travels with the tokenizer (code such as BERTScore pads and
         # truncates to ``model_max_length``; some tokenizers leave it unset)
-        tokenizer.model_max_length = ident.max_length
+        tokenizer.model_max_length = data.encoder.max_length
         tokenizer.save_pretrained(tmp)
         head.save(tmp / "mapping")
         if norm_stats:
