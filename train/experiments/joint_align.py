@@ -214,7 +214,8 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
                                                                   encoder.word_tokenizer),
                            remapped.encoder)
         for norm_label, data in norm_variants(tuned, ja_train, cfg.seed).items():
-            record(f"{label} ⊕ {norm_label}", data, None, seconds, en_cosine=cos)
+            record(f"{label} ⊕ {norm_label}", data, None, seconds,
+                   en_cosine=english_cosine(data, base))
         drift[label] = _run_metrics(out / f"joint-align-{variant}")
     text_out = format_joint_align(rows, hits, drift, cfg, bed, encoder)
     report(text_out, {f"{n}/{k}": v for n, m in rows.items() for k, v in m.items()}
@@ -251,8 +252,9 @@ def format_joint_align(rows, hits, drift, cfg: JointAlignConfig, bed, encoder) -
     table_rows = [(n, m | {"minutes": m["minutes"] / 100}) for n, m in rows.items()]
     text = f"\n{header}\n\n{format_table(table_rows, COLUMNS)}\n"
     text += ("\nmin: wall-clock minutes of the fit on this machine (Joint-Align: fine-tuning, "
-             "selection and export); en cos f0: mean cosine (×100) of held-out English word "
-             "vectors to the original model's (100 = no drift)\n")
+             "selection and export); en cos f0: mean cosine (×100) of the held-out English "
+             "word vectors as the row delivers them (encoder, then map or head) to the original "
+             "model's (100 = unchanged)\n")
     if base_label in hits:
         text += (f"\nes→en P@1 against {base_label} (points; paired bootstrap 95% CI over the "
                  f"test verses, {cfg.bootstrap_samples} resamples):\n")
