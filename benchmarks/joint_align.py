@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -115,7 +116,9 @@ def main() -> None:
         for device in devices:
             steps = args.steps if device == "cpu" else args.gpu_steps
             need = (steps + 3) * max(args.batch_sizes)
-            src, tgt = read_lines(args.src)[:need], read_lines(args.tgt)[:need]
+            all_src, all_tgt = read_lines(args.src), read_lines(args.tgt)
+            pick = sorted(random.Random(0).sample(range(len(all_src)), min(need, len(all_src))))
+            src, tgt = [all_src[i] for i in pick], [all_tgt[i] for i in pick]  # across the corpus
             for precision, ckpt in settings(device):
                 for bs in args.batch_sizes:
                     torch.manual_seed(0)
