@@ -108,5 +108,6 @@ def test_joint_align_experiment_on_the_bible(bible, tmp_path):
     assert 0.5 < rows["Joint-Align"]["en_cosine"] < 1.0  # English moved, a little
     table = (tmp_path / "ja" / "table.txt").read_text()
     assert "against center > clp" in table and "English dev tokens" in table
+    assert "TEXT's effect" in table and "text_delta_lo" in rows["Joint-Align ⊕ TEXT ⊕ NORM"]
     export = json.loads((tmp_path / "ja" / "joint-align-text" / "export" / "remap.json").read_text())
     assert export["text"]["rules"] == ["contractions", "noun-adj"]

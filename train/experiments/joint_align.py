@@ -265,6 +265,16 @@ def format_joint_align(rows, hits, drift, cfg: JointAlignConfig, bed, encoder) -
             rows[name].update(delta_vs_baseline=d, delta_lo=lo, delta_hi=hi)
             verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
             text += f"  {name:<34} {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict}\n"
+    with_text = [n for n in hits if n.startswith("Joint-Align ⊕ TEXT")]
+    if with_text:
+        text += ("\nTEXT's effect: each ⊕ TEXT row against the same row without TEXT (es→en P@1, "
+                 "points, same test verses; paired bootstrap 95% CI):\n")
+        for name in with_text:
+            plain = name.replace(" ⊕ TEXT", "")
+            d, lo, hi = paired_bootstrap(hits[name], hits[plain], cfg.bootstrap_samples, cfg.seed)
+            rows[name].update(text_delta=d, text_delta_lo=lo, text_delta_hi=hi)
+            verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
+            text += f"  {name:<34} {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict}\n"
     for name, m in drift.items():
         text += (f"\n{name}: selected step {int(m.get('selected_step', -1))} "
                  f"({cfg.criterion} {m.get('selected_value', float('nan')):.4f}); at the last "
