@@ -96,3 +96,14 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("val_p1", paired_p1, "max", True,
               "P@1 of retrieving each held-out pair's target (needs labels)"),
 )}
+
+
+def score_criteria(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int | float = 1000,
+                   mutual: bool = False, labelled: bool = True) -> dict[str, float]:
+    """Every criterion of ``CRITERIA`` on one validation pool (``top``/``mutual``: the induced
+    pairs of the semantic and structural criteria); ``labelled=False``: only the label-free
+    ones (unpaired pools)."""
+    induced = {"top": top, "mutual": mutual}
+    settings = {"semantic": induced, "structural": induced}
+    return {name: c.score(mapped_src, tgt, **settings.get(name, {}))
+            for name, c in CRITERIA.items() if labelled or not c.labelled}

@@ -30,14 +30,14 @@ def export_fine_tuned(dm, directory: str | Path, head: str = "norm", norm_senten
     """Write the export of ``dm``'s (fine-tuned) encoder; returns its ``remap.json``."""
     from alignment.mappings.registry import get_method
 
+    encoder = dm.load_encoder()
     stats = {lang: language_statistics(v)
              for lang, v in language_vectors(dm, norm_sentences).items()}
     data = dm.provenance
     if head == "norm":
         mapping: Mapping = running_norm(stats[data.src_lang], stats[data.tgt_lang])
     else:
-        mapping = get_method("identity").mapping(dm.load_encoder().dim)
-    encoder = dm.load_encoder()
+        mapping = get_method("identity").mapping(encoder.dim)
     return export_encoder(directory, encoder.model, encoder.tokenizer, mapping, data, stats,
                           dm.text_settings, {"norm_sentences": norm_sentences, **(extra or {})},
                           overwrite=overwrite)

@@ -32,7 +32,6 @@ class CorpusData:
     train: list[WordPairExample]
     val: list[WordPairExample]
     val_corpus: ParallelCorpus
-    alignment: str
 
 
 class GlobalBatchSampler(Sampler[list[tuple[int, int]]]):
@@ -187,8 +186,7 @@ class ParallelTextDataModule(pl.LightningDataModule):
                         for s, t, l in zip(src_tok, tgt_tok, links)]
             n = len(corpus)
             self.data.append(CorpusData(spec["src_lang"], corpus, examples[:n], examples[n:],
-                                        val or ParallelCorpus([], [], "none"),
-                                        links_fingerprint(links)))
+                                        val or ParallelCorpus([], [], "none")))
         n_links = sum(len(e.links) for d in self.data for e in d.train)
         if not n_links:
             raise InputError("no aligned word pairs in the training corpora", parameter="corpora")

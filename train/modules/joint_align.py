@@ -8,7 +8,7 @@ import copy
 import pytorch_lightning as pl
 import torch
 
-from alignment.criteria import CRITERIA
+from alignment.criteria import CRITERIA, score_criteria
 from alignment.errors import InputError, TrainingDiverged
 from alignment.joint_align import PairBatch, joint_align_loss, pooled_words, side_states
 
@@ -135,7 +135,6 @@ class JointAlign(pl.LightningModule):
     def on_validation_epoch_end(self) -> None:
         if not any(self._val):
             return
-        settings = {"top": self.hparams.semantic_top, "mutual": self.hparams.semantic_mutual}
         per_corpus: dict[str, list[float]] = {name: [] for name in CRITERIA}
         logged: dict[str, float] = {}
         for data, pairs in zip(self.trainer.datamodule.data, self._val):
@@ -144,8 +143,8 @@ class JointAlign(pl.LightningModule):
             x, y = torch.cat([p[0] for p in pairs]), torch.cat([p[1] for p in pairs])
             if not torch.isfinite(x).all() or not torch.isfinite(y).all():
                 raise TrainingDiverged("non-finite validation vectors; lower lr", parameter="lr")
-            for name, c in CRITERIA.items():
-                value = c.score(x, y, **(settings if name in ("semantic", "structural") else {}))
+            values = score_criteria(x, y, self.hparams.semantic_top, self.hparams.semantic_mutual)
+            for name, value in values.items():
                 per_corpus[name].append(value)
                 logged[f"{name}/{data.src_lang}"] = value
         for name, values in per_corpus.items():

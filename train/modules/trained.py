@@ -7,7 +7,7 @@ from typing import Any
 import pytorch_lightning as pl
 import torch
 
-from alignment.criteria import CRITERIA
+from alignment.criteria import score_criteria
 from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import (Mapping, Method, MethodSpec, StagedMapping, fit_composition,
                                 parse_method)
@@ -130,10 +130,8 @@ class TrainedFit(pl.LightningModule):
         self._val.clear()
         if not torch.isfinite(mapped).all():
             self._diverged("non-finite mapped validation vectors")
-        induced = {"top": self.hparams.semantic_top, "mutual": self.hparams.semantic_mutual}
-        settings = {"semantic": induced, "structural": induced}
-        logged = {name: c.score(mapped, tgt, **settings.get(name, {}))
-                  for name, c in CRITERIA.items() if self.paired_validation or not c.labelled}
+        logged = score_criteria(mapped, tgt, self.hparams.semantic_top,
+                                self.hparams.semantic_mutual, self.paired_validation)
         if self.paired_validation:
             logged["val_mse"] = float(((mapped - tgt) ** 2).sum(1).mean())
         self.log_dict(logged)
