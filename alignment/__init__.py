@@ -1,11 +1,25 @@
-"""crossalign's library: cross-lingual remappings of contextual encoders (no Lightning here)."""
-from .corpus import ParallelCorpus, read_parallel
-from .encoder import Encoder, EncoderSpec, load_encoder
-from .errors import InputError
-from .export import RemappedEncoder, export_remapped, load_remapped
-from .mappings import Mapping, load_mapping
+"""crossalign's library: cross-lingual remappings of contextual encoders (no Lightning here).
+
+The public names below are imported on first use, so that ``import alignment.errors`` (what the
+command line needs to start) does not load torch."""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .version import __version__
 
-__all__ = ["ParallelCorpus", "read_parallel", "Encoder", "EncoderSpec", "load_encoder",
-           "InputError", "RemappedEncoder", "export_remapped", "load_remapped", "Mapping",
-           "load_mapping", "__version__"]
+_PUBLIC = {"ParallelCorpus": "corpus", "read_parallel": "corpus", "Encoder": "encoder",
+           "EncoderSpec": "encoder", "load_encoder": "encoder", "InputError": "errors",
+           "RemappedEncoder": "export", "export_remapped": "export", "load_remapped": "export",
+           "Mapping": "mappings", "load_mapping": "mappings"}
+
+__all__ = [*_PUBLIC, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'alignment' has no attribute '{name}'")
+    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    globals()[name] = value
+    return value

@@ -48,13 +48,23 @@ def fingerprint_lines(*sides: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
+STDIN = "-"
+
+
 def read_lines(path: str | Path, allow_empty: bool = False) -> list[str]:
-    """Read a UTF-8 text file into lines, failing with file:line on bad bytes or empty lines."""
+    """Read a UTF-8 text file (``-``: standard input) into lines, failing with file:line on bad
+    bytes or (unless ``allow_empty``) empty lines."""
+    import contextlib
+    import sys
+
+    stdin = str(path) == STDIN
     path = Path(path)
-    if not path.is_file():
+    if not stdin and path.is_dir():
+        raise InputError("is a folder, not a text file", path=path)
+    if not stdin and not path.is_file():
         raise InputError("file not found", path=path)
     lines: list[str] = []
-    with path.open("rb") as fh:
+    with (contextlib.nullcontext(sys.stdin.buffer) if stdin else path.open("rb")) as fh:
         for number, raw in enumerate(fh, start=1):
             try:
                 text = raw.decode("utf-8")

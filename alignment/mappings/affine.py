@@ -52,6 +52,16 @@ class AffineMapping(Mapping):
     def map_target(self, y: torch.Tensor) -> torch.Tensor:
         return (y.to(torch.float64) @ self.tgt_weight + self.tgt_bias).to(y.dtype)
 
+    def applied_fingerprint(self) -> str:
+        """The collapsed affine map at float32: a one-stage composition, a bare CLP and a CLP
+        read from a ``.BAM`` file that apply the same matrix get the same fingerprint."""
+        import hashlib
+
+        h = hashlib.sha256(b"affine")
+        for t in self.affine():
+            h.update(t.to(torch.float32).to(torch.float64).numpy().tobytes())
+        return h.hexdigest()[:16]
+
     def is_source_only(self) -> bool:
         """True when the target side is left unchanged."""
         eye = torch.eye(self.dim, dtype=torch.float64)

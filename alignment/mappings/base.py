@@ -65,13 +65,20 @@ class Mapping(nn.Module):
         """Every parameter and buffer, flattened to a dict (nested names for compositions)."""
         return {k: v.detach().contiguous().cpu() for k, v in self.state_dict().items()}
 
-    def fingerprint(self) -> str:
-        """Content hash of type, config and weights; 16 hex digits."""
+    def applied_fingerprint(self) -> str:
+        """What a score signature names: the map as the encoder applies it (float32), the
+        same however it was built or loaded (16 hex digits)."""
+        return self.fingerprint(torch.float32)
+
+    def fingerprint(self, precision: torch.dtype = torch.float64) -> str:
+        """Content hash of type, config and weights (rounded to ``precision`` first: float32
+        identifies a map as the encoder applies it, so a map and its float32 XMoverScore file
+        agree); 16 hex digits."""
         h = hashlib.sha256(json.dumps({"type": self.kind, "config": self.config()},
                                       sort_keys=True).encode())
         for name, t in sorted(self.tensors().items()):
             h.update(name.encode())
-            h.update(t.to(torch.float64).numpy().tobytes())
+            h.update(t.to(precision).to(torch.float64).numpy().tobytes())
         return h.hexdigest()[:16]
 
     def save(self, directory: str | Path) -> Path:

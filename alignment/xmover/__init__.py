@@ -1,9 +1,23 @@
-"""XMoverScore: reference-free MT evaluation by optimal transport of (remapped) token vectors."""
-from .idf import IdfWeights, compute_idf
-from .ngrams import ngram_vectors, select_tokens
-from .scorer import XMoverScorer
-from .transport import emd, emd_flow, score_2020, score_2022
-from .versions import VERSIONS, Version, get_version
+"""XMoverScore: reference-free MT evaluation by optimal transport of (remapped) token vectors.
 
-__all__ = ["XMoverScorer", "VERSIONS", "Version", "get_version", "IdfWeights", "compute_idf", "ngram_vectors",
-           "select_tokens", "emd", "emd_flow", "score_2020", "score_2022"]
+Public names are imported on first use (the scorer needs torch; option parsing does not)."""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "scorer", "VERSIONS": "versions",
+           "Version": "versions", "get_version": "versions", "IdfWeights": "idf",
+           "compute_idf": "idf", "ngram_vectors": "ngrams", "select_tokens": "ngrams",
+           "emd": "transport", "emd_flow": "transport", "score_2020": "transport",
+           "score_2022": "transport"}
+
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'alignment.xmover' has no attribute '{name}'")
+    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    globals()[name] = value
+    return value

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from ..batching import make_batches
-from ..encoder import allow_download, resolve_encoder, weights_fingerprint
+from ..encoder import DOWNLOAD_HINT, allow_download, resolve_encoder, weights_fingerprint
 from ..errors import InputError
 
 
@@ -39,14 +39,15 @@ class LanguageModelScorer:
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        source, local = resolve_encoder(name)
+        source, local = resolve_encoder(name, what="lm")
         kwargs = {"local_files_only": not (allow_download() or local)}
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             self.model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
-        except OSError as err:
-            raise InputError(f"cannot load language model '{name}': {str(err).splitlines()[0]}",
-                             parameter="lm") from None
+        except (OSError, ValueError) as err:
+            hint = "" if local else f" ({DOWNLOAD_HINT})"
+            raise InputError(f"cannot load language model '{name}'{hint}: "
+                             f"{str(err).splitlines()[0]}", parameter="lm") from None
         self.name = name
         self.revision = getattr(self.model.config, "_commit_hash", None) or (
             weights_fingerprint(source) if local else None)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..encoder import Encoder, EncoderSpec
+from ..encoder import Encoder, EncoderSpec, encoder_depth
 from ..errors import InputError
 from ..mappings import Mapping
 from ..signature import signature
@@ -32,6 +32,12 @@ class ScoreResult:
     final: np.ndarray
     signature: str
     seconds: dict[str, float] = field(default_factory=dict)
+    empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
+
+    @property
+    def system(self) -> float:
+        """The system-level score: the mean over segments."""
+        return float(self.final.mean())
 
 
 def _solve(args: tuple) -> float:
@@ -47,14 +53,19 @@ class XMoverScorer:
     ``Mapping``, applied to the source side only, as the public code applies its files;
     ``mapping_both_sides`` applies its target side to the hypothesis too (a UMD as the paper
     defines it: the direction removed from both languages); ``public_gbdd`` reads a ``.GBDD``
-    as the public code applies it (one scalar subtracted, see ``read_xmover_file``)."""
+    as the public code applies it (one scalar subtracted, see ``read_xmover_file``).
+
+    ``layer`` defaults to the export's, else to the version's default layer, or the encoder's
+    last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
+    target) go into the signature; an export's own pair is used and a different one refused."""
 
     def __init__(self, encoder: str, version: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None,
                  idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
-                 mapping_both_sides: bool = False, public_gbdd: bool = False) -> None:
+                 mapping_both_sides: bool = False, public_gbdd: bool = False,
+                 languages: tuple[str, str] | None = None) -> None:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         self.spec: Version = get_version(version)
@@ -68,7 +79,8 @@ class XMoverScorer:
         self.export_mapping = None
         self.export_meta: dict | None = None
         self.text = None
-        if (Path(encoder) / "remap.json").is_file():
+        self.notes: list[str] = []
+        if is_export(encoder):
             from ..export import load_remapped
 
             remapped = load_remapped(encoder, device=device)
@@ -79,9 +91,20 @@ class XMoverScorer:
             self.encoder = remapped.encoder
             self.export_mapping, self.export_meta = remapped.mapping, remapped.meta
             self.text = remapped.text  # TEXT normalisation of the sources, as at training time
+            own = (self.export_meta.get("src_lang"), self.export_meta.get("tgt_lang"))
+            if languages is not None and None not in own and tuple(languages) != own:
+                raise InputError(f"the export maps {own[0]}→{own[1]}, not "
+                                 f"{languages[0]}→{languages[1]}", parameter="languages")
+            languages = own if None not in own else languages
         else:
-            self.encoder = Encoder(EncoderSpec(encoder, self.spec.layer if layer is None
-                                               else layer), device=device)
+            if layer is None:
+                layer, depth = self.spec.layer, encoder_depth(encoder)
+                if layer > depth:
+                    self.notes.append(f"layer {layer} (the {self.spec.name} default) is beyond "
+                                      f"the encoder's {depth} layers: using its last, {depth}")
+                    layer = depth
+            self.encoder = Encoder(EncoderSpec(encoder, layer), device=device)
+        self.languages = tuple(languages) if languages else None
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")
         # a public file (or a Mapping object) is applied to the source side only, as the
@@ -98,7 +121,9 @@ class XMoverScorer:
             if public_gbdd and kind != "GBDD":
                 raise InputError("public_gbdd applies to a .GBDD file only", parameter="public_gbdd")
             self.mapping = read_xmover_file(mapping, self.encoder.dim, public_gbdd)
-            self.mapping_label = kind + ("-public" if public_gbdd else "")
+            # the map's own name (clp, umd), as an export of the same map is labelled, so equal
+            # maps get equal signatures however they were loaded
+            self.mapping_label = "GBDD-public" if public_gbdd else self.mapping.describe()
         if mapping_both_sides:
             if self.mapping is None:
                 raise InputError("mapping_both_sides needs a mapping file or object",
@@ -115,10 +140,12 @@ class XMoverScorer:
     @property
     def signature(self) -> str:
         ident = self.encoder.identity()
+        # the map as applied: a map and its float32 .BAM file get one signature
         if self.mapping is not None:
-            mapping = f"{self.mapping_label}#{self.mapping.fingerprint()}"
+            mapping = f"{self.mapping_label}#{self.mapping.applied_fingerprint()}"
         elif self.export_mapping is not None:
-            mapping = f"{self.export_mapping.describe()}#{self.export_mapping.fingerprint()}"
+            mapping = (f"{self.export_mapping.describe()}#"
+                       f"{self.export_mapping.applied_fingerprint()}")
         else:
             mapping = "none"
         idf = "none" if self.idf_src is None else \
@@ -127,7 +154,8 @@ class XMoverScorer:
         return signature({"ver": self.spec.tag, "enc": f"{ident.encoder}@{ident.revision}",
                           "L": ident.layer, "map": mapping, "ngram": self.ngram, "idf": idf,
                           "lm": lm, "coef": self.lm_coef if self.lm else None,
-                          "text": self.text.describe() if self.text else None},
+                          "text": self.text.describe() if self.text else None,
+                          "lang": "-".join(self.languages) if self.languages else None},
                          prefix="xmoverscore")
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -156,14 +184,21 @@ class XMoverScorer:
             return lambda v: self.export_mapping.map_array(v, "tgt")
         return None
 
-    def score(self, sources: list[str], hypotheses: list[str]) -> ScoreResult:
-        """One score per pair; results do not depend on batch size or order."""
+    def score(self, sources: list[str], hypotheses: list[str],
+              progress: bool = False) -> ScoreResult:
+        """One score per pair; results do not depend on batch size or order. An empty
+        hypothesis is scored as the formula defines it (its special tokens only) and counted;
+        ``progress`` shows bars on stderr."""
+        from tqdm.auto import tqdm
+
         validate_pairs(sources, hypotheses)
         t0 = time.perf_counter()
         if self.text is not None:
             sources = self.text(sources)
-        src_enc = self.encoder.encode_tokens(sources, self.batch_size)
-        hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size)
+        src_enc = self.encoder.encode_tokens(sources, self.batch_size, progress=progress,
+                                             desc="encoding sources")
+        hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size, progress=progress,
+                                             desc="encoding hypotheses")
         t1 = time.perf_counter()
         src = self._prepare(src_enc, self.idf_src, self._source_transform())
         hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform())
@@ -174,25 +209,36 @@ class XMoverScorer:
             with ProcessPoolExecutor(self.n_jobs) as pool:
                 xm = np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * self.n_jobs)))))
         else:
-            xm = np.array([_solve(j) for j in jobs])
+            xm = np.array([_solve(j) for j in tqdm(jobs, desc="transport", unit="pair",
+                                                   disable=not progress, leave=False)])
         t3 = time.perf_counter()
         lm = self.lm.score(hypotheses) if self.lm else None
         t4 = time.perf_counter()
         final = xm + self.lm_coef * lm if lm is not None else xm
+        if not np.isfinite(final).all():
+            bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
+            raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
+                             "produces values too large for float arithmetic", parameter="mapping")
         return ScoreResult(xm, lm, final, self.signature,
-                           {"encoder": t1 - t0, "cost": t2 - t1, "transport": t3 - t2, "lm": t4 - t3})
+                           {"encoder": t1 - t0, "cost": t2 - t1, "transport": t3 - t2, "lm": t4 - t3},
+                           sum(not _has_text(h) for h in hypotheses))
 
 
 def validate_pairs(sources: list[str], hypotheses: list[str]) -> None:
+    """Equal counts and a visible character in every source (an empty hypothesis is a
+    legitimate, if bad, translation; an empty source leaves nothing to translate)."""
     if len(sources) != len(hypotheses):
         raise InputError(f"{len(sources)} sources but {len(hypotheses)} hypotheses",
                          parameter="hypotheses")
-    for k, (s, h) in enumerate(zip(sources, hypotheses), start=1):
-        if not _has_text(s) or not _has_text(h):
-            side = "source" if not _has_text(s) else "hypothesis"
-            raise InputError(f"pair {k} has an empty {side} (nothing but spaces or invisible "
-                             "format characters)",
-                             parameter="sources" if side == "source" else "hypotheses")
+    for k, s in enumerate(sources, start=1):
+        if not _has_text(s):
+            raise InputError(f"pair {k} has an empty source (nothing but spaces or invisible "
+                             "format characters)", parameter="sources")
+
+
+def is_export(path: str | Path) -> bool:
+    """Whether ``path`` is a crossalign export folder (it holds ``remap.json``)."""
+    return (Path(path) / "remap.json").is_file()
 
 
 def _has_text(text: str) -> bool:

@@ -49,3 +49,6 @@ def get_version(version: str | Version) -> Version:
         raise InputError(f"unknown version '{version}' (choose {sorted(VERSIONS)})",
                          parameter="version")
     return VERSIONS[str(version)]
+
+
+DEFAULT_LAYERS: dict[str, int] = {name: v.layer for name, v in VERSIONS.items()}

@@ -98,13 +98,18 @@ def test_garbage_vector_files_are_one_line(tmp_path, capsys, content):
     assert "unreadable vector file" in _one_line(capsys.readouterr().err)
 
 
-def test_an_invisible_hypothesis_is_refused_and_truncation_is_reported(tmp_path, tiny_bert, capsys):
+def test_an_invisible_source_is_refused_an_invisible_hypothesis_scored_and_truncation_reported(
+        tmp_path, tiny_bert, capsys):
     src, hyp = tmp_path / "src", tmp_path / "hyp"
     src.write_text("la casa es grande .\nel perro come pan .\n")
     hyp.write_text("the house is big .\n\u200b\u200d\u200f\n")
     assert main(["score", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
-                 "--hyp", str(hyp)]) == 2
-    assert "pair 2 has an empty hypothesis" in _one_line(capsys.readouterr().err)
+                 "--hyp", str(hyp)]) == 0
+    out = capsys.readouterr()
+    assert "1 of 2 hypotheses are empty" in out.err and len(out.out.splitlines()) == 3
+    assert main(["score", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(hyp),
+                 "--hyp", str(src)]) == 2
+    assert "pair 2 has an empty source" in _one_line(capsys.readouterr().err)
     from alignment.xmover import XMoverScorer
 
     scorer = XMoverScorer(str(tiny_bert), layer=2)

@@ -1,6 +1,9 @@
 """The ``crossalign`` command line: one module per verb, one dispatch path. Each verb module
-has ``register(subparsers)``, which adds its parser and sets ``func``; handlers only call
-library and experiment functions."""
+names its verbs and their one-line help in ``VERBS`` and has ``register(subparsers)``, which
+adds its parsers and sets ``func``; handlers only call library and experiment functions.
+
+Only the verb being run is built (its module may import torch or Lightning); the others appear
+in ``crossalign --help`` from their ``VERBS`` line alone, so help and errors come fast."""
 from __future__ import annotations
 
 import argparse
@@ -9,19 +12,38 @@ import pickle
 import sys
 
 from alignment.errors import InputError, TrainingDiverged
+from alignment.version import __version__
 
-from . import align, data, encode, evaluate, experiments, export, fit, lm, plot, score
+from . import (align, data, encode, evaluate, experiments, export, fit, lm, methods, plot, score,
+               train)
+from .help import HelpFormatter, Parser
 
-VERBS = (data, align, encode, fit, export, evaluate, score, lm, experiments, plot)
+MODULES = (score, train, methods, fit, export, evaluate, lm, data, align, encode, experiments, plot)
 EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED = 2, 3, 130
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="crossalign", description="Train, export and evaluate "
-                                "cross-lingual remappings of multilingual encoders.")
-    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
-    for verb in VERBS:
-        verb.register(sub)
+def _verb_in(argv: list[str]) -> str | None:
+    """The first word of ``argv`` that is not an option (the verb), if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv``, only its verb gets its full options (``None``: every verb)."""
+    p = Parser(prog="crossalign", formatter_class=HelpFormatter,
+               description="Train, export and use cross-lingual remappings of multilingual "
+               "encoders for reference-free MT evaluation (XMoverScore).",
+               epilog="Start with: crossalign score --help, crossalign train --help, "
+               "crossalign methods")
+    p.add_argument("--version", action="version", version=f"crossalign {__version__}",
+                   help="print the package version and exit")
+    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
+    wanted = None if argv is None else _verb_in(argv) or ""
+    for module in MODULES:
+        if wanted is None or wanted in module.VERBS:
+            module.register(sub)
+        else:
+            for verb, help_ in module.VERBS.items():
+                sub.add_parser(verb, help=help_, add_help=False)
     return p
 
 
@@ -30,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     failure as one line on stderr."""
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("WANDB_MODE", "offline")  # a wandb logger in a recipe stays local
-    parser = build_parser()
+    parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "takes_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 
 
+VERBS = {"align": "word-align a parallel corpus with eflomal (Pharaoh output)"}
+
 def run(args: argparse.Namespace) -> None:
     from alignment.corpus import read_parallel
     from alignment.pipeline import tokenize_corpus, word_alignment
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("align", help="word-align a parallel corpus with eflomal (Pharaoh output)")
+    p = sub.add_parser("align", help=VERBS["align"])
     p.add_argument("--src", required=True, help="source file (or one TSV / fast_align file)")
     p.add_argument("--tgt", help="target file for the two-file format")
     p.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"])
@@ -32,5 +34,5 @@ def register(sub) -> None:
     p.add_argument("--symmetrise", default="grow-diag-final-and",
                    choices=["grow-diag-final-and", "intersect"])
     p.add_argument("--one-to-one", action="store_true", help="keep 1-to-1 links only")
-    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--lowercase", action="store_true", help="lower-case words before aligning")
     p.set_defaults(func=run)

@@ -81,7 +81,7 @@ def register(tasks) -> None:
                    help="FreeDict .index or TSV lexicon for the word-by-word translation")
     p.add_argument("--n", type=int, help="only the first N pairs (default: all)")
     p.add_argument("--seed", type=int, default=0, help="perturbations and bootstrap")
-    p.add_argument("--bootstrap", type=int, default=1000)
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the CIs")
     p.add_argument("--out", help="folder for table.txt and metrics.json")
     add_scorer_options(p, many=True)
     p.set_defaults(func=run)

@@ -5,6 +5,8 @@ import argparse
 import json
 
 
+VERBS = {"data": "build data sets (the Bible test bed)"}
+
 def run_bible(args: argparse.Namespace) -> None:
     from alignment.bible import build_bible
 
@@ -15,14 +17,14 @@ def run_bible(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    data = sub.add_parser("data", help="build data sets (the Bible test bed)")
+    data = sub.add_parser("data", help=VERBS["data"])
     dsub = data.add_subparsers(dest="dataset", metavar="DATASET", required=True)
     bible = dsub.add_parser("bible", help="verse-aligned es–en Bible from Debian's SWORD modules")
     bible.add_argument("--out", default="data/bible", help="output folder (default: data/bible)")
-    bible.add_argument("--sword-path", default="/usr/share/sword")
-    bible.add_argument("--n-test", type=int, default=1000)
-    bible.add_argument("--n-dev", type=int, default=1000)
-    bible.add_argument("--seed", type=int, default=0)
+    bible.add_argument("--sword-path", default="/usr/share/sword", help="where the SWORD modules are")
+    bible.add_argument("--n-test", type=int, default=1000, help="held-out test verses")
+    bible.add_argument("--n-dev", type=int, default=1000, help="development (validation) verses")
+    bible.add_argument("--seed", type=int, default=0, help="seed of the hash that orders verse ids into splits")
     bible.add_argument("--max-ratio", type=float, default=2.0,
                        help="drop verses whose character-length ratio exceeds this")
     bible.add_argument("--keep-1909-spelling", action="store_true",

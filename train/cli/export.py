@@ -6,6 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 
+VERBS = {"export": "export a fitted run as a remapped encoder"}
+
 def run(args: argparse.Namespace) -> None:
     from alignment.export import export_remapped
     from alignment.mappings import load_mapping
@@ -29,13 +31,13 @@ def run(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export", help="export a fitted run as a remapped encoder")
+    p = sub.add_parser("export", help=VERBS["export"])
     p.add_argument("--run", required=True, help="run directory written by fit")
     p.add_argument("--out", required=True, help="export folder to write: new, empty, or a "
                    "previous export (replaced)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace --out even if it holds other files (they are deleted)")
-    p.add_argument("--src-lang")
-    p.add_argument("--tgt-lang")
+    p.add_argument("--src-lang", help="source language code (default: the run's)")
+    p.add_argument("--tgt-lang", help="target language code (default: the run's)")
     p.add_argument("--corpus", help="corpus name used in XMoverScore file names")
     p.set_defaults(func=run)

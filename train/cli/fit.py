@@ -8,11 +8,44 @@ from pathlib import Path
 from alignment.errors import InputError
 
 
+VERBS = {"fit": "fit a mapping from a recipe: crossalign fit --config RECIPE.yaml"}
+
+SHORT_HELP = """usage: crossalign fit --config RECIPE.yaml [--config MORE.yaml ...] [--KEY VALUE ...]
+
+Fit a mapping from a recipe: a LightningCLI YAML file holding the whole experiment (trainer,
+model: class_path + method, data: text files or vectors, encoder, layer, alignment). Ready
+recipes are in recipes/ (one per method and setting); later --config files and --KEY VALUE
+overrides win (--data.layer 4, --trainer.default_root_dir runs/x). The run folder gets the
+mapping, metrics.json, run.json and the remapped-encoder export (RUN/export).
+
+To fit without a recipe: crossalign train --method "center > clp" --src F --tgt F --out RUN
+
+options:
+  -h, --help     show this short help
+  --help-all     show every recipe key LightningCLI accepts (long)
+  --verbose      show Lightning's own messages (model summary, accelerator lines, tips)
+"""
+
+
 def run(args: argparse.Namespace, extra: list[str]) -> None:
+    if "-h" in extra or "--help" in extra:
+        print(SHORT_HELP, end="")
+        return
+    extra = ["--help" if a == "--help-all" else a for a in extra]
+    verbose = "--verbose" in extra
+    cli = run_recipe([a for a in extra if a != "--verbose"], verbose)
+    if cli is not None:
+        print_result(cli.trainer.default_root_dir)
+
+
+def run_recipe(argv: list[str], verbose: bool = False):
+    """Run ``argv`` (``--config`` files or YAML strings, ``--key value`` overrides) through
+    LightningCLI's fit; framework messages only when ``verbose``. Returns the CLI."""
+    import logging
+    import warnings
+
     from pytorch_lightning import LightningModule
     from pytorch_lightning.cli import LightningCLI
-
-    import warnings
 
     from ..datamodule import PairedVectorDataModule
     from ..fitting import RECIPE_NOISE
@@ -24,19 +57,35 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
                 if isinstance(logger, RunLog):
                     logger.bind(self.trainer.default_root_dir)
 
+    level = logging.INFO if verbose else logging.WARNING
+    for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
+        logging.getLogger(name).setLevel(level)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
         warnings.filterwarnings("ignore", message=RECIPE_NOISE)
         try:
-            cli = RecipeCLI(LightningModule, _datamodule_for(extra) or PairedVectorDataModule,
+            cli = RecipeCLI(LightningModule, _datamodule_for(argv) or PairedVectorDataModule,
                             subclass_mode_model=True,
                             save_config_callback=SaveConfigOnSuccess,
-                            save_config_kwargs={"overwrite": True}, args=["fit", *extra],
-                            parser_kwargs={"prog": "crossalign",
+                            save_config_kwargs={"overwrite": True}, args=["fit", *argv],
+                            parser_kwargs={"prog": "crossalign fit",
                                            "description": "Fit a mapping from a recipe (YAML)."})
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
     finish_wandb_runs(cli.trainer.loggers)
+    return cli
+
+
+def print_result(run_dir: str | Path) -> None:
+    """One summary line: where the mapping and the export are, and how to score with it."""
+    run_dir = Path(run_dir)
+    parts = [f"mapping in {run_dir / 'mapping'}"] if (run_dir / "mapping").is_dir() else []
+    export = run_dir / "export"
+    if (export / "remap.json").is_file():
+        parts.append(f"export in {export} (score with: crossalign score --encoder {export} "
+                     "--src SRC --hyp HYP)")
+    if parts:
+        print("crossalign: " + "; ".join(parts))
 
 
 def _datamodule_for(extra: list[str]):
@@ -49,6 +98,8 @@ def _datamodule_for(extra: list[str]):
     class_path = None
     for k, arg in enumerate(extra):
         if arg == "--config" and k + 1 < len(extra):
+            if "\n" in extra[k + 1]:
+                continue  # a YAML string (crossalign train), not a file
             path = Path(extra[k + 1])
             if not path.is_file():
                 continue  # LightningCLI names the missing file
@@ -103,6 +154,6 @@ def finish_wandb_runs(loggers: list) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("fit", help="fit a mapping from a recipe: crossalign fit --config RECIPE.yaml",
+    p = sub.add_parser("fit", help=VERBS["fit"],
                        add_help=False)
     p.set_defaults(func=run, takes_extra=True)

@@ -6,6 +6,10 @@ import argparse
 from .options import add_dataclass_options, dataclass_from_args
 
 
+VERBS = {"lm": "train a small causal LM on monolingual text (for score --lm where no "
+               "pretrained LM is at hand)"}
+
+
 def run(args: argparse.Namespace) -> None:
     from ..language_model import LanguageModelConfig, train_language_model
 
@@ -19,13 +23,12 @@ def run(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     from ..language_model import LanguageModelConfig
 
-    p = sub.add_parser("lm", help="train a small causal LM on monolingual text (for score --lm "
-                       "where no pretrained LM is at hand)")
+    p = sub.add_parser("lm", help=VERBS["lm"])
     p.add_argument("--text", required=True, help="one sentence per line (the target language)")
     p.add_argument("--out", required=True, help="folder for the HF model + tokenizer: new, "
                    "empty, or a previous LM folder (replaced)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace --out even if it holds other files (they are deleted)")
     add_dataclass_options(p, LanguageModelConfig)
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)

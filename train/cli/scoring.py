@@ -2,20 +2,34 @@
 from __future__ import annotations
 
 import argparse
+import sys
+
+
+class _Formula(argparse.Action):
+    """``--formula``; the old spelling ``--version`` still works, with a note."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        if option_string == "--version":
+            namespace.old_formula_flag = True
 
 
 def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True,
                        many: bool = False) -> None:
-    """The scorer's flags; ``many``: several encoders and versions (one table row each)."""
-    from alignment.xmover import VERSIONS
+    """The scorer's flags; ``many``: several encoders and formulas (one table row each)."""
+    from alignment.xmover.versions import DEFAULT_LAYERS
 
     p.add_argument("--encoder", required=encoder_required, nargs="+" if many else None,
-                   help="HF encoder name/path or a crossalign export" + (" (several)" if many else ""))
-    p.add_argument("--version", default=["2022"] if many else "2022", choices=sorted(VERSIONS),
-                   nargs="+" if many else None)
-    p.add_argument("--layer", type=int, help="hidden-state index (default: the version's, "
-                   + ", ".join(f"{v.name} {v.layer}" for v in VERSIONS.values()) + ")")
-    p.add_argument("--ngram", type=int, default=2)
+                   help="a crossalign export folder, or an HF encoder name or path"
+                   + (" (several)" if many else ""))
+    p.add_argument("--formula", "--version", dest="version", default=["2022"] if many else "2022",
+                   choices=sorted(DEFAULT_LAYERS), nargs="+" if many else None, action=_Formula,
+                   help="XMoverScore formulation (--version is the old name of this option)")
+    p.add_argument("--layer", type=int, help="hidden-state index (default: the export's; for a "
+                   "plain encoder the formula's, " + ", ".join(
+                       f"{v} {n}" for v, n in DEFAULT_LAYERS.items())
+                   + ", or the encoder's last layer if it has fewer)")
+    p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")
     p.add_argument("--mapping", help="public XMoverScore .BAM (CLP) or .GBDD (UMD) file, applied "
                    "to the source side (as the public code does)")
     p.add_argument("--mapping-both-sides", action="store_true",
@@ -23,22 +37,56 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--public-gbdd", action="store_true",
                    help="apply a .GBDD as the public code does (its [0] index subtracts one "
                    "scalar from every component); only to reproduce published UMD numbers")
+    p.add_argument("--src-lang", help="source language code, for the signature and the "
+                   "language check (default: the export's)")
+    p.add_argument("--tgt-lang", help="target language code (default: the export's)")
     p.add_argument("--idf-src", help="corpus (one sentence a line) for source idf weights")
     p.add_argument("--idf-hyp", help="corpus for hypothesis idf weights")
     p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
-    p.add_argument("--lm-coef", type=float, default=0.1)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all cores)")
+    p.add_argument("--lm-coef", type=float, default=0.1, help="weight of the LM term")
+    p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
+    p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
+    p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
+                   "cores above two, else one)")
 
 
-def build_scorer(args: argparse.Namespace):
+def check_scorer_options(args: argparse.Namespace) -> None:
+    """Option values that can be refused before anything loads."""
+    from alignment.errors import InputError
+
+    if args.batch_size < 1:
+        raise InputError("must be >= 1", parameter="batch-size")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError("must be >= 1", parameter="jobs")
+    if args.ngram < 1:
+        raise InputError("must be >= 1", parameter="ngram")
+    if bool(args.src_lang) != bool(args.tgt_lang):
+        raise InputError("give both --src-lang and --tgt-lang, or neither", parameter="src-lang")
+    if args.public_gbdd and not args.mapping:
+        raise InputError("--public-gbdd applies to a --mapping .GBDD file; none given",
+                         parameter="public-gbdd")
+
+
+def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | None = None,
+                 version: str | None = None):
+    """The scorer the options describe (``encoder``/``version``: one of several given)."""
     from alignment.corpus import read_lines
     from alignment.xmover import XMoverScorer, compute_idf
 
-    scorer = XMoverScorer(args.encoder, args.version, args.layer, args.ngram, args.mapping,
-                          lm=args.lm, lm_coef=args.lm_coef, batch_size=args.batch_size,
-                          n_jobs=args.jobs, mapping_both_sides=args.mapping_both_sides,
-                          public_gbdd=args.public_gbdd)
+    check_scorer_options(args)
+    if getattr(args, "old_formula_flag", False) and not quiet:
+        print("crossalign: note: --version is now --formula (the old name still works)",
+              file=sys.stderr)
+        args.old_formula_flag = False  # once per run
+    langs = (args.src_lang, args.tgt_lang) if args.src_lang else None
+    scorer = XMoverScorer(encoder or args.encoder, version or args.version, args.layer,
+                          args.ngram, args.mapping, lm=args.lm, lm_coef=args.lm_coef,
+                          batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
+                          mapping_both_sides=args.mapping_both_sides,
+                          public_gbdd=args.public_gbdd, languages=langs)
+    if not quiet:
+        for note in scorer.notes:
+            print(f"crossalign: note: {note}", file=sys.stderr)
     tok = scorer.encoder.tokenizer.tokenize
     if args.idf_src:
         scorer.idf_src = compute_idf(read_lines(args.idf_src), tok)

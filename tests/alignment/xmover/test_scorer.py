@@ -122,8 +122,8 @@ def test_bad_inputs_fail_before_encoding(tiny_bert, tmp_path, monkeypatch):
     monkeypatch.setattr(s.encoder, "encode_tokens", lambda *a, **k: pytest.fail("encoded first"))
     with pytest.raises(InputError, match="2 sources but 1 hypotheses"):
         s.score(["a", "b"], ["x"])
-    with pytest.raises(InputError, match="pair 2 has an empty hypothesis"):
-        s.score(["a", "b"], ["x", " "])
+    with pytest.raises(InputError, match="pair 2 has an empty source"):
+        s.score(["a", " "], ["x", "y"])
     with open(tmp_path / "w.BAM", "wb") as fh:
         np.save(fh, np.eye(16, dtype=np.float32))
     with pytest.raises(InputError, match=r"w.BAM: BAM has shape \(16, 16\) but the encoder needs \(32, 32\)"):
@@ -131,7 +131,9 @@ def test_bad_inputs_fail_before_encoding(tiny_bert, tmp_path, monkeypatch):
     with pytest.raises(InputError, match="version"):
         XMoverScorer(str(tiny_bert), version="2021")
     with pytest.raises(InputError, match="layer 8 out of range"):
-        XMoverScorer(str(tiny_bert), version="2022")  # 2022's default layer 8 > 2 layers
+        XMoverScorer(str(tiny_bert), version="2022", layer=8)  # asked for: refused
+    defaulted = XMoverScorer(str(tiny_bert), version="2022")  # 2022's default 8 > 2 layers
+    assert defaulted.encoder.layer == 2 and "using its last, 2" in defaulted.notes[0]
 
 
 def test_the_process_pool_gives_the_same_scores(tiny_bert, monkeypatch):
@@ -172,6 +174,6 @@ def test_a_gbdd_on_both_sides_is_the_papers_umd_and_is_signed_apart(tiny_bert, t
     np.testing.assert_allclose(both.score(same, same).xmover, 1.0, atol=1e-6)
     assert (src_only.score(same, same).xmover < 1 - 1e-6).all()
     labels = {parse_signature(s.signature)["map"].split("#")[0] for s in (src_only, both, public)}
-    assert labels == {"GBDD", "GBDD@both", "GBDD-public"}
+    assert labels == {"umd", "umd@both", "GBDD-public"}  # named as an exported UMD is
     with pytest.raises(InputError, match="source side only"):
         XMoverScorer(str(tiny_bert), layer=2, mapping=path, public_gbdd=True, mapping_both_sides=True)

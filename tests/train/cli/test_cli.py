@@ -43,10 +43,14 @@ def test_an_unknown_option_is_refused(capsys):
     assert exit_.value.code == 2 and "--trian-verses" in capsys.readouterr().err
 
 
-def test_fit_help_comes_from_the_recipe_parser():
-    out = subprocess.run([sys.executable, "-m", "train.cli", "fit", "--help"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0 and "--config" in out.stdout and "--model" in out.stdout
+def test_fit_help_is_short_and_the_full_recipe_help_is_one_flag_away():
+    short = subprocess.run([sys.executable, "-m", "train.cli", "fit", "--help"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert short.returncode == 0 and "--config" in short.stdout and "--help-all" in short.stdout
+    assert len(short.stdout.splitlines()) < 30 and "crossalign train" in short.stdout
+    full = subprocess.run([sys.executable, "-m", "train.cli", "fit", "--help-all"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert full.returncode == 0 and "--model" in full.stdout and "--data.layer" in full.stdout
 
 
 def test_bad_input_is_one_clear_line_not_a_traceback(tmp_path, capsys):

@@ -63,7 +63,7 @@ def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert, c
                  "--hyp", str(tmp_path / "h")]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 4 and all(0 < float(x) <= 1 for x in lines[:3])
-    assert f"map:{meta['mapping_type']}#{meta['mapping_fingerprint']}" in lines[-1]
+    assert f"map:{meta['mapping_type']}#{remapped.mapping.applied_fingerprint()}" in lines[-1]
 
 
 def test_monolingual_data_is_checked_before_encoding(tmp_path, tiny_bert):

