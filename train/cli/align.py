@@ -29,10 +29,12 @@ def register(sub) -> None:
     p = sub.add_parser("align", help=VERBS["align"])
     p.add_argument("--src", required=True, help="source file (or one TSV / fast_align file)")
     p.add_argument("--tgt", help="target file for the two-file format")
-    p.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"])
+    p.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"],
+                   help="input format (auto: by content)")
     p.add_argument("--out", required=True, help="Pharaoh i-j file to write")
     p.add_argument("--symmetrise", default="grow-diag-final-and",
-                   choices=["grow-diag-final-and", "intersect"])
+                   choices=["grow-diag-final-and", "intersect"],
+                   help="how the two directions' links are combined")
     p.add_argument("--one-to-one", action="store_true", help="keep 1-to-1 links only")
     p.add_argument("--lowercase", action="store_true", help="lower-case words before aligning")
     p.set_defaults(func=run)

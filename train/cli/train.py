@@ -11,8 +11,14 @@ VERBS = {"train": "fit a mapping on your own parallel text in one command (no re
 
 # The two trainer settings every recipe uses (recipes/trainer/{closed-form,trained}.yaml).
 CLOSED_FORM_TRAINER = {"max_epochs": 1, "logger": False, "enable_checkpointing": False,
+                       "enable_progress_bar": False,
                        "enable_model_summary": False,
                        "callbacks": [{"class_path": "train.callbacks.SaveMapping"}]}
+
+
+# file extensions that are not language codes
+NOT_LANGUAGES = {"txt", "tok", "raw", "out", "src", "tgt", "ref", "hyp", "mt", "tsv", "csv",
+                 "dat", "log", "xml", "gz", "bz2", "xz", "bpe", "spm"}
 
 
 def trained_trainer(epochs: int, criterion: str | None) -> dict:
@@ -28,8 +34,8 @@ def language_of(path: str, given: str | None) -> str:
     """``given``, else a file's extension when it looks like a language code (``my.es``)."""
     if given:
         return given
-    suffix = Path(path).suffix.lstrip(".")
-    if suffix.isalpha() and 2 <= len(suffix) <= 3:
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix.isalpha() and 2 <= len(suffix) <= 3 and suffix not in NOT_LANGUAGES:
         return suffix.lower()
     raise InputError(f"cannot tell the language of '{path}' from its name: give --src-lang and "
                      "--tgt-lang", parameter="src-lang")
@@ -70,7 +76,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
     for name in (args.src, args.tgt):
         read_lines(name)  # a missing or unreadable file fails here, before anything loads
-    for unknown in (a for a in extra if not a.startswith("--") or a.split("=")[0].count(".") == 0):
+    for unknown in (a for a in extra if a.startswith("-") and "." not in a.split("=")[0]):
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
                          "--data.layer 4)", parameter="train")
     argv = ["--config", yaml.safe_dump(recipe(args), sort_keys=False)]
