@@ -1,2 +1,2 @@
 """Package version; part of every signature."""
-__version__ = "0.2.0"
+__version__ = "0.3.0"
