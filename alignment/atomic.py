@@ -69,7 +69,7 @@ def atomic_dir(target: str | Path, marker: str, overwrite: bool = False,
         yield tmp
         if not (tmp / marker).is_file():
             raise RuntimeError(f"an output without its {marker} would not be recognised later")
-        os.chmod(tmp, 0o777 & ~_umask())
+        follow_umask(tmp)
         lock = os.open(target.parent, os.O_RDONLY)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -88,6 +88,18 @@ def atomic_dir(target: str | Path, marker: str, overwrite: bool = False,
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)
+
+
+def follow_umask(folder: Path) -> None:
+    """Give a folder and everything in it the modes the user's umask gives new files (some
+    writers, safetensors among them, create files readable by their owner only)."""
+    mask = _umask()
+    os.chmod(folder, 0o777 & ~mask)
+    for root, dirs, files in os.walk(folder):
+        for d in dirs:
+            os.chmod(Path(root) / d, 0o777 & ~mask)
+        for f in files:
+            os.chmod(Path(root) / f, 0o666 & ~mask)
 
 
 def _umask() -> int:

@@ -8,6 +8,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,9 +113,14 @@ def build_challenge(src_path: str | Path, ref_path: str | Path, lexicon_path: st
     if path.is_file():
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))
-            return ChallengeSet(stored["sources"], stored["candidates"], sig, settings)
-        except (ValueError, KeyError):
-            pass  # a damaged entry is rebuilt
+            if stored["sources"] == list(corpus.src) and all(
+                    isinstance(v, list) and len(v) == len(corpus)
+                    for v in stored["candidates"].values()) \
+                    and set(stored["candidates"]) == set(CANDIDATES):
+                return ChallengeSet(stored["sources"], stored["candidates"], sig, settings)
+            warnings.warn(f"challenge cache entry {path.name} is incomplete; building it again")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            warnings.warn(f"challenge cache entry {path.name} is unreadable; building it again")
     lexicon: Lexicon = read_lexicon(lexicon_file)
     rng = np.random.default_rng(seed)
     content, names = vocabulary(corpus.tgt)

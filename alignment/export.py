@@ -12,6 +12,7 @@ from .encoder import Encoder, EncoderSpec
 from .errors import InputError
 from .mappings import Mapping, load_mapping
 from .provenance import DataProvenance
+from .remap_schema import check_consistent, check_remap
 from .signature import export_signature
 from .text_normalise import SpanishTextNormaliser, text_normaliser
 from .tokenize import Tokenizer
@@ -156,9 +157,12 @@ def read_remap_json(directory: str | Path) -> dict:
     if not path.is_file():
         raise InputError(f"no {REMAP_FILE}: not a crossalign export", path=directory)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        meta = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise InputError(f"invalid JSON ({err.msg})", path=path, line=err.lineno) from None
+    except UnicodeDecodeError:
+        raise InputError("not valid UTF-8", path=path) from None
+    return check_remap(meta, path)
 
 
 def load_remapped(directory: str | Path, encoder: str | None = None, device: str | None = None,
@@ -187,4 +191,5 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
         raise InputError(f"the mapping's weights do not match the fingerprint "
                          f"{meta['mapping_fingerprint']} in {REMAP_FILE} (edited or corrupt)",
                          path=directory / REMAP_FILE)
+    check_consistent(meta, mapping, directory / REMAP_FILE)
     return RemappedEncoder(enc, mapping, meta, text_normaliser(meta.get("text")))

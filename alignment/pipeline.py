@@ -11,7 +11,7 @@ from .corpus import ParallelCorpus, fingerprint_lines
 from .encoder import Encoder
 from .errors import InputError
 from .tokenize import Tokenizer
-from .vectors import WordVectors, cache_key, default_cache_dir
+from .vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
 from .word_align import Links, eflomal_align, one_to_one, read_pharaoh, write_pharaoh
 
 
@@ -72,27 +72,65 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
     return [one_to_one(l) for l in links] if keep_one_to_one else links
 
 
+def cache_entry(encoder: Encoder, sentences: list[str], cache_dir: Path | None = None,
+                precision: str | None = None, device: str | None = None) -> tuple[Path, dict]:
+    """Where one side's vectors are cached, and the record of what makes them (encoder
+    identity, dimension, precision, device class, corpus content), stored in the entry;
+    ``precision``/``device`` when something other than the encoder itself runs it."""
+    made_by = {"identity": encoder.identity().as_dict(), "dim": encoder.dim,
+               "precision": precision or ("bf16" if encoder.autocast else "fp32"),
+               "device": device or encoder.device.type, "corpus": fingerprint_lines(sentences)}
+    return (cache_dir or default_cache_dir()) / "vectors" / f"{cache_key(made_by)}.safetensors", \
+        made_by
+
+
+def read_cached(path: Path, made_by: dict, tokens: list[list[str]]) -> WordVectors | None:
+    """The cached vectors if the entry was made by ``made_by`` for these sentences and its
+    values are well formed; otherwise None, with a warning saying why it is rebuilt."""
+    if not path.is_file():
+        return None
+    try:
+        stored = stored_made_by(path)
+        cached = WordVectors.load(path)
+    except Exception as err:  # a truncated or damaged cache entry is rebuilt, not trusted
+        warnings.warn(f"vector cache entry {path.name} unreadable ({type(err).__name__}); "
+                      "encoding again")
+        return None
+    if stored != made_by or cached.vectors.ndim != 2 or cached.dim != made_by["dim"]:
+        why = "was made by another encoder, layer, precision or corpus"
+    elif not cached.well_formed():
+        why = "holds non-finite values"
+    elif len(cached.offsets) != len(tokens) + 1 or any(
+            cached.offsets[i + 1] - cached.offsets[i] != len(t) for i, t in enumerate(tokens)):
+        why = "does not fit the corpus"
+    else:
+        return cached
+    warnings.warn(f"vector cache entry {path.name} {why}; encoding again")
+    return None
+
+
 def encode_side(encoder: Encoder, sentences: list[str], tokens: list[list[str]],
                 cache_dir: Path | None = None, progress: bool = True, desc: str = "encoding",
                 batch_size: int = 64) -> WordVectors:
     """Word vectors of one side, read from the cache when this (encoder, corpus) was seen before."""
-    key = cache_key(encoder.identity().as_dict(), fingerprint_lines(sentences))
-    path = (cache_dir or default_cache_dir()) / "vectors" / f"{key}.safetensors"
-    if path.is_file():
-        try:
-            cached = WordVectors.load(path)
-            if len(cached.offsets) == len(tokens) + 1 and cached.offsets[-1] == len(cached.vectors) \
-                    and all(cached.offsets[i + 1] - cached.offsets[i] == len(t)
-                            for i, t in enumerate(tokens)):
-                return cached
-            warnings.warn(f"vector cache entry {path.name} does not fit the corpus; encoding again")
-        except Exception as err:  # a truncated or damaged cache entry is rebuilt, not trusted
-            warnings.warn(f"vector cache entry {path.name} unreadable ({type(err).__name__}); "
-                          "encoding again")
+    path, made_by = cache_entry(encoder, sentences, cache_dir)
+    cached = read_cached(path, made_by, tokens)
+    if cached is not None:
+        return cached
     vectors = WordVectors.from_list(encoder.encode_words(tokens, batch_size=batch_size,
                                                          progress=progress, desc=desc))
-    vectors.save(path)
+    save_cache_entry(vectors, path, made_by)
     return vectors
+
+
+def save_cache_entry(vectors: WordVectors, path: Path, made_by: dict) -> None:
+    """Write a cache entry; a full disk or an unwritable cache folder is one line, not a
+    traceback (nothing half-written is left: the write is atomic)."""
+    try:
+        vectors.save(path, made_by)
+    except OSError as err:
+        raise InputError(f"cannot write the vector cache ({err.strerror}); free space or set "
+                         "CROSSALIGN_CACHE to another folder", path=path) from None
 
 
 def prepare(corpus: ParallelCorpus, encoder: Encoder, alignment: str | Path = "eflomal",

@@ -4,9 +4,11 @@ from __future__ import annotations
 from .version import __version__
 
 
-def signature(fields: dict[str, object], prefix: str = "crossalign") -> str:
-    """``crossalign|v:0.2.0|key:value|...`` with keys in the given order; None values omitted."""
-    parts = [prefix, f"v:{__version__}"]
+def signature(fields: dict[str, object], prefix: str = "crossalign",
+              version: str | None = None) -> str:
+    """``crossalign|v:0.3.0|key:value|...`` with keys in the given order; None values omitted;
+    ``version``: the package version that made the thing signed (default: this one)."""
+    parts = [prefix, f"v:{version or __version__}"]
     parts += [f"{k}:{v}" for k, v in fields.items() if v is not None]
     return "|".join(parts)
 
@@ -30,7 +32,7 @@ def export_signature(meta: dict) -> str:
         "ft": f"{meta['fine_tuned']}@{meta.get('base_revision') or 'unknown'}"
         if meta.get("fine_tuned") else None,
         "text": text_description(meta.get("text")),
-    })
+    }, version=meta.get("package_version"))
 
 
 def text_description(text: dict | None) -> str | None:

@@ -59,11 +59,13 @@ class WordVectors:
         counts[empty] = 0.0
         return (sums / np.maximum(counts, 1.0)[:, None]).astype(np.float32)
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path, made_by: dict | None = None) -> None:
+        """Write atomically; ``made_by`` (what produced the vectors) is stored with them."""
         from safetensors.numpy import save_file
 
+        meta = {"made_by": json.dumps(made_by, sort_keys=True)} if made_by is not None else None
         with atomic_path(path) as tmp:
-            save_file({"vectors": self.vectors, "offsets": self.offsets}, str(tmp))
+            save_file({"vectors": self.vectors, "offsets": self.offsets}, str(tmp), metadata=meta)
 
     @classmethod
     def load(cls, path: str | Path) -> "WordVectors":
@@ -72,10 +74,28 @@ class WordVectors:
         data = load_file(str(path))
         return cls(data["vectors"], data["offsets"])
 
+    def well_formed(self) -> bool:
+        """Every row entirely finite, or entirely NaN (a word cut off by the encoder's length
+        limit); offsets that cover the rows."""
+        finite = np.isfinite(self.vectors)
+        rows_ok = finite.all(1) | np.isnan(self.vectors).all(1)
+        return bool(rows_ok.all()) and int(self.offsets[-1]) == len(self.vectors) \
+            and bool((np.diff(self.offsets) >= 0).all())
 
-def cache_key(identity: dict, corpus_fingerprint: str) -> str:
-    """Hash of everything that determines the vectors: encoder identity and corpus content."""
-    payload = json.dumps({"identity": identity, "corpus": corpus_fingerprint}, sort_keys=True)
+
+def stored_made_by(path: str | Path) -> dict | None:
+    """The ``made_by`` record a cache entry was saved with (None if it has none)."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), "np") as fh:
+        text = (fh.metadata() or {}).get("made_by")
+    return json.loads(text) if text else None
+
+
+def cache_key(made_by: dict) -> str:
+    """Hash of everything that determines the vectors (``made_by``: encoder identity,
+    precision, device class, corpus content)."""
+    payload = json.dumps(made_by, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from .atomic import atomic_path
 from .errors import InputError
 from .mappings import CLP, UMD, AffineMapping, Composition, Mapping
+from .mappings.base import MAX_WEIGHT
 
 
 def size_label(n_sentences: int) -> str:
@@ -53,6 +54,14 @@ def write_xmover_files(directory: Path, mapping: Mapping, corpus: str, src: str,
     return names, why_not
 
 
+def check_magnitude(values: np.ndarray, path: Path) -> None:
+    """Refuse finite weights large enough that applying them overflows (scores would be NaN)."""
+    biggest = float(np.abs(values).max()) if values.size else 0.0
+    if biggest > MAX_WEIGHT:
+        raise InputError(f"weights up to {biggest:.3g} would overflow when applied (a real "
+                         f"map's stay far below {MAX_WEIGHT:.0e})", path=path)
+
+
 def read_xmover_file(path: str | Path, dim: int, public_gbdd: bool = False) -> AffineMapping:
     """A public ``.BAM`` (→ a ``CLP`` with that matrix) or ``.GBDD`` (→ a ``UMD`` removing that
     direction) file as a mapping of dimension ``dim``; never unpickles.
@@ -67,9 +76,16 @@ def read_xmover_file(path: str | Path, dim: int, public_gbdd: bool = False) -> A
     if not path.is_file():
         raise InputError("mapping file not found", path=path)
     try:
-        arr = np.load(path, allow_pickle=False).astype(np.float64)
+        arr = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError, TypeError) as err:
         raise InputError(f"not a NumPy array file ({err})", path=path) from None
+    if not isinstance(arr, np.ndarray):  # an .npz archive under a .BAM name
+        arr.close()
+        raise InputError("an .npz archive, not one array saved with numpy.save", path=path)
+    if arr.dtype.kind not in "fiu":
+        raise InputError(f"holds {arr.dtype} values; a mapping file holds real numbers",
+                         path=path)
+    arr = arr.astype(np.float64)
     if kind == "GBDD" and arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     want = (dim, dim) if kind == "BAM" else (dim,)
@@ -77,6 +93,7 @@ def read_xmover_file(path: str | Path, dim: int, public_gbdd: bool = False) -> A
         raise InputError(f"{kind} has shape {arr.shape} but the encoder needs {want}", path=path)
     if not np.isfinite(arr).all():
         raise InputError(f"{kind} holds NaN or infinite values", path=path)
+    check_magnitude(arr, path)
     if kind == "GBDD" and abs(np.linalg.norm(arr) - 1.0) > 1e-3:
         raise InputError(f"a GBDD vector must have unit length (it has {np.linalg.norm(arr):.4g})",
                          path=path)

@@ -11,9 +11,9 @@ import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
 from alignment.batching import make_batches
-from alignment.corpus import fingerprint_lines
 from alignment.encoder import Encoder
-from alignment.vectors import WordVectors, cache_key, default_cache_dir
+from alignment.pipeline import cache_entry, save_cache_entry
+from alignment.vectors import WordVectors
 
 
 def shard(n: int, rank: int, world: int) -> list[int]:
@@ -99,12 +99,13 @@ def encode_to_cache(encoder: Encoder, sentences: list[str], tokens: list[list[st
     """Encode one corpus side with ``trainer`` (any devices/strategy) into the vector cache
     entry ``alignment.pipeline.encode_side`` reads; returns its path on process 0 (None on
     the others)."""
-    key = cache_key(encoder.identity().as_dict(), fingerprint_lines(sentences))
-    path = (cache_dir or default_cache_dir()) / "vectors" / f"{key}.safetensors"
+    path, made_by = cache_entry(encoder, sentences, cache_dir,
+                                "bf16" if "bf16" in str(trainer.precision) else "fp32",
+                                trainer.strategy.root_device.type)
     module = EncodeWords(encoder, tokens)
     trainer.predict(module, datamodule=SentenceShards(tokens, batch_size), return_predictions=False)
     if not trainer.is_global_zero:
         return None
     assert module.result is not None
-    WordVectors.from_list(module.result).save(path)
+    save_cache_entry(WordVectors.from_list(module.result), path, made_by)
     return path

@@ -112,6 +112,9 @@ def mapping_from_config(spec: dict[str, Any]) -> Mapping:
     return MAPPINGS[kind](**spec.get("config", {}))
 
 
+MAX_WEIGHT = 1e12  # far above any trained or fitted map's weights
+
+
 def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
     """Rebuild a saved mapping; refuses one whose dimension differs from ``dim`` when given,
     weights that are not finite, and weights that do not match the fingerprint recorded at
@@ -148,6 +151,9 @@ def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
     for name, tensor in mapping.tensors().items():
         if tensor.is_floating_point() and not torch.isfinite(tensor).all():
             raise InputError(f"tensor '{name}' holds NaN or infinite values", path=weights)
+        if tensor.is_floating_point() and tensor.numel() and tensor.abs().max() > MAX_WEIGHT:
+            raise InputError(f"tensor '{name}' holds values up to {float(tensor.abs().max()):.3g}"
+                             ", which would overflow when applied", path=weights)
     recorded = spec.get("fingerprint")
     if recorded is not None and recorded != mapping.fingerprint():
         raise InputError(f"weights do not match the fingerprint {recorded} in {CONFIG_FILE} "

@@ -84,8 +84,11 @@ class XMoverScorer:
             from ..export import load_remapped
 
             remapped = load_remapped(encoder, device=device)
-            if layer is not None and layer % (remapped.encoder.model.config.num_hidden_layers + 1) \
-                    != remapped.encoder.layer:
+            depth = remapped.encoder.model.config.num_hidden_layers
+            if layer is not None and not -(depth + 1) <= layer <= depth:
+                raise InputError(f"layer {layer} out of range for the export's encoder, which "
+                                 f"has {depth} layers", parameter="layer")
+            if layer is not None and layer % (depth + 1) != remapped.encoder.layer:
                 raise InputError(f"the export was fitted at layer {remapped.encoder.layer}; "
                                  f"layer {layer} would not match it", parameter="layer")
             self.encoder = remapped.encoder

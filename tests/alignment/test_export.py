@@ -9,7 +9,7 @@ from alignment.export import export_remapped, load_remapped
 from alignment.mappings import fit_composition
 from alignment.moments import PairMoments
 from alignment.provenance import DataProvenance
-from alignment.signature import parse_signature
+from alignment.signature import export_signature, parse_signature
 from alignment.xmover_files import xmover_filename
 
 
@@ -118,7 +118,8 @@ def test_load_refuses_mismatched_dimension_and_revision(tmp_path, tiny_bert):
     meta_path.write_text(json.dumps(meta))
     with pytest.raises(InputError, match="dimension 384"):
         load_remapped(tmp_path / "exp")
-    meta["dim"], meta["revision"] = 32, "0000"
+    meta["dim"], meta["revision"] = 32, "0000"  # an export made with another revision
+    meta["signature"] = export_signature(meta)
     meta_path.write_text(json.dumps(meta))
     with pytest.raises(InputError, match="revision"):
         load_remapped(tmp_path / "exp")

@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
+import signal
 import sys
+import threading
 
 from alignment.errors import InputError, TrainingDiverged
 from alignment.version import __version__
@@ -19,7 +21,38 @@ from . import (align, data, encode, evaluate, experiments, export, fit, lm, meth
 from .help import HelpFormatter, Parser
 
 MODULES = (score, train, methods, fit, export, evaluate, lm, data, align, encode, experiments, plot)
-EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED = 2, 3, 130
+EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 3, 130, 143
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that temporary files are removed on the way
+    out (as for Ctrl-C)."""
+
+
+class _Signals:
+    """While a verb runs: SIGTERM raises ``Terminated``; SIGINT raises KeyboardInterrupt and is
+    remembered, because Lightning turns it into ``sys.exit(1)``."""
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._old: dict = {}
+
+    def __enter__(self) -> "_Signals":
+        if threading.current_thread() is threading.main_thread():
+            self._old = {signal.SIGTERM: signal.signal(signal.SIGTERM, self._term),
+                         signal.SIGINT: signal.signal(signal.SIGINT, self._int)}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self._old.items():
+            signal.signal(signum, handler)
+
+    def _term(self, signum, frame) -> None:
+        raise Terminated()
+
+    def _int(self, signum, frame) -> None:
+        self.interrupted = True
+        raise KeyboardInterrupt()
 
 
 def _verb_in(argv: list[str]) -> str | None:
@@ -56,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "takes_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    signals = _Signals()
     try:
-        args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
+        with signals:
+            args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
     except InputError as err:
         print(f"crossalign: error: {err}", file=sys.stderr)
         return EXIT_INPUT
@@ -73,4 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("crossalign: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated:
+        print("crossalign: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
+    except SystemExit as err:
+        # Lightning ends a fit stopped by SIGTERM with a SystemExit of code None (success) and
+        # one stopped by Ctrl-C with sys.exit(1): neither is a finished run
+        if type(err).__name__ == "SIGTERMException":
+            print("crossalign: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+        if signals.interrupted:
+            print("crossalign: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        raise
     return 0

@@ -24,7 +24,14 @@ options:
   -h, --help     show this short help
   --help-all     show every recipe key LightningCLI accepts (long)
   --verbose      show Lightning's own messages (model summary, accelerator lines, tips)
+  --overwrite    replace the previous run in the run folder (files crossalign did not write
+                 are kept); without it a used folder is refused unless resuming with
+                 --ckpt_path RUN/checkpoints/last.ckpt
 """
+
+
+# model arguments a module finds itself and stores in its checkpoint's hyper-parameters
+DERIVED_HPARAMS = ("dim", "passive")
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> None:
@@ -32,15 +39,17 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
         print(SHORT_HELP, end="")
         return
     extra = ["--help" if a == "--help-all" else a for a in extra]
-    verbose = "--verbose" in extra
-    cli = run_recipe([a for a in extra if a != "--verbose"], verbose)
+    flags = {"--verbose", "--overwrite"}
+    cli = run_recipe([a for a in extra if a not in flags], "--verbose" in extra,
+                     "--overwrite" in extra)
     if cli is not None:
         print_result(cli.trainer.default_root_dir)
 
 
-def run_recipe(argv: list[str], verbose: bool = False):
+def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
     """Run ``argv`` (``--config`` files or YAML strings, ``--key value`` overrides) through
-    LightningCLI's fit; framework messages only when ``verbose``. Returns the CLI."""
+    LightningCLI's fit, in a run folder this run owns (``train.run_folder``); framework
+    messages only when ``verbose``. Returns the CLI."""
     import logging
     import warnings
 
@@ -49,14 +58,32 @@ def run_recipe(argv: list[str], verbose: bool = False):
 
     from ..datamodule import PairedVectorDataModule
     from ..fitting import RECIPE_NOISE
+    from ..run_folder import claim
     from ..run_log import RunLog, SaveConfigOnSuccess
 
+    locks: list[Path] = []
+
     class RecipeCLI(LightningCLI):
-        def before_fit(self) -> None:  # a RunLog without save_dir logs in the run folder
-            for logger in self.trainer.loggers:
+        def before_fit(self) -> None:
+            if _is_first_process():  # take the run folder before anything is written to it
+                config = self.config.fit.clone().as_dict()
+                resume = config.get("ckpt_path") is not None
+                # what makes the run's results; the epoch budget, devices and the like may
+                # change when a run is resumed
+                what = {k: config.get(k) for k in ("model", "data", "seed_everything")}
+                what["callbacks"] = (config.get("trainer") or {}).get("callbacks")
+                # found from the data on a first run, read from the checkpoint on a resume:
+                # not settings
+                init = (what.get("model") or {}).get("init_args") or {}
+                for derived in DERIVED_HPARAMS:
+                    init.pop(derived, None)
+                locks.append(claim(self.trainer.default_root_dir, what, resume, overwrite))
+            for logger in self.trainer.loggers:  # a RunLog without save_dir logs in the run
                 if isinstance(logger, RunLog):
                     logger.bind(self.trainer.default_root_dir)
 
+    if not verbose:  # the model summary is framework noise; a recipe or flag may still ask
+        argv = ["--trainer.enable_model_summary", "false", *argv]
     level = logging.INFO if verbose else logging.WARNING
     for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
         logging.getLogger(name).setLevel(level)
@@ -72,8 +99,18 @@ def run_recipe(argv: list[str], verbose: bool = False):
                                            "description": "Fit a mapping from a recipe (YAML)."})
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
+        finally:
+            for lock in locks:
+                lock.unlink(missing_ok=True)
     finish_wandb_runs(cli.trainer.loggers)
     return cli
+
+
+def _is_first_process() -> bool:
+    """Rank 0 of a launched multi-process run, or a plain process."""
+    import os
+
+    return int(os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0")) or 0) == 0
 
 
 def print_result(run_dir: str | Path) -> None:

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     argv = ["--config", yaml.safe_dump(recipe(args), sort_keys=False)]
     for path in args.config or []:
         argv += ["--config", path]
-    cli = run_recipe(argv + extra, args.verbose)
+    cli = run_recipe(argv + extra, args.verbose, args.overwrite)
     print_result(cli.trainer.default_root_dir)
 
 
@@ -127,6 +127,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for everything")
     p.add_argument("--config", action="append",
                    help="a recipe YAML whose keys override these (repeatable)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a previous run in --out (files crossalign did not write are "
+                   "kept)")
     p.add_argument("--verbose", action="store_true",
                    help="show Lightning's own messages (model summary, accelerator lines)")
     p.set_defaults(func=run, takes_extra=True)
