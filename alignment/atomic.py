@@ -46,6 +46,12 @@ def check_output_dir(target: str | Path, marker: str, overwrite: bool = False,
                              parameter=parameter)
     if target.exists() and not target.is_dir():
         raise InputError(f"{target} exists and is not a folder", parameter=parameter)
+    existing = next((p for p in (resolved, *resolved.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise InputError(f"cannot create {target}: {existing} is a file", parameter=parameter)
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write {target}: {existing} is not writable",
+                         parameter=parameter)
     if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file() \
             and not overwrite:
         raise InputError(f"{target} is not empty and is not a previous output (no {marker}); "

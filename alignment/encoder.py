@@ -130,9 +130,15 @@ class Encoder:
         self.word_tokenizer = word_tokenizer or Tokenizer()
         source, local = resolve_encoder(spec.name)
         kwargs = {"revision": spec.revision, "local_files_only": not (allow_download() or local)}
+        from safetensors import SafetensorError
+
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **kwargs)
             self.model = AutoModel.from_pretrained(source, **kwargs)
+        except SafetensorError as err:  # a half-copied or damaged weights file
+            raise InputError(f"cannot load encoder '{spec.name}': its weights file is damaged "
+                             f"or incomplete ({str(err).splitlines()[0]})",
+                             parameter="encoder") from None
         except OSError as err:
             hint = "" if local else f" ({DOWNLOAD_HINT})"
             raise InputError(f"cannot load encoder '{spec.name}'{hint}: {str(err).splitlines()[0]}",

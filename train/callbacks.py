@@ -242,6 +242,12 @@ class Bootstrap(pl.Callback):
                                       mutual=mutual, batch_size=batch_size, seed=seed)
         self.config.check()
 
+    def check_data(self, datamodule: pl.LightningDataModule) -> None:
+        """Before training: the data must hold validation pools to select a round on."""
+        if getattr(getattr(datamodule, "hparams", None), "val_fraction", None) == 0:
+            raise InputError("bootstrapping selects its round on validation pools: give "
+                             "val_fraction > 0", parameter="val_fraction")
+
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         import json
         from dataclasses import asdict

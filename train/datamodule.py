@@ -63,6 +63,10 @@ class PairedVectorDataModule(pl.LightningDataModule):
                              parameter="val_fraction")
         if batch_size < 1:
             raise InputError(f"batch_size must be >= 1, got {batch_size}", parameter="batch_size")
+        least = 2 if monolingual == "disjoint" else 1  # disjoint halves need a line each
+        if max_sentences is not None and max_sentences < least:
+            raise InputError(f"must be >= {least} (or null for every line), got {max_sentences}",
+                             parameter="max_sentences")
         self.save_hyperparameters()
         self.x: torch.Tensor | None = None
         self.y: torch.Tensor | None = None

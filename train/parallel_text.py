@@ -117,6 +117,10 @@ class ParallelTextDataModule(pl.LightningDataModule):
             if c["src_lang"] == pivot:
                 raise InputError(f"corpus {k}: source language equals the pivot '{pivot}'",
                                  parameter="corpora")
+            limit = c.get("max_sentences", max_sentences)
+            if limit is not None and (not isinstance(limit, int) or limit < 1):
+                raise InputError(f"corpus {k}: max_sentences must be >= 1 (or null), got {limit}",
+                                 parameter="max_sentences")
         if batch_size < 1 or val_sentences < 0:
             raise InputError("batch_size must be >= 1 and val_sentences >= 0",
                              parameter="batch_size" if batch_size < 1 else "val_sentences")

@@ -35,6 +35,18 @@ def write_metrics(path: str | Path, metrics: dict[str, float]) -> Path:
     return Path(path)
 
 
+def check_report_dir(out_dir: str | Path | None) -> None:
+    """Refuse an ``--out`` that cannot become a folder, before the work that fills it."""
+    from alignment.errors import InputError
+
+    if out_dir is None:
+        return
+    out = Path(out_dir).resolve()
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise InputError(f"{out_dir} cannot be a folder: {existing} is a file", parameter="out")
+
+
 def report(text: str, metrics: dict[str, float], out_dir: str | Path | None,
            config: Any = None) -> None:
     """Print ``text``; with ``out_dir``, also write ``table.txt``, ``metrics.json`` and (given)

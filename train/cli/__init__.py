@@ -111,6 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     except Terminated:
         print("crossalign: terminated", file=sys.stderr)
         return EXIT_TERMINATED
+    except Exception as err:
+        if type(err).__name__ != "MisconfigurationException":
+            raise
+        # Lightning's verdict on a trainer setting (devices, accelerator, strategy, epochs)
+        print(f"crossalign: error: {str(err).strip().splitlines()[0]}", file=sys.stderr)
+        return EXIT_INPUT
     except SystemExit as err:
         # Lightning ends a fit stopped by SIGTERM with a SystemExit of code None (success) and
         # one stopped by Ctrl-C with sys.exit(1): neither is a finished run

@@ -8,7 +8,7 @@ import copy
 
 from alignment.errors import InputError
 
-from ..reporting import report
+from ..reporting import check_report_dir, report
 
 TESTS = [("ranking", "ref>MT>lit"), ("ref>mt", "ref>MT"), ("ref>literal", "ref>lit"),
          ("content", "content"), ("negation", "negation"), ("number", "number"),
@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> None:
 
     if args.bootstrap < 1:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
+    check_report_dir(args.out)
     challenge = build_challenge(args.src, args.ref, args.lexicon, args.n, args.seed)
     rows: list[tuple[str, dict]] = []
     metrics: dict[str, float] = {}

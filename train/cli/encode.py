@@ -3,15 +3,39 @@ nodes (``Trainer.predict``), so a later fit on the same text reads the vectors f
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 VERBS = {"encode": "fill the vector cache for text files, data-parallel over devices/nodes"}
 
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse bad values before any file is read or model loaded."""
+    from alignment.errors import InputError
+
+    if args.max_sentences is not None and args.max_sentences < 1:
+        raise InputError("must be >= 1", parameter="max-sentences")
+    if args.batch_size < 1:
+        raise InputError("must be >= 1", parameter="batch-size")
+    if args.num_nodes < 1:
+        raise InputError("must be >= 1", parameter="num-nodes")
+    devices = args.devices.strip()
+    if devices != "auto" and not (devices.lstrip("-").isdigit() or all(
+            p.strip().isdigit() for p in devices.split(",") if p.strip())) or devices in ("0", ""):
+        raise InputError(f"must be a count >= 1, a list such as 0,1, or 'auto'; got "
+                         f"'{args.devices}'", parameter="devices")
+    if "fsdp" in args.strategy.lower():
+        raise InputError("FSDP shards the encoder; encoding needs whole copies: use ddp",
+                         parameter="strategy")
+    if args.cache_dir and Path(args.cache_dir).exists() and not Path(args.cache_dir).is_dir():
+        raise InputError(f"{args.cache_dir} is a file, not a folder", parameter="cache-dir")
+
+
 def run(args: argparse.Namespace) -> None:
     import logging
-    from pathlib import Path
 
     import pytorch_lightning as pl
+
+    from alignment.errors import InputError
 
     from alignment.corpus import read_lines
     from alignment.encoder import Encoder, EncoderSpec
@@ -19,19 +43,24 @@ def run(args: argparse.Namespace) -> None:
 
     from ..encoding import encode_to_cache
 
+    check_options(args)
     sides = []
     for f in args.files:  # every file read and checked before the encoder loads
         lines = read_lines(f)
         sides.append((f, lines[:args.max_sentences] if args.max_sentences else lines))
-    encoder = Encoder(EncoderSpec(args.encoder, args.layer, args.pooling, args.max_length),
-                      device="cpu", word_tokenizer=Tokenizer(lowercase=args.lowercase))
     for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
         logging.getLogger(name).setLevel(logging.WARNING)
     devices = int(args.devices) if args.devices.isdigit() else args.devices
-    trainer = pl.Trainer(accelerator=args.accelerator, devices=devices, strategy=args.strategy,
-                         num_nodes=args.num_nodes, logger=False, enable_checkpointing=False,
-                         enable_progress_bar=not args.no_progress, enable_model_summary=False,
-                         use_distributed_sampler=False, precision=args.precision)
+    try:  # the machine's answer to --accelerator/--devices/--strategy, before the encoder loads
+        trainer = pl.Trainer(accelerator=args.accelerator, devices=devices,
+                             strategy=args.strategy, num_nodes=args.num_nodes, logger=False,
+                             enable_checkpointing=False, enable_progress_bar=not args.no_progress,
+                             enable_model_summary=False, use_distributed_sampler=False,
+                             precision=args.precision)
+    except (ValueError, TypeError, RuntimeError) as err:
+        raise InputError(str(err).strip().splitlines()[0], parameter="accelerator") from None
+    encoder = Encoder(EncoderSpec(args.encoder, args.layer, args.pooling, args.max_length),
+                      device="cpu", word_tokenizer=Tokenizer(lowercase=args.lowercase))
     cache = Path(args.cache_dir) if args.cache_dir else None
     for f, lines in sides:
         tokens = [encoder.word_tokenizer(s) for s in lines]

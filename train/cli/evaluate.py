@@ -12,7 +12,7 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from ..reporting import format_table, report
+from ..reporting import check_report_dir, format_table, report
 from .scoring import add_scorer_options, build_scorer
 
 
@@ -27,6 +27,7 @@ def run_retrieval(args: argparse.Namespace) -> None:
 
     from ..experiments.demo import COLUMNS
 
+    check_report_dir(args.out)
     if not args.export or not args.src:
         raise InputError("give --encoder EXPORT... and --src (and --ref) held-out text, or a task: "
                          "evaluate rfeval | evaluate w2w", parameter="export")
@@ -54,6 +55,7 @@ def run_rfeval(args: argparse.Namespace) -> None:
     from alignment.corpus import read_lines
     from alignment.correlation import correlations, read_judgments
 
+    check_report_dir(args.out)
     data = read_judgments(args.data)
     if args.scores:
         lines = read_lines(args.scores)
@@ -85,6 +87,7 @@ def run_w2w(args: argparse.Namespace) -> None:
     from alignment.lexicon import read_lexicon
     from alignment.w2w import literal_translation, w2w_share
 
+    check_report_dir(args.out)
     if not args.mt and not args.lexicon:
         raise InputError("give --lexicon (for the literal translation) or --mt", parameter="lexicon")
     corpus = read_parallel(args.src, args.ref)

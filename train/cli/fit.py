@@ -65,6 +65,9 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
 
     class RecipeCLI(LightningCLI):
         def before_fit(self) -> None:
+            for callback in self.trainer.callbacks:  # checks a callback makes of the data
+                if hasattr(callback, "check_data"):
+                    callback.check_data(self.datamodule)
             if _is_first_process():  # take the run folder before anything is written to it
                 config = self.config.fit.clone().as_dict()
                 resume = config.get("ckpt_path") is not None
@@ -95,8 +98,12 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
                             subclass_mode_model=True,
                             save_config_callback=SaveConfigOnSuccess,
                             save_config_kwargs={"overwrite": True}, args=["fit", *argv],
-                            parser_kwargs={"prog": "crossalign fit",
+                            parser_kwargs={"prog": "crossalign fit", "exit_on_error": False,
                                            "description": "Fit a mapping from a recipe (YAML)."})
+        except argparse.ArgumentError as err:  # one line, not the recipe parser's usage
+            first = str(err).strip().splitlines()[0]
+            raise InputError(f"recipe: {first} (crossalign fit --help-all lists every key)",
+                             parameter="config") from None
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
         finally:
@@ -141,9 +148,13 @@ def _datamodule_for(extra: list[str]):
             if not path.is_file():
                 continue  # LightningCLI names the missing file
             try:
-                model = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("model")
+                recipe = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             except yaml.YAMLError:
                 continue  # and reports the YAML error
+            if not isinstance(recipe, dict):
+                raise InputError(f"a recipe is a YAML mapping (trainer:, model:, data:), not a "
+                                 f"{type(recipe).__name__}", path=path)
+            model = recipe.get("model")
             if isinstance(model, dict) and model.get("class_path"):
                 class_path = model["class_path"]
         elif arg.startswith("--model=") or (arg == "--model" and k + 1 < len(extra)):
