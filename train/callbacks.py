@@ -89,17 +89,23 @@ class SelectByCriterion(ModelCheckpoint):
 
 
 class KeepBest(pl.Callback):
-    """Keep the mapping's weights of the epoch a criterion likes best and restore them at the
-    end (in memory, for fits inside experiments); ``last_state`` keeps the last epoch's (the
-    fixed-epoch comparison), ``best_epoch`` the chosen one (0-based)."""
+    """Keep the weights of the validation a criterion likes best and restore them at the end;
+    ``last_state`` keeps the last epoch's (the fixed-epoch comparison), ``best_epoch`` and
+    ``best_step`` the chosen one, ``best_metrics`` every number logged there. The kept weights
+    and scores are part of a checkpoint's state, so a resumed run selects what an
+    uninterrupted one selects."""
 
     def __init__(self, criterion: str) -> None:
+        if criterion not in CRITERIA:
+            raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)})",
+                             parameter="criterion")
         self.criterion, self.mode = criterion, CRITERIA[criterion].mode
         self.best: float | None = None
         self.state: dict | None = None
         self.last_state: dict | None = None
         self.best_epoch: int | None = None
         self.best_step: int | None = None
+        self.best_metrics: dict[str, float] = {}
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if trainer.sanity_checking:
@@ -111,6 +117,18 @@ class KeepBest(pl.Callback):
         if self.best is None or (value > self.best if self.mode == "max" else value < self.best):
             self.best, self.state = value, _cpu_state(_selectable(pl_module))
             self.best_epoch, self.best_step = trainer.current_epoch, trainer.global_step
+            self.best_metrics = {k: float(v) for k, v in trainer.callback_metrics.items()
+                                 if v.numel() == 1}
+
+    def state_dict(self) -> dict:
+        return {"best": self.best, "best_epoch": self.best_epoch, "best_step": self.best_step,
+                "best_metrics": self.best_metrics, "state": self.state}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.best = state_dict.get("best")
+        self.best_epoch, self.best_step = state_dict.get("best_epoch"), state_dict.get("best_step")
+        self.best_metrics = dict(state_dict.get("best_metrics") or {})
+        self.state = state_dict.get("state")
 
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.last_state = _cpu_state(_selectable(pl_module))
@@ -127,6 +145,29 @@ def _selectable(pl_module: pl.LightningModule) -> torch.nn.Module:
 def _cpu_state(module: torch.nn.Module) -> dict:
     """A copy of the weights in host memory (a GPU model's copies do not stay on the GPU)."""
     return {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
+
+
+class LastCheckpoint(ModelCheckpoint):
+    """``RUN/checkpoints/last.ckpt`` after every validation (for runs validated every N steps,
+    such as Joint-Align), so an interrupted run resumes from its last validation with its
+    selection state (``KeepBest``'s) inside."""
+
+    def __init__(self, dirpath: str | None = None) -> None:
+        super().__init__(dirpath=dirpath, save_top_k=0, save_last=True, monitor=None,
+                         save_on_train_epoch_end=False, enable_version_counter=False)
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if not self._should_skip_saving_checkpoint(trainer):  # no top-k: last.ckpt alone
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
+
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        own = self.dirpath is None
+        if own:
+            self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
+        with warnings.catch_warnings():
+            if own:
+                warnings.filterwarnings("ignore", message="Checkpoint directory .* not empty")
+            super().setup(trainer, pl_module, stage)
 
 
 class CollapseGuard(pl.Callback):
@@ -300,8 +341,9 @@ class SaveEncoder(pl.Callback):
         metrics = {k: float(v) for k, v in trainer.callback_metrics.items() if v.numel() == 1}
         keep = next((c for c in trainer.callbacks if isinstance(c, KeepBest)), None)
         extra = {"fine_tuned": "joint_align", "hyperparameters": dict(pl_module.hparams)}
-        if keep is not None and keep.best is not None:
-            metrics.update(selected_step=float(keep.best_step), selected_value=keep.best)
+        if keep is not None and keep.best is not None:  # the selected step's numbers
+            metrics = {**keep.best_metrics, "selected_step": float(keep.best_step),
+                       "selected_value": keep.best, "last_step": float(trainer.global_step)}
             extra["selection"] = {"criterion": keep.criterion, "step": keep.best_step,
                                   "value": keep.best}
         write_metrics(out / "metrics.json", metrics)

@@ -45,9 +45,15 @@ class GlobalBatchSampler(Sampler[list[tuple[int, int]]]):
         self.lengths, self.batch_size, self.seed = lengths, batch_size, seed
         self.shuffle, self.rank, self.world, self.bucket = shuffle, rank, world, bucket
         self.epoch = 0
+        self._resume: tuple[int, int] | None = None  # (epoch, batches already done)
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
+
+    def resume_at(self, epoch: int, done: int) -> None:
+        """The next pass over ``epoch`` starts after its first ``done`` batches (a run resumed
+        from a checkpoint written mid-epoch continues where it stopped)."""
+        self._resume = (epoch, done)
 
     def global_batches(self) -> list[list[int]]:
         n = len(self.lengths)
@@ -65,12 +71,39 @@ class GlobalBatchSampler(Sampler[list[tuple[int, int]]]):
         return [batches[k] for k in perm]
 
     def __iter__(self):
-        for batch in self.global_batches():
-            if len(batch) >= self.world:
+        # every pass over the resumed epoch skips (Lightning may start its iterator twice)
+        skip = self._resume[1] if self._resume and self._resume[0] == self.epoch else 0
+        kept = (b for b in self.global_batches() if len(b) >= self.world)
+        for k, batch in enumerate(kept):
+            if k >= skip:
                 yield [(i, len(batch)) for i in batch[self.rank::self.world]]
 
     def __len__(self) -> int:
         return sum(len(b) >= self.world for b in self.global_batches())
+
+
+class EpochLoader(DataLoader):
+    """A DataLoader over a ``GlobalBatchSampler`` that sets the sampler's epoch each pass."""
+
+    def __init__(self, *args, epoch=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._epoch = epoch  # () -> the current epoch
+
+    def __iter__(self):
+        # Lightning sets the epoch on samplers, not on batch samplers: each epoch's order
+        # is the batch sampler's for that epoch only if it is set here
+        if self._epoch is not None:
+            self.batch_sampler.set_epoch(int(self._epoch()))
+        return super().__iter__()
+
+    # The position in the epoch is checkpointed by the data module (Lightning may build this
+    # loader before a checkpoint is restored, and then never hands it the loader state); these
+    # two say to Lightning that the loader resumes.
+    def state_dict(self) -> dict:
+        return {}
+
+    def load_state_dict(self, state: dict) -> None:
+        return None
 
 
 class _Examples(Dataset):
@@ -125,6 +158,8 @@ class ParallelTextDataModule(pl.LightningDataModule):
             raise InputError("batch_size must be >= 1 and val_sentences >= 0",
                              parameter="batch_size" if batch_size < 1 else "val_sentences")
         self.normaliser = None
+        self._sampler: GlobalBatchSampler | None = None
+        self._resume: tuple[int, int] | None = None  # (epoch, batches done) from a checkpoint
         if text:
             langs = sorted({c["src_lang"] for c in corpora} - {"es"})
             if langs:
@@ -229,9 +264,29 @@ class ParallelTextDataModule(pl.LightningDataModule):
         sampler = GlobalBatchSampler([len(e.src_ids) + len(e.tgt_ids) for e in examples],
                                      self.hparams.batch_size, self.hparams.seed,
                                      self.hparams.shuffle, rank, world)
+        epoch = None
         if self.trainer is not None:
-            sampler.set_epoch(self.trainer.current_epoch)
-        return DataLoader(_Examples(examples), batch_sampler=sampler, collate_fn=self._collate)
+            trainer = self.trainer
+            epoch = lambda: trainer.current_epoch  # noqa: E731
+        if self._resume is not None:
+            sampler.resume_at(*self._resume)
+        self._sampler = sampler
+        return EpochLoader(_Examples(examples), batch_sampler=sampler, collate_fn=self._collate,
+                           epoch=epoch)
+
+    # a checkpoint written mid-epoch holds the position in the epoch, so a resumed run sees
+    # the batches an uninterrupted run would
+    def state_dict(self) -> dict:
+        if self.trainer is None:
+            return {}
+        return {"epoch": self.trainer.current_epoch,
+                "completed": self.trainer.fit_loop.epoch_loop.batch_progress.current.completed}
+
+    def load_state_dict(self, state: dict) -> None:
+        if "epoch" in state:
+            self._resume = (int(state["epoch"]), int(state["completed"]))
+            if self._sampler is not None:
+                self._sampler.resume_at(*self._resume)
 
     def val_dataloader(self) -> list[DataLoader]:
         # every process validates on all pairs (small), so every process selects alike

@@ -32,6 +32,7 @@ def check_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> None:
     import logging
+    import warnings
 
     import pytorch_lightning as pl
 
@@ -64,7 +65,10 @@ def run(args: argparse.Namespace) -> None:
     cache = Path(args.cache_dir) if args.cache_dir else None
     for f, lines in sides:
         tokens = [encoder.word_tokenizer(s) for s in lines]
-        path = encode_to_cache(encoder, lines, tokens, trainer, cache, args.batch_size)
+        with warnings.catch_warnings():  # Lightning's advice for training, not for this pass
+            warnings.filterwarnings("ignore", message=".*(custom batch sampler|predict returned "
+                                    "None).*")
+            path = encode_to_cache(encoder, lines, tokens, trainer, cache, args.batch_size)
         if path is not None:
             print(f"{f}: {len(lines)} sentences → {path}", flush=True)
 

@@ -71,10 +71,9 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
             if _is_first_process():  # take the run folder before anything is written to it
                 config = self.config.fit.clone().as_dict()
                 resume = config.get("ckpt_path") is not None
-                # what makes the run's results; the epoch budget, devices and the like may
-                # change when a run is resumed
+                # what the run learns from and with; the trainer (epoch budget, devices,
+                # callbacks) may change when a run is resumed, as Lightning allows
                 what = {k: config.get(k) for k in ("model", "data", "seed_everything")}
-                what["callbacks"] = (config.get("trainer") or {}).get("callbacks")
                 # found from the data on a first run, read from the checkpoint on a resume:
                 # not settings
                 init = (what.get("model") or {}).get("init_args") or {}
