@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.encoder import Encoder, EncoderSpec
     from alignment.tokenize import Tokenizer
 
+    from ..distributed import end_process_group
     from ..encoding import encode_to_cache
 
     check_options(args)
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> None:
             path = encode_to_cache(encoder, lines, tokens, trainer, cache, args.batch_size)
         if path is not None:
             print(f"{f}: {len(lines)} sentences → {path}", flush=True)
+    end_process_group()
 
 
 def register(sub) -> None:

@@ -58,6 +58,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
 
     from ..datamodule import PairedVectorDataModule
     from ..fitting import RECIPE_NOISE
+    from ..distributed import end_process_group
     from ..run_folder import claim
     from ..run_log import RunLog, SaveConfigOnSuccess
 
@@ -108,6 +109,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
         finally:
             for lock in locks:
                 lock.unlink(missing_ok=True)
+            end_process_group()
     finish_wandb_runs(cli.trainer.loggers)
     return cli
 

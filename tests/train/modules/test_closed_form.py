@@ -60,7 +60,10 @@ def test_two_process_ddp_fit_equals_the_single_process_fit(tmp_path):
     x, y = _data(n=1001, d=8)
     np.savez(tmp_path / "pairs.npz", src=x, tgt=y)
     dm = PairedVectorDataModule(vectors=str(tmp_path / "pairs.npz"), batch_size=100)
-    trainer = pl.Trainer(max_epochs=1, accelerator="cpu", devices=2, strategy="ddp_spawn",
+    from train.distributed import CleanDDPStrategy
+
+    trainer = pl.Trainer(max_epochs=1, accelerator="cpu", devices=2,
+                         strategy=CleanDDPStrategy(start_method="spawn"),
                          logger=False, enable_checkpointing=False, enable_progress_bar=False,
                          enable_model_summary=False, default_root_dir=str(tmp_path / "run"),
                          callbacks=[SaveMapping()])

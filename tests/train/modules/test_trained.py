@@ -185,6 +185,8 @@ def test_two_process_ddp_loss_equals_the_single_process_loss_when_shards_need_pa
 
     import pytorch_lightning as pl
 
+    from train.distributed import CleanDDPStrategy
+
     x, y = _planted("nonlinear", 101, 0)
     np.savez(tmp_path / "pairs.npz", src=x, tgt=y)
 
@@ -193,7 +195,8 @@ def test_two_process_ddp_loss_equals_the_single_process_loss_when_shards_need_pa
         torch.manual_seed(0)
         module = RegressionFit("fcnn", lr=0.0, hidden=8, dim=2)  # lr 0: the weights stay put
         pl.Trainer(max_epochs=1, accelerator="cpu", devices=devices,
-                   strategy="ddp_spawn" if devices > 1 else "auto", logger=False,
+                   strategy=CleanDDPStrategy(start_method="spawn") if devices > 1 else "auto",
+                   logger=False,
                    enable_checkpointing=False, enable_progress_bar=False,
                    enable_model_summary=False, default_root_dir=str(out),
                    callbacks=[SaveMapping()]).fit(module, datamodule=dm)
