@@ -104,3 +104,15 @@ def test_scoring_calls_the_metric_once_and_puts_each_score_in_its_place(corpus, 
     for kind in CANDIDATES:
         for i, text in enumerate(c.candidates[kind]):
             assert np.isnan(scores[kind][i]) if text is None else scores[kind][i] == len(text)
+
+
+def test_a_cached_set_with_a_list_cut_short_is_built_again(corpus, tmp_path):
+    src, ref, lex = corpus
+    c = build_challenge(src, ref, lex, n=10, cache_dir=tmp_path / "cache")
+    (entry,) = (tmp_path / "cache" / "challenge").glob("*.json")
+    stored = json.loads(entry.read_text())
+    stored["candidates"]["mt"] = stored["candidates"]["mt"][:3]
+    entry.write_text(json.dumps(stored))
+    with pytest.warns(UserWarning, match="is incomplete; building it again"):
+        again = build_challenge(src, ref, lex, n=10, cache_dir=tmp_path / "cache")
+    assert again.candidates == c.candidates and len(again.candidates["mt"]) == 10

@@ -363,3 +363,10 @@ def test_an_out_that_is_a_file_is_refused_before_scoring(tmp_path, capsys, verb)
     assert main([*verb, "--src", str(tmp_path / "s"), "--ref", str(tmp_path / "s"),
                  "--out", str(tmp_path / "taken")]) == 2
     assert "is a file" in _one_line(capsys.readouterr().err)
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="this machine has a GPU")
+def test_a_gpu_accelerator_on_a_machine_without_one_is_one_line(tmp_path, tiny_bert, capsys):
+    assert main(_clp_recipe(tmp_path, tiny_bert, tmp_path / "run")
+                + ["--trainer.accelerator", "gpu"]) == 2
+    assert "gpu" in _one_line(capsys.readouterr().err).lower()
