@@ -27,3 +27,26 @@ def test_plot_overlap_and_curves(tmp_path, tiny_bert):
         data = (tmp_path / "plots" / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
     assert main(["plot", "--out", str(tmp_path)]) == 2
+
+
+def test_the_overlap_picture_labels_its_axes_and_names_the_languages(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    import train.plot as plot
+
+    figures = []
+
+    def keep(fig, path, dpi=120):
+        figures.append(fig)
+        return path
+
+    monkeypatch.setattr(plot, "save_figure", keep)
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(20, 4)), rng.normal(size=(20, 4))
+    plot.plot_overlap(a, b, a, b, tmp_path / "o.png", "t", src_lang="es", tgt_lang="en")
+    for ax in figures[0].axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert any(label.startswith("es") for label in labels)
+        assert any(label.startswith("en") for label in labels)
