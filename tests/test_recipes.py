@@ -112,7 +112,7 @@ def test_encoder_recipe_parses_with_the_raw_text_data(path):
     recipe = yaml.safe_load(path.read_text())
     assert recipe["model"]["class_path"] == "train.modules.JointAlign"
     assert [c["class_path"].rsplit(".", 1)[1] for c in recipe["trainer"]["callbacks"]] == \
-        ["KeepBest", "SaveEncoder"]
+        ["KeepBest", "LastCheckpoint", "SaveEncoder"]
     if cli is not None:
         assert type(cli.datamodule).__name__ == "ParallelTextDataModule"
         assert cli.datamodule.hparams.pivot == "en" and cli.model.hparams.lr == 5e-5
