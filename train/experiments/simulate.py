@@ -22,7 +22,8 @@ from ..modules import check_settings
 from ..reporting import report
 from .compare import VARIANTS_HELP
 
-DEFAULT_METHODS = ["clp", "linear", "fcnn", "realnvp"]
+DEFAULT_METHODS = ["clp", "center > clp", "linear", "fcnn", "realnvp"]
+BASELINE = "center > clp"  # the strongest simple map: every table compares with it
 TRUE_MAP = "true map (ceiling)"
 # settings sized for 2-D toy languages (a variant's own settings override them)
 SETTINGS = {"realnvp": dict(lr=1e-3, transforms=4, hidden=64, nll_weight=0.1),
@@ -133,6 +134,9 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
             _score(results, GAN, t, k, seed, gan, cfg)
             _score(results, GAN_BOOT, t, k, seed, boot, cfg)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
+    if len(cfg.seeds) > 1:  # the 95% interval's half-width over seeds
+        metrics.update({f"{m}/t{t}/k{k}/eps{e:g}/ci95": seed_interval(v)
+                        for (m, t, k, e), v in results.items()})
     labels = [TRUE_MAP, *variants] + ([GAN, GAN_BOOT] if cfg.unsupervised else [])
     report(format_simulation(results, cfg, labels, collapsed), metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
@@ -146,34 +150,75 @@ def _score(results: dict, label: str, t: int, k: int, seed: int, mapping, cfg) -
         if mapping is None:
             p1 = float("nan")
         else:
-            with torch.no_grad():
+            with torch.no_grad():  # both sides through the map (centring moves the targets too)
                 mapped = mapping(torch.from_numpy(test.x_test)).numpy()
-            p1 = word_p1(mapped, test.y_test, test.word_test, test.word_test) \
-                if np.isfinite(mapped).all() else float("nan")
+                targets = mapping.map_target(torch.from_numpy(test.y_test)).numpy()
+            p1 = word_p1(mapped, targets, test.word_test, test.word_test) \
+                if np.isfinite(mapped).all() and np.isfinite(targets).all() else float("nan")
         results.setdefault((label, t, k, eps), []).append(p1)
+
+
+def seed_interval(values: list[float]) -> float:
+    """Half-width of the 95% t-interval of the mean over seeds (NaN with one seed)."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2 or not np.isfinite(v).all():
+        return float("nan")
+    return float(stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
 
 
 def format_simulation(results: dict, cfg: SimulationConfig, labels: list[str],
                       collapsed: dict[tuple, list[str]] | None = None) -> str:
     width = max(9, *(len(m) for m in labels))
-    head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(f"ε={e:<4g}" for e in cfg.epsilons)
-    lines = [f"CBLI simulation: P@1 (%) over {len(cfg.seeds)} seeds (div: training diverged in "
-             f"at least one seed); protocol {cfg.protocol}, shift {cfg.shift}, epoch by "
-             f"{cfg.criterion or 'none (last epoch)'} on validation occurrences; t > 1 is our "
-             "swirl construction (not comparable with the paper's t)", head, "-" * len(head)]
+    cell = 13 if len(cfg.seeds) > 1 else 6
+    head = f"{'method':{width}} {'t':>2} {'k':>4}  " + "  ".join(
+        f"{f'ε={e:g}':<{cell}}" for e in cfg.epsilons)
+    lines = [f"CBLI simulation: P@1 (%), mean over {len(cfg.seeds)} seeds"
+             + (" ± the 95% t-interval's half-width" if len(cfg.seeds) > 1 else "")
+             + f" (div: training diverged in at least one seed); protocol {cfg.protocol}, shift "
+             f"{cfg.shift}, epoch by {cfg.criterion or 'none (last epoch)'} on validation "
+             "occurrences; t > 1 is our swirl construction (not comparable with the paper's t)",
+             head, "-" * len(head)]
     for t in cfg.ts:
         for k in cfg.ks:
             for name in labels:
-                cells = "  ".join(_cell(results[(name, t, k, e)]) for e in cfg.epsilons)
+                cells = "  ".join(f"{_cell(results[(name, t, k, e)]):<{cell}}"
+                                  for e in cfg.epsilons)
                 note = (collapsed or {}).get((name, t, k))
                 lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}"
                              + (f"  (collapsed: {', '.join(note)}; best epoch kept)" if note else ""))
+    if BASELINE in labels and len(cfg.seeds) > 1:
+        lines += ["", f"against {BASELINE} (P@1 points, mean difference over the same seeds ± "
+                  "the 95% t-interval's half-width; a method wins or loses where the interval "
+                  "excludes 0)"]
+        for t in cfg.ts:
+            for k in cfg.ks:
+                for name in labels:
+                    if name in (BASELINE, TRUE_MAP):
+                        continue
+                    diffs = [[100 * (a - b) for a, b in zip(results[(name, t, k, e)],
+                                                          results[(BASELINE, t, k, e)])]
+                             for e in cfg.epsilons]
+                    cells = "  ".join(f"{_difference(d):<{cell}}" for d in diffs)
+                    lines.append(f"{name:{width}} {t:>2} {k:>4}  {cells}")
     return "\n".join(lines)
 
 
 def _cell(values: list[float]) -> str:
     mean = np.mean(values)
-    return "   div" if np.isnan(mean) else f"{100 * mean:6.1f}"
+    if np.isnan(mean):
+        return "div"
+    half = seed_interval(values)
+    return f"{100 * mean:5.1f}" + ("" if np.isnan(half) else f" ±{100 * half:4.1f}")
+
+
+def _difference(diffs: list[float]) -> str:
+    mean = np.mean(diffs)
+    if np.isnan(mean):
+        return "div"
+    half = seed_interval([d / 100 for d in diffs]) * 100
+    return f"{mean:+5.1f} ±{half:4.1f}"
 
 
 def plot_simulation(results: dict, cfg: SimulationConfig, labels: list[str], path: Path) -> None:
