@@ -13,6 +13,13 @@ from .vectors import aligned_pairs
 from .word_align import one_to_one
 
 
+def columns(src_lang: str = "src", tgt_lang: str = "tgt") -> list[tuple[str, str]]:
+    """``evaluate_mapping``'s metrics and their table headings, named with the languages."""
+    return [("retrieval_cosine_src2tgt", f"{src_lang}→{tgt_lang} P@1"),
+            ("retrieval_cosine_tgt2src", f"{tgt_lang}→{src_lang} P@1"),
+            ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1")]
+
+
 def apply_mapping(mapping: Mapping | None, vectors: np.ndarray, side: str = "src",
                   chunk: int = 65536) -> np.ndarray:
     """Map rows of ``vectors`` with the source or target side of ``mapping`` (None = unchanged).

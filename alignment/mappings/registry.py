@@ -255,6 +255,9 @@ register_method(Method("muse", LinearMap, TRAINED, "train.modules.AdversarialFit
 register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.SelfLearningFit", no_loss,
                        summary="VecMap-style unsupervised self-learning (orthogonal), no pairs"))
 
+# The strongest simple baseline: every comparison table has it.
+BASELINE = "center > clp"
+
 register_preset(Preset(
     "clp_flow", "center > clp > realnvp:warm_start=true,dual=false,transforms=8,nll_weight=0",
     summary="center > clp, refined by a warm-started Real-NVP without the density term (the "

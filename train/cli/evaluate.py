@@ -20,12 +20,11 @@ VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text
 
 def run_retrieval(args: argparse.Namespace) -> None:
     from alignment.corpus import read_parallel
-    from alignment.evaluation import char_ngram_reference, evaluate_mapping
+    from alignment.evaluation import char_ngram_reference, columns, evaluate_mapping
     from alignment.export import load_remapped
     from alignment.lexicon import read_lexicon, single_word_pairs
     from alignment.pipeline import prepare
 
-    from ..experiments.demo import COLUMNS
 
     check_report_dir(args.out)
     if not args.export or not args.src:
@@ -44,9 +43,11 @@ def run_retrieval(args: argparse.Namespace) -> None:
     for path, r in zip(args.export, remapped):
         rows.append((f"{r.mapping.describe()} ({Path(path).name})",
                      evaluate_mapping(data, r.mapping, lexicon, args.csls)))
-    columns = COLUMNS + ([("retrieval_csls_src2tgt", "src→tgt CSLS"),
-                          ("retrieval_csls_tgt2src", "tgt→src CSLS")] if args.csls else [])
-    text = format_table(rows, columns) + "\n" + "\n".join(
+    langs = (remapped[0].meta.get("src_lang") or "src", remapped[0].meta.get("tgt_lang") or "tgt")
+    shown = [*columns(*langs), ("lexicon_unseen_p1", "unseen")] + (
+        [("retrieval_csls_src2tgt", f"{langs[0]}→{langs[1]} CSLS"),
+         ("retrieval_csls_tgt2src", f"{langs[1]}→{langs[0]} CSLS")] if args.csls else [])
+    text = format_table(rows, shown) + "\n" + "\n".join(
         f"{path}: {r.signature}" for path, r in zip(args.export, remapped))
     report(text, {f"{name}/{k}": v for name, m in rows for k, v in m.items()}, args.out)
 

@@ -17,7 +17,7 @@ from alignment.correlation import pearson
 from alignment.criteria import CRITERIA
 from alignment.errors import InputError, TrainingDiverged
 from alignment.evaluation import evaluate_mapping, paired_bootstrap, retrieval_hits
-from alignment.mappings import parse_method, parse_methods
+from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.vectors import aligned_pairs
 
 from ..callbacks import CollapseGuard, SelectByCriterion
@@ -25,12 +25,9 @@ from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
 from ..reporting import report
+from .shared import VARIANTS_HELP
 from .testbed import BibleConfig, prepare_bible
 
-VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "
-                 "(realnvp:nll_weight=0,dual=false), run side by side")
-
-BASELINE = "center > clp"  # the strongest simple baseline: every table compares against it
 DEFAULT_METHODS = ["clp", BASELINE, "linear", "fcnn", "realnvp", "center > clp > fcnn:residual=true",
                    "center > clp > realnvp:warm_start=true,dual=false,transforms=8"]
 

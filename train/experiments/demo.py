@@ -7,19 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from alignment.encoder import Encoder, EncoderSpec
-from alignment.evaluation import (char_ngram_reference, evaluate_mapping, paired_bootstrap,
-                                  retrieval_hits)
-from alignment.mappings import parse_method
+from alignment.evaluation import (char_ngram_reference, columns, evaluate_mapping,
+                                  paired_bootstrap, retrieval_hits)
+from alignment.mappings import BASELINE, parse_method
 from alignment.signature import signature
 
 from ..fitting import fit_arrays
 from ..reporting import format_table, report
-from .compare import BASELINE
 from .testbed import BibleConfig, prepare_bible
 
 DEFAULT_METHODS = ["umd", "center", "clp", "center > clp", "umd > clp"]
-COLUMNS = [("retrieval_cosine_src2tgt", "es→en P@1"), ("retrieval_cosine_tgt2src", "en→es P@1"),
-           ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1"), ("lexicon_unseen_p1", "unseen")]
+COLUMNS = [*columns("es", "en"), ("lexicon_unseen_p1", "unseen")]
 
 
 @dataclass

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from alignment.corpus import ParallelCorpus, read_parallel
+from alignment.corpus import ParallelCorpus
 from alignment.encoder import Encoder, EncoderSpec
 from alignment.evaluation import evaluate_mapping, paired_bootstrap, retrieval_hits
 from alignment.export import load_remapped
-from alignment.mappings import Mapping, parse_method
+from alignment.mappings import BASELINE, Mapping, parse_method
 from alignment.norm_head import batch_normalise, language_statistics, layer_normalise, running_norm
 from alignment.pipeline import PreparedCorpus, tokenize_corpus, word_alignment
 from alignment.signature import signature
@@ -23,9 +23,8 @@ from alignment.text_normalise import SpanishTextNormaliser
 from alignment.vectors import WordVectors
 
 from ..reporting import format_table, report
-from .compare import BASELINE
-from .testbed import BibleConfig, prepare_bible
-from .unsupervised import SUPERVISED, fit_supervised
+from .shared import ReferenceConfig, fit_supervised
+from .testbed import prepare_bible
 
 COLUMNS = [("retrieval_cosine_src2tgt", "es→en P@1"), ("retrieval_cosine_tgt2src", "en→es P@1"),
            ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1"), ("en_cosine", "en cos f0"),
@@ -34,7 +33,7 @@ VARIANTS = ("plain", "text")
 
 
 @dataclass
-class JointAlignConfig(BibleConfig):
+class JointAlignConfig(ReferenceConfig):
     """The test bed, the fine-tuning budget and the references."""
 
     out_dir: str = field(default="checkpoints/joint-align", metadata={"flag": "out"})
@@ -49,11 +48,6 @@ class JointAlignConfig(BibleConfig):
     criterion: str = field(default="semantic", metadata={"help": "selects the step"})
     reuse: bool = field(default=False, metadata={"help": "evaluate the exports already in the "
                         "output folder instead of fine-tuning again (same settings)"})
-    supervised: list[str] = field(default_factory=lambda: list(SUPERVISED),
-                                  metadata={"help": "mapping references (paired vectors)"})
-    supervised_epochs: int = 6
-    max_pairs: int = 50000
-    val_tokens: int = 5000
     bootstrap_samples: int = field(default=1000, metadata={"flag": "bootstrap"})
 
 

@@ -12,7 +12,7 @@ import torch
 
 from alignment.criteria import CRITERIA
 from alignment.errors import InputError, TrainingDiverged
-from alignment.mappings import parse_methods
+from alignment.mappings import BASELINE, parse_methods
 from alignment.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
 from ..callbacks import CollapseGuard, KeepBest
@@ -20,10 +20,9 @@ from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
 from ..reporting import report
-from .compare import VARIANTS_HELP
+from .shared import VARIANTS_HELP
 
 DEFAULT_METHODS = ["clp", "center > clp", "linear", "fcnn", "realnvp"]
-BASELINE = "center > clp"  # the strongest simple map: every table compares with it
 TRUE_MAP = "true map (ceiling)"
 # settings sized for 2-D toy languages (a variant's own settings override them)
 SETTINGS = {"realnvp": dict(lr=1e-3, transforms=4, hidden=64, nll_weight=0.1),

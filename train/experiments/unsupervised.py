@@ -9,9 +9,7 @@ from __future__ import annotations
 import copy
 import tempfile
 import time
-import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -20,19 +18,19 @@ from alignment.correlation import pearson
 from alignment.criteria import semantic_criterion
 from alignment.errors import InputError
 from alignment.evaluation import apply_mapping, evaluate_mapping, paired_bootstrap, retrieval_hits
-from alignment.mappings import Mapping, parse_method
+from alignment.mappings import BASELINE, Mapping, parse_method
 from alignment.mining import mine_pairs
 from alignment.pipeline import word_alignment
 from alignment.signature import signature
 from alignment.vectors import aligned_pairs
 
 from ..bootstrap import BootstrapConfig, bootstrap
-from ..callbacks import CollapseGuard, KeepBest
+from ..callbacks import KeepBest
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_arrays, fit_method
 from ..reporting import format_table, report
-from .compare import BASELINE
-from .testbed import PROTOCOLS, BibleConfig, UnpairedBible, prepare_bible, unpaired_bible
+from .shared import ReferenceConfig, fit_supervised
+from .testbed import PROTOCOLS, UnpairedBible, prepare_bible, unpaired_bible
 
 CONSTRAINT_ROUTES = {"gan_realnvp + boot (cross-corr)": "cross_correlation",
                      "gan_realnvp + boot (graph)": "graph",
@@ -41,14 +39,12 @@ ROUTES = ["center", "vecmap", "vecmap (identity start)", "muse", "muse + refinem
           "gan_realnvp", *CONSTRAINT_ROUTES, "mining > center > clp"]
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
 # the baseline and compare's best trained map (warm-started flow on center > clp, no density term)
-SUPERVISED = [BASELINE,
-              "center > clp > realnvp:warm_start=true,dual=false,transforms=8,nll_weight=0"]
 COLUMNS = [("retrieval_cosine_src2tgt", "es→en P@1"), ("retrieval_cosine_tgt2src", "en→es P@1"),
            ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1")]
 
 
 @dataclass
-class UnsupervisedConfig(BibleConfig):
+class UnsupervisedConfig(ReferenceConfig):
     """The unpaired test bed, each route's budget, and the supervised references."""
 
     out_dir: str = field(default="checkpoints/unsupervised", metadata={"flag": "out"})
@@ -57,11 +53,8 @@ class UnsupervisedConfig(BibleConfig):
                           "weaker protocol: the same verses, pairing dropped)"})
     routes: list[str] = field(default_factory=lambda: list(ROUTES),
                               metadata={"help": "unsupervised routes to run"})
-    supervised: list[str] = field(default_factory=lambda: list(SUPERVISED),
-                                  metadata={"help": "supervised reference methods (paired data)"})
     pool_tokens: int = field(default=20000, metadata={"help": "training tokens per language"})
     per_type: int = field(default=20, metadata={"help": "at most this many tokens per word type"})
-    val_tokens: int = field(default=5000, metadata={"help": "validation tokens per language"})
     vecmap_types: int = field(default=4000, metadata={"help": "most frequent types for VecMap"})
     muse_epochs: int = 5
     gan_epochs: int = 16
@@ -72,8 +65,6 @@ class UnsupervisedConfig(BibleConfig):
     refinement_rounds: int = field(default=5, metadata={"help": "MUSE's Procrustes refinement rounds"})
     mining_rounds: int = field(default=2, metadata={"help": "mine → align → fit iterations"})
     mining_threshold: float = field(default=1.05, metadata={"help": "ratio-margin threshold"})
-    supervised_epochs: int = field(default=6, metadata={"help": "epochs of a trained reference"})
-    max_pairs: int = field(default=50000, metadata={"help": "pairs for a trained reference"})
     bootstrap_samples: int = field(default=1000, metadata={"flag": "bootstrap",
                                    "help": "paired bootstrap resamples for the intervals"})
 
@@ -118,28 +109,6 @@ def fit_selected(method: str, pools: Pools, epochs: int, cfg: UnsupervisedConfig
     last = copy.deepcopy(mapping)
     last.load_state_dict(keep.last_state)
     return mapping, last, int(keep.best_epoch or 0)
-
-
-def fit_supervised(spec, bed, cfg: UnsupervisedConfig) -> Mapping:
-    """A supervised reference on the paired training verses; a trained one as ``compare``
-    fits it (shuffled batches, at most ``max_pairs`` pairs, epoch chosen by the semantic
-    criterion on dev-verse pairs, collapse guard)."""
-    if spec.trained is None:
-        return fit_arrays(bed.x, bed.y, spec)
-    x, y = bed.x, bed.y
-    rng = np.random.default_rng(cfg.seed)
-    if len(x) > cfg.max_pairs:
-        keep = np.sort(rng.choice(len(x), cfg.max_pairs, replace=False))
-        x, y = x[keep], y[keep]
-    vx, vy, _ = aligned_pairs(bed.dev.src, bed.dev.tgt, bed.dev.alignments)
-    pick = np.sort(rng.choice(len(vx), min(len(vx), cfg.val_tokens), replace=False))
-    dm = PairedVectorDataModule.from_arrays(x, y, val=(vx[pick], vy[pick]), batch_size=512,
-                                            shuffle=True, seed=cfg.seed)
-    torch.manual_seed(cfg.seed)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="training collapsed")
-        return fit_method(spec, dm, cfg.supervised_epochs,
-                          callbacks=[KeepBest("semantic"), CollapseGuard()])
 
 
 def vecmap_route(u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig, init: str) -> Mapping:

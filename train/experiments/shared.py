@@ -1,0 +1,56 @@
+"""What several experiments share: the supervised references they report beside their own
+rows (and how those are fitted), and the help for method lists. Experiments import this and
+``testbed``, never each other."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from alignment.mappings import BASELINE, Mapping
+from alignment.vectors import aligned_pairs
+
+from ..callbacks import CollapseGuard, KeepBest
+from ..datamodule import PairedVectorDataModule
+from ..fitting import fit_arrays, fit_method
+from .testbed import BibleConfig
+
+VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "
+                 "(realnvp:nll_weight=0,dual=false), run side by side")
+SUPERVISED = [BASELINE, "clp_flow"]  # the strongest simple map and the best trained one
+
+
+@dataclass
+class ReferenceConfig(BibleConfig):
+    """The test bed and the supervised references fitted on its paired training verses."""
+
+    supervised: list[str] = field(default_factory=lambda: list(SUPERVISED), metadata={
+        "help": "supervised reference methods, fitted on the paired training verses"})
+    supervised_epochs: int = field(default=6, metadata={"help": "epochs of a trained reference"})
+    max_pairs: int = field(default=50000, metadata={"help": "pairs for a trained reference"})
+    val_tokens: int = field(default=5000, metadata={"help": "validation tokens (dev verses) per "
+                                                    "language"})
+
+
+def fit_supervised(spec, bed, cfg: ReferenceConfig) -> Mapping:
+    """A supervised reference on the paired training verses; a trained one as ``compare``
+    fits it (shuffled batches, at most ``max_pairs`` pairs, epoch chosen by the semantic
+    criterion on dev-verse pairs, collapse guard)."""
+    if spec.trained is None:
+        return fit_arrays(bed.x, bed.y, spec)
+    x, y = bed.x, bed.y
+    rng = np.random.default_rng(cfg.seed)
+    if len(x) > cfg.max_pairs:
+        keep = np.sort(rng.choice(len(x), cfg.max_pairs, replace=False))
+        x, y = x[keep], y[keep]
+    vx, vy, _ = aligned_pairs(bed.dev.src, bed.dev.tgt, bed.dev.alignments)
+    pick = np.sort(rng.choice(len(vx), min(len(vx), cfg.val_tokens), replace=False))
+    dm = PairedVectorDataModule.from_arrays(x, y, val=(vx[pick], vy[pick]), batch_size=512,
+                                            shuffle=True, seed=cfg.seed)
+    torch.manual_seed(cfg.seed)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="training collapsed")
+        return fit_method(spec, dm, cfg.supervised_epochs,
+                          callbacks=[KeepBest("semantic"), CollapseGuard()])
