@@ -4,9 +4,7 @@ The public names below are imported on first use, so that ``import alignment.err
 command line needs to start) does not load torch."""
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from .lazy import lazy_attributes
 from .version import __version__
 
 _PUBLIC = {"ParallelCorpus": "corpus", "read_parallel": "corpus", "Encoder": "encoder",
@@ -16,10 +14,4 @@ _PUBLIC = {"ParallelCorpus": "corpus", "read_parallel": "corpus", "Encoder": "en
 
 __all__ = [*_PUBLIC, "__version__"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'alignment' has no attribute '{name}'")
-    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _PUBLIC, globals())

@@ -3,8 +3,7 @@
 Public names are imported on first use (the scorer needs torch; option parsing does not)."""
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_attributes
 
 _PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "scorer", "VERSIONS": "versions",
            "Version": "versions", "get_version": "versions", "IdfWeights": "idf",
@@ -14,10 +13,4 @@ _PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "scorer", "VERSIONS": "versi
 
 __all__ = list(_PUBLIC)
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'alignment.xmover' has no attribute '{name}'")
-    value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _PUBLIC, globals())
