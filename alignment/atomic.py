@@ -52,8 +52,11 @@ def check_output_dir(target: str | Path, marker: str, overwrite: bool = False,
     if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
         raise InputError(f"cannot write {target}: {existing} is not writable",
                          parameter=parameter)
-    if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file() \
-            and not overwrite:
+    try:  # one listing: a concurrent writer swapping the folder cannot split the check in two
+        names = os.listdir(target) if target.is_dir() else []
+    except FileNotFoundError:  # swapped away meanwhile: a previous output, being replaced
+        names = []
+    if names and marker not in names and not overwrite:
         raise InputError(f"{target} is not empty and is not a previous output (no {marker}); "
                          "choose another folder, or pass --overwrite to replace it",
                          parameter=parameter)

@@ -76,7 +76,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
     for name in (args.src, args.tgt):
         read_lines(name)  # a missing or unreadable file fails here, before anything loads
-    for unknown in (a for a in extra if a.startswith("-") and "." not in a.split("=")[0]):
+    for unknown in (a for a in extra if a.startswith("-") and "." not in a.split("=")[0]
+                    and a.split("=")[0] != "--ckpt_path"):
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
                          "--data.layer 4)", parameter="train")
     argv = ["--config", yaml.safe_dump(recipe(args), sort_keys=False)]

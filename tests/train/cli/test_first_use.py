@@ -162,3 +162,18 @@ def test_evaluate_and_plot_take_encoder_and_ref(tmp_path, capsys):
     assert old.export == ["E"] and old.tgt == "r"
     args = bp(["plot"]).parse_args(["plot", "--encoder", "E", "--src", "s", "--ref", "r"])
     assert args.export == "E" and args.tgt == "r"
+
+
+def test_a_trained_run_resumes_through_train_and_a_rerun_needs_overwrite(tmp_path, tiny_bert,
+                                                                        capsys):
+    src, tgt, align = _own_text(tmp_path)
+    out = tmp_path / "flow"
+    base = ["train", "--method", "clp_flow:transforms=2", "--src", src, "--tgt", tgt, "--out",
+            str(out), "--encoder", str(tiny_bert), "--alignment", align, "--val-fraction", "0.3",
+            "--trainer.enable_progress_bar", "false"]
+    assert main(base + ["--epochs", "1"]) == 0
+    assert main(base + ["--epochs", "2"]) == 2  # the folder holds a run: not silently replaced
+    assert "--overwrite" in capsys.readouterr().err
+    last = out / "checkpoints" / "last.ckpt"
+    assert main(base + ["--epochs", "2", "--ckpt_path", str(last)]) == 0
+    assert json.loads((out / "metrics.json").read_text())["last_epoch"] == 1.0
