@@ -42,8 +42,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     flags = {"--verbose", "--overwrite"}
     cli = run_recipe([a for a in extra if a not in flags], "--verbose" in extra,
                      "--overwrite" in extra)
-    if cli is not None:
-        print_result(cli.trainer.default_root_dir)
+    print_result(cli.trainer.default_root_dir)
 
 
 def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):

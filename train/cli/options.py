@@ -9,6 +9,20 @@ import typing
 from typing import Any
 
 
+# help for fields that mean the same in every config; a field's own ``metadata['help']`` wins
+COMMON_HELP = {
+    "seed": "random seed (same seed, same numbers)", "seeds": "seeds, one run each",
+    "out_dir": "output folder (table.txt, metrics.json, runs)", "data_dir": "the Bible corpus",
+    "epochs": "training epochs", "lr": "learning rate", "batch_size": "examples per step",
+    "train_verses": "training verses used", "test_verses": "held-out verses",
+    "bootstrap_samples": "bootstrap resamples for the intervals",
+    "vocab_size": "BPE vocabulary size", "layers": "transformer layers", "width": "hidden width",
+    "heads": "attention heads", "context": "context length (tokens)",
+    "val_fraction": "share of the data held out for validation",
+    "muse_epochs": "epochs of the MUSE-style route", "gan_epochs": "epochs of GAN-Real-NVP",
+}
+
+
 def _flag(f: dataclasses.Field) -> str:
     return "--" + f.metadata.get("flag", f.name).replace("_", "-")
 
@@ -30,7 +44,7 @@ def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
             continue
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         tp = _unwrap_optional(hints[f.name])
-        help_ = f.metadata.get("help", "")
+        help_ = f.metadata.get("help", COMMON_HELP.get(f.name, ""))
         if tp is bool:
             if default:
                 parser.add_argument("--no-" + f.metadata.get("flag", f.name).replace("_", "-"),
