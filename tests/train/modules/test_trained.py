@@ -5,6 +5,7 @@ import pytest
 import torch
 from pytorch_lightning.callbacks import Callback, ModelCheckpoint
 
+from alignment.errors import InputError
 from alignment.mappings import fit_composition, load_mapping
 from alignment.moments import PairMoments
 from train.callbacks import SaveMapping, SelectByCriterion
@@ -223,3 +224,22 @@ def test_warmup_raises_the_learning_rate_linearly_then_holds_it():
         FlowFit(warmup_steps=-1, dim=2)
     with pytest.raises(InputError, match="nll_per"):
         FlowFit(nll_per="token", dim=2)
+
+
+class _DensityWeights(Callback):
+    def __init__(self):
+        self.weights = []
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        self.weights.append(pl_module.loss_settings()["nll_weight"])
+
+
+def test_nll_epochs_keeps_the_density_term_only_for_the_first_epochs():
+    x, y = _planted("rotation", 200, 0)
+    dm = PairedVectorDataModule.from_arrays(x, y, val=(x[:50], y[:50]), batch_size=100)
+    record = _DensityWeights()
+    module = FlowFit("realnvp", transforms=1, hidden=4, nll_weight=0.1, nll_epochs=2)
+    quiet_trainer(max_epochs=4, callbacks=[record]).fit(module, datamodule=dm)
+    assert record.weights == [0.1, 0.1, 0.0, 0.0]
+    with pytest.raises(InputError, match="nll_epochs"):
+        FlowFit(nll_epochs=-1)
