@@ -2,6 +2,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 
 pytestmark = [pytest.mark.slow,
@@ -143,3 +144,15 @@ def test_joint_align_experiment_on_the_bible(bible, tmp_path):
     assert "TEXT's effect" in table and "text_delta_lo" in rows["Joint-Align ⊕ TEXT ⊕ NORM"]
     export = json.loads((tmp_path / "ja" / "joint-align-text" / "export" / "remap.json").read_text())
     assert export["text"]["rules"] == ["contractions", "noun-adj"]
+    # stacked: center > clp fitted on the fine-tuned vectors, exported with the tuned weights
+    assert 0 <= rows["Joint-Align > center > clp"]["retrieval_cosine_src2tgt"] <= 1
+    from alignment import load_remapped
+
+    tuned = load_remapped(tmp_path / "ja" / "joint-align-plain" / "export")
+    stacked = load_remapped(tmp_path / "ja" / "joint-align-plain-center-clp" / "export")
+    assert "ft:joint_align@" in stacked.signature and "map:center > clp#" in stacked.signature
+    assert stacked.meta["stacked_on"] == tuned.signature
+    sentence = ["En el principio crió Dios los cielos y la tierra."]
+    plain = tuned.encoder.encode_words(tuned.encoder.tokenize_words(sentence), progress=False)[0]
+    ((_, mapped),) = stacked.encode(sentence)
+    assert np.allclose(mapped, stacked.mapping.map_array(plain, "src"), atol=1e-5)

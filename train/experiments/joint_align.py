@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +49,8 @@ class JointAlignConfig(ReferenceConfig):
     reuse: bool = field(default=False, metadata={"help": "evaluate the exports already in the "
                         "output folder instead of fine-tuning again (same settings)"})
     bootstrap_samples: int = field(default=1000, metadata={"flag": "bootstrap"})
+    stack: bool = field(default=True, metadata={"help": "also fit the supervised references on "
+                        "the fine-tuned encoder's vectors (stacked rows, each with its export)"})
 
 
 def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
@@ -211,11 +213,55 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
             record(f"{label} ⊕ {norm_label}", data, None, seconds,
                    en_cosine=english_cosine(data, base))
         drift[label] = _run_metrics(out / f"joint-align-{variant}")
+        if cfg.stack and not text:
+            for spec in specs:
+                t0 = time.time()
+                mapping, export_dir = stacked(cfg, bed, spec, remapped, export, out)
+                record(f"{label} > {spec.label}", tuned, mapping, seconds + time.time() - t0,
+                       en_cosine=english_cosine(with_vectors(
+                           tuned, tuned.src.vectors, mapping.map_array(tuned.tgt.vectors, "tgt")),
+                           base))
     text_out = format_joint_align(rows, hits, drift, cfg, bed, encoder)
     report(text_out, {f"{n}/{k}": v for n, m in rows.items() for k, v in m.items()}
            | {f"{n}/{k}": v for n, m in drift.items() for k, v in m.items()}
            | {"seconds": time.time() - start}, out, cfg)
     return rows
+
+
+@dataclass(frozen=True)
+class TunedPairs:
+    """The training pairs and dev verses as the fine-tuned encoder encodes them: what
+    ``fit_supervised`` fits a reference on."""
+
+    x: np.ndarray
+    y: np.ndarray
+    dev: PreparedCorpus
+
+
+def stacked(cfg: JointAlignConfig, bed, spec, remapped, fine_tuned: Path, out: Path
+            ) -> tuple[Mapping, Path]:
+    """A supervised reference fitted on the fine-tuned encoder's vectors of the training
+    verses, exported with the fine-tuned weights (one directory: encoder + map, scored by
+    ``crossalign score --encoder DIR``); returns the map and the export directory."""
+    from alignment.export import export_encoder, read_remap_json
+    from alignment.vectors import aligned_pairs
+
+    train = encoded(bed.train_data, remapped.encoder)
+    x, y, _ = aligned_pairs(train.src, train.tgt, train.alignments)
+    mapping = fit_supervised(spec, TunedPairs(x, y, encoded(bed.dev, remapped.encoder)), cfg)
+    tuned_meta = read_remap_json(fine_tuned)
+    data = replace(bed.provenance, n_pairs=len(x))
+    directory = out / f"joint-align-plain-{slug(spec.label)}" / "export"
+    export_encoder(directory, remapped.encoder.model, remapped.encoder.tokenizer, mapping, data,
+                   text=tuned_meta.get("text"), overwrite=True,
+                   extra={"fine_tuned": tuned_meta.get("fine_tuned"),
+                          "stacked_on": tuned_meta["signature"]})
+    return mapping, directory
+
+
+def slug(label: str) -> str:
+    """A folder name for a method label (``center > clp`` → ``center-clp``)."""
+    return "-".join("".join(c if c.isalnum() else " " for c in label).split())
 
 
 def _text_train(data: PreparedCorpus, normaliser, tokenizer) -> PreparedCorpus:
