@@ -141,7 +141,11 @@ def test_joint_align_experiment_on_the_bible(bible, tmp_path):
     assert 0.5 < rows["Joint-Align"]["en_cosine"] < 1.0  # English moved, a little
     table = (tmp_path / "ja" / "table.txt").read_text()
     assert "against center > clp" in table and "English dev tokens" in table
-    assert "TEXT's effect" in table and "text_delta_lo" in rows["Joint-Align ⊕ TEXT ⊕ NORM"]
+    assert "TEXT's effect" in table
+    metrics = json.loads((tmp_path / "ja" / "metrics.json").read_text())
+    assert "Joint-Align ⊕ TEXT ⊕ NORM/text_delta_lo" in metrics
+    assert "Joint-Align > center > clp/delta_lo" in metrics
+    assert "delta_lo" not in rows["Joint-Align ⊕ TEXT ⊕ NORM"]  # rows stay as computed
     export = json.loads((tmp_path / "ja" / "joint-align-text" / "export" / "remap.json").read_text())
     assert export["text"]["rules"] == ["contractions", "noun-adj"]
     # stacked: center > clp fitted on the fine-tuned vectors, exported with the tuned weights

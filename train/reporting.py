@@ -4,28 +4,56 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from alignment.atomic import write_text
 
 
-def format_table(rows: list[tuple[str, dict[str, float]]], columns: list[tuple[str, str]],
-                 percent: bool = True) -> str:
-    """Rows of (name, metrics) under (key, header) columns; missing values print as '–'."""
+@dataclass(frozen=True)
+class Column:
+    """A table column: the metric's key, its header and how a value prints (``scale`` ×
+    value with ``digits`` decimals; shares print as percentages by default)."""
+
+    key: str
+    header: str
+    scale: float = 100.0
+    digits: int = 1
+
+    def cell(self, value: Any, width: int) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "–".rjust(width)
+        return f"{self.scale * value:.{self.digits}f}".rjust(width)
+
+
+def as_column(column: Column | tuple[str, str]) -> Column:
+    return column if isinstance(column, Column) else Column(*column)
+
+
+def format_table(rows: list[tuple[str, dict[str, float]]],
+                 columns: list[Column | tuple[str, str]]) -> str:
+    """Rows of (name, metrics) under columns (``Column``, or (key, header) for a percentage);
+    missing values print as '–'."""
+    cols = [as_column(c) for c in columns]
     name_w = max([len("method")] + [len(r[0]) for r in rows])
-    widths = [max(len(h), 7) for _, h in columns]
-    head = "method".ljust(name_w) + "  " + "  ".join(h.rjust(w) for (_, h), w in zip(columns, widths))
+    widths = [max(len(c.header), 7) for c in cols]
+    head = "method".ljust(name_w) + "  " + "  ".join(c.header.rjust(w) for c, w in zip(cols, widths))
     lines = [head, "-" * len(head)]
     for name, metrics in rows:
-        cells = []
-        for (key, _), w in zip(columns, widths):
-            v = metrics.get(key)
-            cells.append("–".rjust(w) if v is None or (isinstance(v, float) and math.isnan(v))
-                         else f"{100 * v if percent else v:.1f}".rjust(w))
+        cells = [c.cell(metrics.get(c.key), w) for c, w in zip(cols, widths)]
         lines.append(name.ljust(name_w) + "  " + "  ".join(cells))
     return "\n".join(lines)
+
+
+def verdict(lo: float, hi: float) -> str:
+    """What an interval of a difference says: better or worse where it excludes 0."""
+    return "better" if lo > 0 else "worse" if hi < 0 else "no difference"
+
+
+def format_difference(d: float, lo: float, hi: float) -> str:
+    """A difference of shares in points with its interval and verdict."""
+    return f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict(lo, hi)}"
 
 
 def write_metrics(path: str | Path, metrics: dict[str, float]) -> Path:

@@ -24,7 +24,7 @@ from ..callbacks import CollapseGuard, SelectByCriterion
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
-from ..reporting import report
+from ..reporting import report, verdict
 from .shared import VARIANTS_HELP
 from .testbed import BibleConfig, prepare_bible
 
@@ -255,7 +255,6 @@ def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
             lines.append(f"{label:{width}}  {'—':>6}  {'—':>6}  {'':>16}  {notes.get(label, ''):<12}")
             continue
         d, lo, hi = diffs[label]
-        verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
         note = f" ({notes[label]})" if label in notes else ""
         oracle = r.get("oracle_retrieval")
         best = "" if oracle is None else f"{100 * oracle:.1f}"
@@ -263,7 +262,7 @@ def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
         if per_seed and label in per_seed:
             spread = "  per seed " + " ".join(f"{100 * v:+.1f}" for v in per_seed[label])
         lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
-                     f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict:<13} "
+                     f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict(lo, hi):<13} "
                      f"{best:>10}  {minutes:7.1f}{spread}{note}")
     return "\n".join(lines)
 

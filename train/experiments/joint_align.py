@@ -13,7 +13,7 @@ import torch
 
 from alignment.corpus import ParallelCorpus
 from alignment.encoder import Encoder, EncoderSpec
-from alignment.evaluation import evaluate_mapping, paired_bootstrap, retrieval_hits
+from alignment.evaluation import columns, evaluate_mapping, paired_bootstrap, retrieval_hits
 from alignment.export import load_remapped
 from alignment.mappings import BASELINE, Mapping, parse_method
 from alignment.norm_head import batch_normalise, language_statistics, layer_normalise, running_norm
@@ -22,13 +22,11 @@ from alignment.signature import signature
 from alignment.text_normalise import SpanishTextNormaliser
 from alignment.vectors import WordVectors
 
-from ..reporting import format_table, report
+from ..reporting import Column, format_difference, format_table, report
 from .shared import ReferenceConfig, fit_supervised
 from .testbed import prepare_bible
 
-COLUMNS = [("retrieval_cosine_src2tgt", "es→en P@1"), ("retrieval_cosine_tgt2src", "en→es P@1"),
-           ("cbli_p1", "CBLI P@1"), ("lexicon_p1", "lex P@1"), ("en_cosine", "en cos f0"),
-           ("minutes", "min")]
+COLUMNS = [*columns("es", "en"), ("en_cosine", "en cos f0"), Column("minutes", "min", scale=1)]
 VARIANTS = ("plain", "text")
 
 
@@ -195,6 +193,7 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
                                                      mapping.map_array(bed.test.tgt.vectors, "tgt")),
                                         bed.test))
     drift: dict[str, dict[str, float]] = {}
+    without_text: dict[str, str] = {}  # a TEXT row → the same row without TEXT
     for variant in cfg.variants:
         text = variant == "text"
         seconds = fine_tuned(cfg, text, out / f"joint-align-{variant}")
@@ -206,12 +205,16 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
         label = "Joint-Align" + (" ⊕ TEXT" if text else "")
         cos = english_cosine(tuned, base)
         record(label, tuned, None, seconds, en_cosine=cos)
+        if text:
+            without_text["Joint-Align ⊕ TEXT"] = "Joint-Align"
         ja_train = encoded(norm_train if not text else _text_train(norm_train, normaliser,
                                                                   encoder.word_tokenizer),
                            remapped.encoder)
         for norm_label, data in norm_variants(tuned, ja_train, cfg.seed).items():
             record(f"{label} ⊕ {norm_label}", data, None, seconds,
                    en_cosine=english_cosine(data, base))
+            if text:
+                without_text[f"{label} ⊕ {norm_label}"] = f"Joint-Align ⊕ {norm_label}"
         drift[label] = _run_metrics(out / f"joint-align-{variant}")
         if cfg.stack and not text:
             for spec in specs:
@@ -221,8 +224,10 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
                        en_cosine=english_cosine(with_vectors(
                            tuned, tuned.src.vectors, mapping.map_array(tuned.tgt.vectors, "tgt")),
                            base))
-    text_out = format_joint_align(rows, hits, drift, cfg, bed, encoder)
+    deltas = joint_align_deltas(hits, without_text, cfg)
+    text_out = format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder)
     report(text_out, {f"{n}/{k}": v for n, m in rows.items() for k, v in m.items()}
+           | delta_metrics(deltas)
            | {f"{n}/{k}": v for n, m in drift.items() for k, v in m.items()}
            | {"seconds": time.time() - start}, out, cfg)
     return rows
@@ -279,7 +284,31 @@ def _run_metrics(run_dir: Path) -> dict[str, float]:
                               "reg_loss", "align_loss") if k in m}
 
 
-def format_joint_align(rows, hits, drift, cfg: JointAlignConfig, bed, encoder) -> str:
+def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str],
+                       cfg: JointAlignConfig) -> dict[str, dict[str, tuple[float, float, float]]]:
+    """Per row, (difference, low, high) against ``center > clp`` (``delta_vs_baseline``) and,
+    for a TEXT row, against the same row without TEXT (``text_delta``)."""
+    base = parse_method(BASELINE).label
+    out: dict[str, dict[str, tuple[float, float, float]]] = {}
+    for name, h in hits.items():
+        if base in hits and name != base:
+            out.setdefault(name, {})["delta_vs_baseline"] = paired_bootstrap(
+                h, hits[base], cfg.bootstrap_samples, cfg.seed)
+        if name in text_rows and text_rows[name] in hits:
+            out.setdefault(name, {})["text_delta"] = paired_bootstrap(
+                h, hits[text_rows[name]], cfg.bootstrap_samples, cfg.seed)
+    return out
+
+
+def delta_metrics(deltas: dict) -> dict[str, float]:
+    """``joint_align_deltas`` as flat metrics: NAME/KIND, NAME/KIND_lo, NAME/KIND_hi."""
+    names = {"delta_vs_baseline": ("delta_vs_baseline", "delta_lo", "delta_hi"),
+             "text_delta": ("text_delta", "text_delta_lo", "text_delta_hi")}
+    return {f"{row}/{key}": value for row, kinds in deltas.items() for kind, triple in kinds.items()
+            for key, value in zip(names[kind], triple)}
+
+
+def format_joint_align(rows, hits, deltas, drift, cfg: JointAlignConfig, bed, encoder) -> str:
     base_label = parse_method(BASELINE).label
     ident = encoder.identity()
     header = (f"Joint-Align on the Bible es–en: {cfg.encoder} layer {encoder.layer}, "
@@ -288,9 +317,7 @@ def format_joint_align(rows, hits, drift, cfg: JointAlignConfig, bed, encoder) -
               f"{cfg.batch_size}, lr {cfg.lr}, pivot regulariser {cfg.reg_weight}, the step chosen "
               f"by the {cfg.criterion} criterion on {cfg.val_verses} dev verses every "
               f"{cfg.val_every} steps; every Joint-Align row is evaluated through its export")
-    # format_table prints shares as percentages: minutes go in as hundredths
-    table_rows = [(n, m | {"minutes": m["minutes"] / 100}) for n, m in rows.items()]
-    text = f"\n{header}\n\n{format_table(table_rows, COLUMNS)}\n"
+    text = f"\n{header}\n\n{format_table(list(rows.items()), COLUMNS)}\n"
     text += ("\nmin: wall-clock minutes of the fit on this machine (Joint-Align: fine-tuning, "
              "selection and export); en cos f0: mean cosine (×100) of the held-out English "
              "word vectors as the row delivers them (encoder, then map or head) to the original "
@@ -298,23 +325,15 @@ def format_joint_align(rows, hits, drift, cfg: JointAlignConfig, bed, encoder) -
     if base_label in hits:
         text += (f"\nes→en P@1 against {base_label} (points; paired bootstrap 95% CI over the "
                  f"test verses, {cfg.bootstrap_samples} resamples):\n")
-        for name, h in hits.items():
-            if name == base_label:
-                continue
-            d, lo, hi = paired_bootstrap(h, hits[base_label], cfg.bootstrap_samples, cfg.seed)
-            rows[name].update(delta_vs_baseline=d, delta_lo=lo, delta_hi=hi)
-            verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
-            text += f"  {name:<34} {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict}\n"
-    with_text = [n for n in hits if n.startswith("Joint-Align ⊕ TEXT")]
+        for name in hits:
+            if name != base_label:
+                text += f"  {name:<34} {format_difference(*deltas[name]['delta_vs_baseline'])}\n"
+    with_text = [n for n in hits if n in deltas and "text_delta" in deltas[n]]
     if with_text:
         text += ("\nTEXT's effect: each ⊕ TEXT row against the same row without TEXT (es→en P@1, "
                  "points, same test verses; paired bootstrap 95% CI):\n")
         for name in with_text:
-            plain = name.replace(" ⊕ TEXT", "")
-            d, lo, hi = paired_bootstrap(hits[name], hits[plain], cfg.bootstrap_samples, cfg.seed)
-            rows[name].update(text_delta=d, text_delta_lo=lo, text_delta_hi=hi)
-            verdict = "better" if lo > 0 else "worse" if hi < 0 else "no difference"
-            text += f"  {name:<34} {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict}\n"
+            text += f"  {name:<34} {format_difference(*deltas[name]['text_delta'])}\n"
     for name, m in drift.items():
         text += (f"\n{name}: selected step {int(m.get('selected_step', -1))} "
                  f"({cfg.criterion} {m.get('selected_value', float('nan')):.4f}); at the last "
