@@ -1,98 +1,30 @@
-"""Bootstrapping (Zhao & Eger 2022, Algorithm 1): rounds of map → induce a lexicon by CSLS on
-the two monolingual pools → refit on the induced pairs. A flow is refitted by density matching
-plus a constraint g (``alignment.constraints``); a linear map by Procrustes (MUSE's
-refinement). Each round is saved, so a run resumes where it stopped (mid-round from the
-refit's ``last.ckpt``)."""
+"""Bootstrapping with flows refitted through the Lightning trainer: the loop is
+``alignment.bootstrapping``; this module supplies its flow refit (density matching + nll +
+the constraint g on the induced pairs, resumable from the round's ``last.ckpt``)."""
 from __future__ import annotations
 
-import copy
-import json
-import tempfile
 import warnings
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
+from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.atomic import write_text
-from alignment.constraints import get_constraint
-from alignment.criteria import semantic_criterion
-from alignment.csls import induce_pairs
-from alignment.errors import InputError
-from alignment.evaluation import apply_mapping
-from alignment.mappings import LinearMap, Mapping, RealNVPMapping, StagedMapping, load_mapping
-from alignment.mappings.procrustes import procrustes
+from alignment import bootstrapping
+from alignment.bootstrapping import BootstrapConfig, RoundRecord, trainable_part
+from alignment.mappings import Mapping
 
-ROUND_FILE = "round.json"
+from .datamodule import PairedVectorDataModule
+from .modules import FlowFit
+from .trainer import RECIPE_NOISE, quiet_trainer
 
-
-@dataclass
-class BootstrapConfig:
-    """Algorithm 1's settings (paper: 10 rounds in simulation, 3 on real data)."""
-
-    rounds: int = 3
-    top: int = 10000                 # most confident induced pairs kept per round
-    mutual: bool = True              # mutual CSLS nearest neighbours only
-    csls_k: int = 10
-    constraint: str = "cross_correlation"   # flows: cross_correlation, graph, procrustes
-    constraint_weight: float = 1.0
-    epochs: int = 3                  # flow refit epochs per round
-    lr: float = 1e-4
-    nll_weight: float = 0.1
-    batch_size: int = 512
-    seed: int = 0
-
-    def check(self) -> None:
-        if self.rounds < 1:
-            raise InputError(f"must be >= 1, got {self.rounds}", parameter="rounds")
-        if self.top < 2:
-            raise InputError(f"must be >= 2, got {self.top}", parameter="top")
-        get_constraint(self.constraint)
-
-
-@dataclass
-class RoundRecord:
-    """What one round did: induced pairs kept, and the semantic criterion after the refit."""
-
-    round: int
-    lexicon: int
-    semantic: float
-
-
-def trainable_part(mapping: Mapping) -> Mapping:
-    return mapping.last if isinstance(mapping, StagedMapping) else mapping
-
-
-def induce_lexicon(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
-                   cfg: BootstrapConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of the ``top`` most confident CSLS pairs between f(X) and Y (mutual nearest
-    neighbours with ``cfg.mutual``)."""
-    mapped = torch.from_numpy(apply_mapping(mapping, x_pool, "src"))
-    tgt = torch.from_numpy(apply_mapping(mapping, y_pool, "tgt"))
-    q, k, _ = induce_pairs(mapped, tgt, "csls", cfg.csls_k, cfg.mutual)
-    return q[:cfg.top].numpy(), k[:cfg.top].numpy()
-
-
-def refit_linear(mapping: Mapping, x: np.ndarray, y: np.ndarray) -> None:
-    """Procrustes refinement: W = UVᵀ from the induced pairs (after any pre-stages)."""
-    part = trainable_part(mapping)
-    xs, ys = torch.from_numpy(x).double(), torch.from_numpy(y).double()
-    if isinstance(mapping, StagedMapping):
-        xs, ys = mapping.pre(xs), mapping.pre.map_target(ys)
-    part.set_weight(procrustes(xs.T @ ys))
+__all__ = ["BootstrapConfig", "RoundRecord", "bootstrap", "refit_flow"]
 
 
 def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapConfig,
                round_dir: Path) -> Mapping:
     """Density matching + nll + constraint on the induced pairs, continuing the current flow;
     ``round_dir/checkpoints/last.ckpt`` is written each epoch and resumed from if present."""
-    from pytorch_lightning.callbacks import ModelCheckpoint
-
-    from .datamodule import PairedVectorDataModule
-    from .fitting import RECIPE_NOISE, quiet_trainer
-    from .modules import FlowFit
-
     part = trainable_part(mapping)
     module = FlowFit("realnvp", lr=cfg.lr, nll_weight=cfg.nll_weight, constraint=cfg.constraint,
                      constraint_weight=cfg.constraint_weight, transforms=part.transforms,
@@ -117,46 +49,6 @@ def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
               val: tuple[np.ndarray, np.ndarray], cfg: BootstrapConfig | None = None,
               run_dir: str | Path | None = None, progress: bool = False
               ) -> tuple[Mapping, list[RoundRecord]]:
-    """Run ``cfg.rounds`` rounds from ``mapping`` (a linear map or a Real-NVP flow, possibly
-    after closed-form stages) and return the round the semantic criterion on the unpaired
-    validation pools ``val`` likes best (round 0 = the start) with every round's record.
-    With ``run_dir``, rounds are saved in ``run_dir/round-N`` and a rerun resumes."""
-    cfg = cfg or BootstrapConfig()
-    cfg.check()
-    part = trainable_part(mapping)
-    if not isinstance(part, (LinearMap, RealNVPMapping)):
-        raise InputError(f"bootstrapping refits a linear map or a Real-NVP flow, not "
-                         f"'{mapping.describe()}'", parameter="mapping")
-    run_dir = Path(run_dir) if run_dir is not None else None
-
-    def criterion(m: Mapping) -> float:
-        return semantic_criterion(torch.from_numpy(apply_mapping(m, val[0], "src")),
-                                  torch.from_numpy(apply_mapping(m, val[1], "tgt")))
-
-    records = [RoundRecord(0, 0, criterion(mapping))]
-    best, best_score = mapping, records[0].semantic
-    with tempfile.TemporaryDirectory() as scratch:
-        for r in range(1, cfg.rounds + 1):
-            round_dir = (run_dir or Path(scratch)) / f"round-{r}"
-            done = round_dir / ROUND_FILE
-            if run_dir is not None and done.is_file():
-                record = RoundRecord(**json.loads(done.read_text()))
-                mapping = load_mapping(round_dir / "mapping")
-            else:
-                q, k = induce_lexicon(mapping, x_pool, y_pool, cfg)
-                mapping = copy.deepcopy(mapping)
-                if isinstance(part, LinearMap):
-                    refit_linear(mapping, x_pool[q], y_pool[k])
-                else:
-                    mapping = refit_flow(mapping, x_pool[q], y_pool[k], cfg, round_dir)
-                record = RoundRecord(r, int(len(q)), criterion(mapping))
-                if run_dir is not None:
-                    mapping.save(round_dir / "mapping")
-                    write_text(done, json.dumps(asdict(record), indent=2))
-            records.append(record)
-            if progress:
-                print(f"  round {r}: {record.lexicon} induced pairs, semantic "
-                      f"{record.semantic:.4f}", flush=True)
-            if record.semantic > best_score:
-                best, best_score = mapping, record.semantic
-    return best, records
+    """``alignment.bootstrapping.bootstrap`` with flows refitted by ``refit_flow``."""
+    return bootstrapping.bootstrap(mapping, x_pool, y_pool, val, cfg, refit_flow, run_dir,
+                                   progress)

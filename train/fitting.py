@@ -3,12 +3,10 @@ inside a larger job: the demo, ``compare``, ``simulate``, tests). ``crossalign f
 same from a recipe."""
 from __future__ import annotations
 
-import logging
 import warnings
 from pathlib import Path
 
 import numpy as np
-import pytorch_lightning as pl
 from pytorch_lightning.callbacks import ModelCheckpoint
 
 from alignment.mappings import Mapping, MethodSpec, parse_method
@@ -17,23 +15,10 @@ from alignment.provenance import DataProvenance
 from .callbacks import SaveMapping
 from .datamodule import PairedVectorDataModule
 from .modules import build_fitter
+from .trainer import RECIPE_NOISE, quiet_trainer
 
-# Lightning's advice that does not apply to in-memory tensors or to one-pass closed-form fits
-# (no optimizer, no worker processes, few batches per epoch)
-RECIPE_NOISE = ".*(run with no optimizer|does not have many workers|logging interval|LeafSpec).*"
-# and, inside experiments, validation pairs a closed-form fit does not use, or their absence
+# inside experiments, also validation pairs a closed-form fit does not use, or their absence
 _NOISE = f"{RECIPE_NOISE}|.*(val_dataloader|validation_step).*"
-
-
-def quiet_trainer(max_epochs: int = 1, callbacks: list | None = None, **kwargs) -> pl.Trainer:
-    """A Trainer without logger, progress bar, summary or banner, on one device of whatever
-    accelerator Lightning finds (override with ``accelerator=``)."""
-    for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
-        logging.getLogger(name).setLevel(logging.WARNING)
-    settings = dict(logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                    enable_model_summary=False, devices=1, num_sanity_val_steps=0)
-    settings.update(kwargs)
-    return pl.Trainer(max_epochs=max_epochs, callbacks=callbacks or [], **settings)
 
 
 def fit_method(method: str | MethodSpec, dm: PairedVectorDataModule, epochs: int = 30,

@@ -78,7 +78,7 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
     from alignment.corpus import fingerprint_lines, read_lines
     from alignment.signature import signature
 
-    from .fitting import quiet_trainer
+    from .trainer import quiet_trainer
 
     cfg = cfg or LanguageModelConfig()
     cfg.check()

@@ -56,10 +56,10 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
     from pytorch_lightning.cli import LightningCLI
 
     from ..datamodule import PairedVectorDataModule
-    from ..fitting import RECIPE_NOISE
     from ..distributed import end_process_group
     from ..run_folder import claim
     from ..run_log import RunLog, SaveConfigOnSuccess
+    from ..trainer import RECIPE_NOISE
 
     locks: list[Path] = []
 

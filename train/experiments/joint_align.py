@@ -54,7 +54,7 @@ class JointAlignConfig(ReferenceConfig):
 def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     """One Joint-Align run through the Lightning trainer; returns its export directory."""
     from ..callbacks import KeepBest, SaveEncoder
-    from ..fitting import quiet_trainer
+    from ..trainer import quiet_trainer
     from ..modules import JointAlign
     from ..parallel_text import ParallelTextDataModule
     from ..run_log import RunLog

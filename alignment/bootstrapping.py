@@ -1,0 +1,143 @@
+"""Bootstrapping (Zhao & Eger 2022, Algorithm 1): rounds of map → induce a lexicon by CSLS on
+the two monolingual pools → refit on the induced pairs, keeping the round the label-free
+semantic criterion prefers. A linear map is refitted here by Procrustes (MUSE's refinement);
+a flow by the trainer the caller passes (``refit_flow``), so this loop needs no training
+framework. Each round can be saved, so a run resumes where it stopped."""
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .atomic import write_text
+from .constraints import get_constraint
+from .criteria import semantic_criterion
+from .csls import induce_pairs
+from .errors import InputError
+from .evaluation import apply_mapping
+from .mappings import LinearMap, Mapping, RealNVPMapping, StagedMapping, load_mapping
+from .mappings.procrustes import procrustes
+
+ROUND_FILE = "round.json"
+
+
+@dataclass
+class BootstrapConfig:
+    """Algorithm 1's settings (paper: 10 rounds in simulation, 3 on real data)."""
+
+    rounds: int = 3
+    top: int = 10000                 # most confident induced pairs kept per round
+    mutual: bool = True              # mutual CSLS nearest neighbours only
+    csls_k: int = 10
+    constraint: str = "cross_correlation"   # flows: cross_correlation, graph, procrustes
+    constraint_weight: float = 1.0
+    epochs: int = 3                  # flow refit epochs per round
+    lr: float = 1e-4
+    nll_weight: float = 0.1
+    batch_size: int = 512
+    seed: int = 0
+
+    def check(self) -> None:
+        if self.rounds < 1:
+            raise InputError(f"must be >= 1, got {self.rounds}", parameter="rounds")
+        if self.top < 2:
+            raise InputError(f"must be >= 2, got {self.top}", parameter="top")
+        if self.csls_k < 1:
+            raise InputError(f"must be >= 1, got {self.csls_k}", parameter="csls_k")
+        get_constraint(self.constraint)
+
+
+@dataclass
+class RoundRecord:
+    """What one round did: induced pairs kept, and the semantic criterion after the refit."""
+
+    round: int
+    lexicon: int
+    semantic: float
+
+
+# (mapping to continue, induced source rows, induced target rows, config, round folder)
+#   → the refitted mapping
+FlowRefit = Callable[[Mapping, np.ndarray, np.ndarray, BootstrapConfig, Path], Mapping]
+
+
+def trainable_part(mapping: Mapping) -> Mapping:
+    return mapping.last if isinstance(mapping, StagedMapping) else mapping
+
+
+def induce_lexicon(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
+                   cfg: BootstrapConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of the ``top`` most confident CSLS pairs between f(X) and Y (mutual nearest
+    neighbours with ``cfg.mutual``)."""
+    mapped = torch.from_numpy(apply_mapping(mapping, x_pool, "src"))
+    tgt = torch.from_numpy(apply_mapping(mapping, y_pool, "tgt"))
+    q, k, _ = induce_pairs(mapped, tgt, "csls", cfg.csls_k, cfg.mutual)
+    return q[:cfg.top].numpy(), k[:cfg.top].numpy()
+
+
+def refit_linear(mapping: Mapping, x: np.ndarray, y: np.ndarray) -> None:
+    """Procrustes refinement: W = UVᵀ from the induced pairs (after any pre-stages)."""
+    part = trainable_part(mapping)
+    xs, ys = torch.from_numpy(x).double(), torch.from_numpy(y).double()
+    if isinstance(mapping, StagedMapping):
+        xs, ys = mapping.pre(xs), mapping.pre.map_target(ys)
+    part.set_weight(procrustes(xs.T @ ys))
+
+
+def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
+              val: tuple[np.ndarray, np.ndarray], cfg: BootstrapConfig | None = None,
+              refit_flow: FlowRefit | None = None, run_dir: str | Path | None = None,
+              progress: bool = False) -> tuple[Mapping, list[RoundRecord]]:
+    """Run ``cfg.rounds`` rounds from ``mapping`` (a linear map, or a Real-NVP flow refitted
+    by ``refit_flow``, possibly after closed-form stages) and return the round the semantic
+    criterion on the unpaired validation pools ``val`` likes best (round 0 = the start) with
+    every round's record. With ``run_dir``, rounds are saved in ``run_dir/round-N`` and a
+    rerun resumes."""
+    cfg = cfg or BootstrapConfig()
+    cfg.check()
+    part = trainable_part(mapping)
+    if not isinstance(part, (LinearMap, RealNVPMapping)):
+        raise InputError(f"bootstrapping refits a linear map or a Real-NVP flow, not "
+                         f"'{mapping.describe()}'", parameter="mapping")
+    if isinstance(part, RealNVPMapping) and refit_flow is None:
+        raise InputError("a flow is refitted by a trainer: pass refit_flow "
+                         "(train.bootstrap.bootstrap does)", parameter="refit_flow")
+    run_dir = Path(run_dir) if run_dir is not None else None
+
+    def criterion(m: Mapping) -> float:
+        return semantic_criterion(torch.from_numpy(apply_mapping(m, val[0], "src")),
+                                  torch.from_numpy(apply_mapping(m, val[1], "tgt")))
+
+    records = [RoundRecord(0, 0, criterion(mapping))]
+    best, best_score = mapping, records[0].semantic
+    with tempfile.TemporaryDirectory() as scratch:
+        for r in range(1, cfg.rounds + 1):
+            round_dir = (run_dir or Path(scratch)) / f"round-{r}"
+            done = round_dir / ROUND_FILE
+            if run_dir is not None and done.is_file():
+                record = RoundRecord(**json.loads(done.read_text()))
+                mapping = load_mapping(round_dir / "mapping")
+            else:
+                q, k = induce_lexicon(mapping, x_pool, y_pool, cfg)
+                mapping = copy.deepcopy(mapping)
+                if isinstance(part, LinearMap):
+                    refit_linear(mapping, x_pool[q], y_pool[k])
+                else:
+                    mapping = refit_flow(mapping, x_pool[q], y_pool[k], cfg, round_dir)
+                record = RoundRecord(r, int(len(q)), criterion(mapping))
+                if run_dir is not None:
+                    mapping.save(round_dir / "mapping")
+                    write_text(done, json.dumps(asdict(record), indent=2))
+            records.append(record)
+            if progress:
+                print(f"  round {r}: {record.lexicon} induced pairs, semantic "
+                      f"{record.semantic:.4f}", flush=True)
+            if record.semantic > best_score:
+                best, best_score = mapping, record.semantic
+    return best, records
