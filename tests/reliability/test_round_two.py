@@ -315,7 +315,7 @@ def test_unsupervised_recipes_check_their_data_before_training(tmp_path, tiny_be
     src.write_text("".join(s + "\n" for s in ES * 3))
     tgt.write_text("".join(t + "\n" for t in EN * 3))
     recipe = _shrink(UNPAIRED / "muse.yaml", tmp_path, {
-        "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "monolingual": "disjoint",
+        "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "sampling": "disjoint",
         "progress": False, **data})
     assert main(["fit", "--config", str(recipe)]) == 2
     assert message in _one_line(capsys.readouterr().err)

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from alignment.correlation import pearson
 from alignment.criteria import semantic_criterion
 from alignment.errors import InputError
-from alignment.evaluation import (apply_mapping, columns, evaluate_mapping, paired_bootstrap,
-                                  retrieval_hits)
+from alignment.evaluation import (apply_mapping, evaluate_mapping, retrieval_hits)
 from alignment.mappings import BASELINE, Mapping, parse_method
 from alignment.mining import mine_pairs
 from alignment.pipeline import word_alignment
@@ -29,9 +27,10 @@ from ..bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_arrays, fit_method
-from ..reporting import Column, format_difference, format_table, report
+from ..reporting import report
 from .shared import ReferenceConfig, fit_supervised
 from .testbed import PROTOCOLS, UnpairedBible, prepare_bible, unpaired_bible
+from .unsupervised_report import compare_routes, format_unsupervised
 
 CONSTRAINT_ROUTES = {"gan_realnvp + boot (cross-corr)": "cross_correlation",
                      "gan_realnvp + boot (graph)": "graph",
@@ -39,7 +38,6 @@ CONSTRAINT_ROUTES = {"gan_realnvp + boot (cross-corr)": "cross_correlation",
 ROUTES = ["center", "vecmap", "vecmap (identity start)", "muse", "muse + refinement",
           "gan_realnvp", *CONSTRAINT_ROUTES, "mining > center > clp"]
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
-COLUMNS = columns("es", "en")
 
 
 @dataclass
@@ -244,63 +242,3 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     flat["seconds"] = time.time() - start
     report(text, flat, cfg.out_dir, cfg)
     return rows
-
-
-def reference_rows() -> list[tuple[str, str, str]]:
-    """(row, metrics key, name in the text) of the rows every route is compared with."""
-    return [("center", "center", "center (no pairs)"),
-            (f"supervised: {parse_method(BASELINE).label}", "center_clp",
-             BASELINE + " (supervised)")]
-
-
-def unsupervised_rows(rows: dict) -> list[str]:
-    return [n for n in rows if not n.startswith("supervised") and n != "unmapped"]
-
-
-def compare_routes(rows: dict, hits: dict, cfg: UnsupervisedConfig) -> dict[str, float]:
-    """Each row against the references (paired bootstrap) and, over the unsupervised rows,
-    how the label-free criterion tracks held-out P@1: flat metrics, the rows untouched."""
-    out: dict[str, float] = {}
-    for ref, key, _ in reference_rows():
-        if ref not in hits:
-            continue
-        for name, h in hits.items():
-            if name != ref:
-                d, lo, hi = paired_bootstrap(h, hits[ref], cfg.bootstrap_samples, cfg.seed)
-                out.update({f"{name}/vs_{key}": d, f"{name}/vs_{key}_lo": lo,
-                            f"{name}/vs_{key}_hi": hi})
-    unsup = unsupervised_rows(rows)
-    if len(unsup) > 2:
-        out["criterion/pearson_semantic_p1"] = pearson(
-            np.array([rows[n]["semantic"] for n in unsup]),
-            np.array([rows[n]["retrieval_cosine_src2tgt"] for n in unsup]))
-    return out
-
-
-def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
-                        cfg: UnsupervisedConfig, bed, u: UnpairedBible, pools: Pools) -> str:
-    header = (f"Unsupervised es→en on the unpaired Bible ({cfg.protocol}: es from "
-              f"{len(u.src_verses)} verses, en from {len(u.tgt_verses)}"
-              + (", disjoint" if cfg.protocol == "disjoint" else ", the same verses unpaired")
-              + f"; pools of {len(pools.x)} tokens per language, ≤ {cfg.per_type} per type); "
-              f"held-out: {len(bed.test.corpus)} verses; supervised rows use the paired "
-              f"{len(bed.train)} verses ({len(bed.x)} aligned word pairs)")
-    table = format_table([(n, r) for n, r in rows.items()],
-                         COLUMNS + [Column("semantic", "semantic", scale=1, digits=3),
-                                    Column("seconds", "seconds", scale=1, digits=0)])
-    out = [header, "", table, ""]
-    for ref, key, ref_name in reference_rows():
-        if ref not in hits:
-            continue
-        out.append(f"es→en P@1 against {ref_name} (points; paired bootstrap 95% CI over the test "
-                   f"verses, {cfg.bootstrap_samples} resamples):")
-        for name in hits:
-            if name != ref:
-                d, lo, hi = (comparisons[f"{name}/vs_{key}{end}"] for end in ("", "_lo", "_hi"))
-                out.append(f"  {name:<44} {format_difference(d, lo, hi)}")
-        out.append("")
-    if "criterion/pearson_semantic_p1" in comparisons:
-        out.append(f"Label-free semantic criterion vs held-out es→en P@1 across the "
-                   f"{len(unsupervised_rows(rows))} unsupervised rows: Pearson "
-                   f"{comparisons['criterion/pearson_semantic_p1']:+.2f}")
-    return "\n".join(out)

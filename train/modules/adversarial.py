@@ -45,6 +45,7 @@ class AdversarialFit(TrainedFit):
     step. Validation logs label-free criteria only (the validation pools are unpaired)."""
 
     family = "train.modules.AdversarialFit"
+    datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 
     def __init__(self, method: str = "gan_realnvp", lr: float = 1e-4, critic_lr: float = 1e-4,

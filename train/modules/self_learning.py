@@ -23,6 +23,7 @@ class SelfLearningFit(TrainedFit):
     ``identity`` (``alignment.vecmap.SelfLearning``)."""
 
     family = "train.modules.SelfLearningFit"
+    datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 
     def __init__(self, method: str = "vecmap", max_rows: int = 4000, csls_k: int = 10,

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 
 from tests.conftest import EN, ES
@@ -36,7 +37,7 @@ def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert, c
     tgt.write_text("".join(t + "\n" for t in EN[:7] * 2), encoding="utf-8")  # other lengths
     recipe = _shrink(ROOT / name, tmp_path, {
         "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "max_sentences": None,
-        "monolingual": "all", "batch_size": 16, "progress": False})
+        "sampling": "all", "batch_size": 16, "progress": False})
     assert main(["fit", "--config", str(recipe)]) == 0
     run = tmp_path / "run"
     meta = json.loads((run / "export" / "remap.json").read_text())
@@ -71,8 +72,35 @@ def test_monolingual_data_is_checked_before_encoding(tmp_path, tiny_bert):
     src.write_text("la casa\n\nel perro\n", encoding="utf-8")
     tgt.write_text("the house\n", encoding="utf-8")
     recipe = _shrink(ROOT / "muse.yaml", tmp_path, {
-        "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "monolingual": "all",
+        "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "sampling": "all",
         "progress": False})
     assert main(["fit", "--config", str(recipe)]) == 2
-    bad = _shrink(ROOT / "muse.yaml", tmp_path, {"monolingual": "halves"})
+    bad = _shrink(ROOT / "muse.yaml", tmp_path, {"sampling": "halves"})
     assert main(["fit", "--config", str(bad)]) == 2
+
+
+def test_unsupervised_models_read_unpaired_data_and_the_old_key_still_works(tmp_path, tiny_bert):
+    """AdversarialFit names the unpaired data module (its rows are not translations); a 0.2
+    recipe's ``monolingual:`` is read as ``sampling:`` with a deprecation warning."""
+    import warnings
+
+    from train.datamodule import PairedVectorDataModule
+    from train.modules import AdversarialFit, SelfLearningFit
+    from train.unpaired_datamodule import UnpairedVectorDataModule
+
+    for fitter in (AdversarialFit, SelfLearningFit):
+        assert fitter.datamodule_class == "train.unpaired_datamodule.UnpairedVectorDataModule"
+    assert "sampling" not in PairedVectorDataModule.__init__.__code__.co_varnames
+    src, tgt = tmp_path / "a.es", tmp_path / "a.en"
+    src.write_text("".join(s + "\n" for s in ES * 2), encoding="utf-8")
+    tgt.write_text("".join(t + "\n" for t in EN * 2), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = UnpairedVectorDataModule(str(src), str(tgt), encoder=str(tiny_bert),
+                                       monolingual="disjoint", progress=False)
+    assert any("data.sampling" in str(w.message) for w in caught)
+    new = UnpairedVectorDataModule(str(src), str(tgt), encoder=str(tiny_bert),
+                                   sampling="disjoint", progress=False)
+    old.setup(), new.setup()
+    assert torch.equal(old.x, new.x) and torch.equal(old.y, new.y)
+    assert old.provenance.data_fingerprint == new.provenance.data_fingerprint

@@ -1,0 +1,93 @@
+"""The layout's rules, read from the source: the library never imports Lightning or ``train``,
+experiments never import each other, no module grows past 300 lines, and no function-level
+import closes an import cycle."""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENTS = {"demo", "compare", "simulate", "unsupervised", "joint_align"}
+MAX_LINES = 300
+
+
+def modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, top_level_only: bool = False) -> set[str]:
+    """Absolute names of the modules ``path`` imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text())
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            name = ".".join(base + ([node.module] if node.module else []))
+            found.add(name)
+            found.update(f"{name}.{alias.name}" for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("package", ["alignment", "train"])
+def test_no_module_is_longer_than_300_lines(package):
+    long = {module_name(p): n for p in modules(package)
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
+
+
+def test_the_library_imports_neither_lightning_nor_train():
+    bad = {module_name(p): sorted(n for n in imports(p) if n.split(".")[0] in
+                                  ("pytorch_lightning", "lightning", "train"))
+           for p in modules("alignment")}
+    assert not {k: v for k, v in bad.items() if v}
+
+
+def test_no_experiment_imports_another():
+    for path in modules("train/experiments"):
+        others = {n.split(".")[2] for n in imports(path) if n.startswith("train.experiments.")
+                  and len(n.split(".")) > 2} & EXPERIMENTS - {path.stem}
+        assert not others, f"{path.stem} imports {others}"
+
+
+def test_top_level_imports_form_no_cycle():
+    """With every import at the top of its module, the package graph is acyclic; so no
+    function-level import is needed to hide a cycle."""
+    names = {module_name(p): p for pkg in ("alignment", "train") for p in modules(pkg)}
+    graph = {}
+    for name, path in names.items():
+        deps = set()
+        for imported in imports(path):
+            while imported and imported not in names:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                deps.add(imported)
+        graph[name] = deps
+    # packages' __init__ re-exports are edges too; a cycle through an __init__ and its own
+    # submodule is how packages work, not a cycle
+    state: dict[str, int] = {}
+
+    def visit(node, stack):
+        state[node] = 1
+        for dep in graph[node]:
+            if dep.startswith(node + ".") or node.startswith(dep + "."):
+                continue
+            if state.get(dep) == 1:
+                raise AssertionError(" → ".join(stack[stack.index(dep):] + [dep]))
+            if dep not in state:
+                visit(dep, stack + [dep])
+        state[node] = 2
+
+    for name in graph:
+        if name not in state:
+            visit(name, [name])

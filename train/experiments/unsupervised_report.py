@@ -1,0 +1,73 @@
+"""The unsupervised table: every route against ``center`` (no pairs) and the supervised
+``center > clp``, and how the label-free criterion tracks held-out P@1."""
+from __future__ import annotations
+
+import numpy as np
+
+from alignment.correlation import pearson
+from alignment.evaluation import columns, paired_bootstrap
+from alignment.mappings import BASELINE, parse_method
+
+from ..reporting import Column, format_difference, format_table
+
+COLUMNS = columns("es", "en")
+
+
+def reference_rows() -> list[tuple[str, str, str]]:
+    """(row, metrics key, name in the text) of the rows every route is compared with."""
+    return [("center", "center", "center (no pairs)"),
+            (f"supervised: {parse_method(BASELINE).label}", "center_clp",
+             BASELINE + " (supervised)")]
+
+
+def unsupervised_rows(rows: dict) -> list[str]:
+    return [n for n in rows if not n.startswith("supervised") and n != "unmapped"]
+
+
+def compare_routes(rows: dict, hits: dict, cfg) -> dict[str, float]:
+    """Each row against the references (paired bootstrap) and, over the unsupervised rows,
+    how the label-free criterion tracks held-out P@1: flat metrics, the rows untouched."""
+    out: dict[str, float] = {}
+    for ref, key, _ in reference_rows():
+        if ref not in hits:
+            continue
+        for name, h in hits.items():
+            if name != ref:
+                d, lo, hi = paired_bootstrap(h, hits[ref], cfg.bootstrap_samples, cfg.seed)
+                out.update({f"{name}/vs_{key}": d, f"{name}/vs_{key}_lo": lo,
+                            f"{name}/vs_{key}_hi": hi})
+    unsup = unsupervised_rows(rows)
+    if len(unsup) > 2:
+        out["criterion/pearson_semantic_p1"] = pearson(
+            np.array([rows[n]["semantic"] for n in unsup]),
+            np.array([rows[n]["retrieval_cosine_src2tgt"] for n in unsup]))
+    return out
+
+
+def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
+                        cfg, bed, u, pools) -> str:
+    header = (f"Unsupervised es→en on the unpaired Bible ({cfg.protocol}: es from "
+              f"{len(u.src_verses)} verses, en from {len(u.tgt_verses)}"
+              + (", disjoint" if cfg.protocol == "disjoint" else ", the same verses unpaired")
+              + f"; pools of {len(pools.x)} tokens per language, ≤ {cfg.per_type} per type); "
+              f"held-out: {len(bed.test.corpus)} verses; supervised rows use the paired "
+              f"{len(bed.train)} verses ({len(bed.x)} aligned word pairs)")
+    table = format_table([(n, r) for n, r in rows.items()],
+                         COLUMNS + [Column("semantic", "semantic", scale=1, digits=3),
+                                    Column("seconds", "seconds", scale=1, digits=0)])
+    out = [header, "", table, ""]
+    for ref, key, ref_name in reference_rows():
+        if ref not in hits:
+            continue
+        out.append(f"es→en P@1 against {ref_name} (points; paired bootstrap 95% CI over the test "
+                   f"verses, {cfg.bootstrap_samples} resamples):")
+        for name in hits:
+            if name != ref:
+                d, lo, hi = (comparisons[f"{name}/vs_{key}{end}"] for end in ("", "_lo", "_hi"))
+                out.append(f"  {name:<44} {format_difference(d, lo, hi)}")
+        out.append("")
+    if "criterion/pearson_semantic_p1" in comparisons:
+        out.append(f"Label-free semantic criterion vs held-out es→en P@1 across the "
+                   f"{len(unsupervised_rows(rows))} unsupervised rows: Pearson "
+                   f"{comparisons['criterion/pearson_semantic_p1']:+.2f}")
+    return "\n".join(out)
