@@ -136,6 +136,16 @@ class AdversarialFit(TrainedFit):
             out["map_loss"] = out["map_loss"] + hp.nll_weight * out["nll"]
         return out
 
+    def _critic_updates(self, batch_idx: int) -> int:
+        """Critic updates so far, this one included, counted over the whole run (Lightning's
+        batch progress, kept in checkpoints): the map is stepped every ``critic_steps``-th
+        update across epochs, not on a count that restarts each epoch (which gave a 400-row
+        data set one map step per epoch)."""
+        trainer = self._trainer
+        if trainer is None:
+            return batch_idx + 1
+        return trainer.fit_loop.epoch_loop.batch_progress.total.ready
+
     def training_step(self, batch, batch_idx: int) -> None:
         opt_map, opt_critic = self.optimizers()
         x, y = self._inputs(batch)
@@ -145,7 +155,7 @@ class AdversarialFit(TrainedFit):
         opt_critic.zero_grad()
         self.manual_backward(parts["critic_loss"])
         opt_critic.step()
-        if (batch_idx + 1) % self.hparams.critic_steps == 0:
+        if self._critic_updates(batch_idx) % self.hparams.critic_steps == 0:
             for p in self.critic.parameters():
                 p.requires_grad_(False)
             map_parts = self.map_loss(x, y)

@@ -78,3 +78,21 @@ def test_stages_that_need_pairs_are_refused_before_unsupervised_methods(method):
 def test_bad_adversarial_settings_are_refused_by_name(setting, value):
     with pytest.raises(InputError, match=f"parameter '{setting}'"):
         AdversarialFit("gan_realnvp", **{setting: value})
+
+
+def test_the_map_steps_every_critic_steps_updates_across_epoch_boundaries():
+    """400 rows in batches of 64 are 7 batches an epoch; with critic_steps 5 and 10 epochs the
+    map takes 70 // 5 = 14 steps (a per-epoch count would give 10: one an epoch)."""
+    from train.datamodule import PairedVectorDataModule
+    from train.fitting import quiet_trainer
+
+    x, y, _ = planted_rotation(n=400)
+    module = build_fitter(MUSE_TOY, critic_steps=5)
+    dm = PairedVectorDataModule.from_arrays(x, y, batch_size=64, shuffle=True)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*(does not have many workers|val_dataloader).*")
+        quiet_trainer(max_epochs=10).fit(module, datamodule=dm)
+    opt_map, opt_critic = module.optimizers()
+    steps = lambda opt: int(next(iter(opt.optimizer.state.values()))["step"])  # noqa: E731
+    assert steps(opt_critic) == 70 and steps(opt_map) == 14
