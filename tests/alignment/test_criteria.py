@@ -62,3 +62,15 @@ def test_mutual_semantic_criterion_also_ranks_maps():
     y = torch.randn(300, 16)
     sem = [semantic_criterion(y + s * torch.randn(300, 16), y, top=100, mutual=True) for s in (0.0, 0.5, 1.5)]
     assert sem[0] > sem[1] > sem[2] and abs(sem[0] - 1.0) < 1e-5
+
+
+def test_mmd_is_near_zero_for_one_distribution_and_falls_as_a_shift_closes():
+    from alignment.criteria import mmd
+
+    g = torch.Generator().manual_seed(1)
+    a, b = torch.randn(1500, 4, generator=g), torch.randn(1500, 4, generator=g)
+    assert abs(mmd(a, b)) < 0.01
+    far, near = mmd(a + 2.0, b), mmd(a + 0.5, b)
+    assert far > near > 0.01
+    rotated = a @ torch.linalg.qr(torch.randn(4, 4, generator=g))[0]
+    assert abs(mmd(rotated, b)) < 0.01  # a rotation of an isotropic cloud: same distribution
