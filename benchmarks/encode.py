@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from alignment.encoder import Encoder, EncoderSpec
+from alignment.encoding.encoder import Encoder, EncoderSpec
 
 SHAPES = {  # random-weight architectures: speed does not depend on weight values
     "minilm": dict(vocab_size=30522, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
@@ -31,7 +31,7 @@ def random_encoder_dir(shape: str, tokenizer_from: str, out: Path) -> Path:
     """Save a random-weight BERT of the given shape with a real (MiniLM) tokenizer."""
     from transformers import AutoTokenizer, BertConfig, BertModel
 
-    from alignment.encoder import resolve_encoder
+    from alignment.encoding.encoder import resolve_encoder
 
     out.mkdir(parents=True, exist_ok=True)
     tok = AutoTokenizer.from_pretrained(resolve_encoder(tokenizer_from)[0])
@@ -46,7 +46,7 @@ def measure(encoder: Encoder, words: list[list[str]], batch_size: int, bucket: b
     enc = encoder.tokenizer(words, is_split_into_words=True, truncation=True,
                             max_length=encoder.spec.max_length)
     real = sum(len(x) for x in enc["input_ids"])
-    from alignment.batching import make_batches
+    from alignment.data.batching import make_batches
 
     padded = sum(max(len(enc["input_ids"][i]) for i in b) * len(b)
                  for b in make_batches([len(x) for x in enc["input_ids"]], batch_size, bucket))

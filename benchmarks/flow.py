@@ -14,8 +14,8 @@ from pathlib import Path
 
 import torch
 
-from alignment.csls import nearest
-from alignment.moments import PairStatistics
+from alignment.evaluation.csls import nearest
+from alignment.mappings.moments import PairStatistics
 from train.modules import build_fitter
 
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import torch
 
-from alignment.corpus import read_lines
-from alignment.encoder import Encoder, EncoderSpec
-from alignment.joint_align import (collate_pairs, joint_align_loss, pooled_words, side_states,
-                                   tokenize_pair)
+from alignment.data.corpus import read_lines
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.encoding.joint_align import (collate_pairs, joint_align_loss, pooled_words, side_states,
+                                            tokenize_pair)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from encode import random_encoder_dir  # noqa: E402

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.corpus import read_lines
+from alignment.data.corpus import read_lines
 from alignment.xmover import XMoverScorer
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.corpus import read_lines
+from alignment.data.corpus import read_lines
 from alignment.xmover import XMoverScorer
 from alignment.xmover import ngrams as ngrams_module
 from alignment.xmover.transport import (concatenated_flow, cost_2020, cost_2022,

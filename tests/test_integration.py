@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.slow,
 
 @pytest.fixture(scope="module")
 def bible(tmp_path_factory):
-    from alignment.bible import build_bible
+    from alignment.data.bible import build_bible
 
     out = tmp_path_factory.mktemp("bible")
     build_bible(out, n_test=200, n_dev=50, books=["Gen", "Matt"])

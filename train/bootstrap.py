@@ -11,7 +11,7 @@ import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
 from alignment import bootstrapping
-from alignment.bootstrapping import BootstrapConfig, RoundRecord, trainable_part
+from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord, trainable_part
 from alignment.mappings import Mapping
 
 from .datamodule import PairedVectorDataModule

@@ -11,16 +11,16 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-from alignment.corpus import read_parallel
-from alignment.encoder import Encoder, EncoderSpec
+from alignment.data.corpus import read_parallel
+from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
-from alignment.moments import PairMoments, PairStatistics
-from alignment.paired_vectors import load_paired_vectors
-from alignment.pipeline import prepare
-from alignment.provenance import DataProvenance
-from alignment.tokenize import Tokenizer
-from alignment.vectors import aligned_pairs
-from alignment.word_align import links_fingerprint
+from alignment.mappings.moments import PairMoments, PairStatistics
+from alignment.data.paired_vectors import load_paired_vectors
+from alignment.data.pipeline import prepare
+from alignment.export.provenance import DataProvenance
+from alignment.data.tokenize import Tokenizer
+from alignment.data.vectors import aligned_pairs
+from alignment.data.word_align import links_fingerprint
 
 
 class VectorDataModule(pl.LightningDataModule):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.export import export_encoder
+from alignment.export.remapped import export_encoder
 from alignment.mappings.base import Mapping
-from alignment.norm_head import language_statistics, running_norm
+from alignment.encoding.norm_head import language_statistics, running_norm
 
 
 def language_vectors(dm, n: int) -> dict[str, np.ndarray]:

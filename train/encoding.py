@@ -10,10 +10,10 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from alignment.batching import make_batches
-from alignment.encoder import Encoder
-from alignment.pipeline import cache_entry, save_cache_entry
-from alignment.vectors import WordVectors
+from alignment.data.batching import make_batches
+from alignment.encoding.encoder import Encoder
+from alignment.data.pipeline import cache_entry, save_cache_entry
+from alignment.data.vectors import WordVectors
 
 
 def shard(n: int, rank: int, world: int) -> list[int]:

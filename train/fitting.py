@@ -10,7 +10,7 @@ import numpy as np
 from pytorch_lightning.callbacks import ModelCheckpoint
 
 from alignment.mappings import Mapping, MethodSpec, parse_method
-from alignment.provenance import DataProvenance
+from alignment.export.provenance import DataProvenance
 
 from .callbacks import SaveMapping
 from .datamodule import PairedVectorDataModule

@@ -75,8 +75,8 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     from alignment.atomic import atomic_dir, check_output_dir
-    from alignment.corpus import fingerprint_lines, read_lines
-    from alignment.signature import signature
+    from alignment.data.corpus import fingerprint_lines, read_lines
+    from alignment.export.signature import signature
 
     from .trainer import quiet_trainer
 
@@ -129,7 +129,7 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
 
 def _batches(tokenizer, lines: list[str], cfg: LanguageModelConfig) -> list:
     """Padded (ids, mask) batches of similar length; sentences cut to the context size."""
-    from alignment.batching import make_batches
+    from alignment.data.batching import make_batches
     from alignment.xmover.lm import pad_ids
 
     ids = [tokenizer(s, add_special_tokens=False)["input_ids"][:cfg.context] for s in lines]

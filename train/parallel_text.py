@@ -10,15 +10,15 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from alignment.corpus import ParallelCorpus, fingerprint_lines, read_parallel
-from alignment.encoder import Encoder, EncoderSpec
+from alignment.data.corpus import ParallelCorpus, fingerprint_lines, read_parallel
+from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
-from alignment.joint_align import WordPairExample, collate_pairs, tokenize_pair
-from alignment.pipeline import tokenize_corpus, word_alignment
-from alignment.provenance import DataProvenance
-from alignment.text_normalise import SpanishTextNormaliser
-from alignment.tokenize import Tokenizer
-from alignment.word_align import links_fingerprint
+from alignment.encoding.joint_align import WordPairExample, collate_pairs, tokenize_pair
+from alignment.data.pipeline import tokenize_corpus, word_alignment
+from alignment.export.provenance import DataProvenance
+from alignment.encoding.text_normalise import SpanishTextNormaliser
+from alignment.data.tokenize import Tokenizer
+from alignment.data.word_align import links_fingerprint
 
 CORPUS_KEYS = {"src", "tgt", "src_lang", "fmt", "alignment", "max_sentences", "val_src", "val_tgt"}
 

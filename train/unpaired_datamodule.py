@@ -8,13 +8,13 @@ from pathlib import Path
 
 import torch
 
-from alignment.corpus import fingerprint_lines, read_lines
-from alignment.encoder import Encoder, EncoderSpec
+from alignment.data.corpus import fingerprint_lines, read_lines
+from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
-from alignment.monolingual import MonolingualPool
-from alignment.pipeline import encode_side
-from alignment.tokenize import Tokenizer
-from alignment.vectors import WordVectors
+from alignment.data.monolingual import MonolingualPool
+from alignment.data.pipeline import encode_side
+from alignment.data.tokenize import Tokenizer
+from alignment.data.vectors import WordVectors
 
 from .datamodule import VectorDataModule
 

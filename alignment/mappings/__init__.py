@@ -17,7 +17,7 @@ from .umd import UMD, top_direction
 
 def fit_composition(moments, spec: str | list[str] | MethodSpec) -> Composition:
     """Fit a closed-form composition (``"center > clp"``) exactly from pair moments."""
-    from ..errors import InputError
+    from alignment.errors import InputError
 
     parsed = parse_method(spec)
     if parsed.trained is not None:  # (its closed-form pre-stages alone: parse them separately)

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from ..moments import PairMoments
+from .moments import PairMoments
 from .base import Mapping, mapping_from_config
 
 Affine = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..atomic import atomic_path, write_text
-from ..errors import InputError
+from alignment.atomic import atomic_path, write_text
+from alignment.errors import InputError
 
 MAPPINGS: dict[str, type["Mapping"]] = {}
 WEIGHTS_FILE = "mapping.safetensors"

@@ -6,7 +6,7 @@ from typing import Callable
 
 import torch
 
-from ..moments import PairStatistics
+from .moments import PairStatistics
 from .base import Mapping, weighted_mean
 
 

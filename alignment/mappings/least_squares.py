@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from ..moments import PairMoments
+from .moments import PairMoments
 from .affine import Affine, AffineMapping
 
 

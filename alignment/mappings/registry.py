@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..errors import InputError
+from alignment.errors import InputError
 from .base import Mapping
 
 CLOSED_FORM, TRAINED = "closed_form", "trained"
@@ -222,13 +222,13 @@ def parse_methods(specs: list[str], parameter: str = "methods") -> dict[str, Met
 
 
 # --- the registered methods (one line each) -------------------------------------------------
-from .affine import Identity  # noqa: E402
-from .centering import Center, Norm  # noqa: E402
-from .fcnn import FCNN, regression_loss  # noqa: E402
-from .flow import RealNVPMapping, density_matching_loss  # noqa: E402
-from .least_squares import LeastSquares  # noqa: E402
-from .procrustes import CLP  # noqa: E402
-from .umd import UMD  # noqa: E402
+from .affine import Identity
+from .centering import Center, Norm
+from .fcnn import FCNN, regression_loss
+from .flow import RealNVPMapping, density_matching_loss
+from .least_squares import LeastSquares
+from .procrustes import CLP
+from .umd import UMD
 
 register_method(Method("identity", Identity, summary="no change (the unmapped encoder)"))
 register_method(Method("center", Center, summary="subtract each language's mean"))
@@ -244,7 +244,7 @@ register_method(Method("realnvp", RealNVPMapping, TRAINED, "train.modules.FlowFi
 register_method(Method("fcnn", FCNN, TRAINED, "train.modules.RegressionFit", regression_loss,
                        summary="three fully connected tanh layers, squared error"))
 
-from .linear_map import LinearMap, no_loss  # noqa: E402
+from .linear_map import LinearMap, no_loss
 
 register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "train.modules.AdversarialFit",
                        no_loss, summary="Real-NVP trained adversarially (Wasserstein critic), no pairs"))

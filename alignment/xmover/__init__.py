@@ -3,7 +3,7 @@
 Public names are imported on first use (the scorer needs torch; option parsing does not)."""
 from __future__ import annotations
 
-from ..lazy import lazy_attributes
+from alignment.lazy import lazy_attributes
 
 _PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "scorer", "VERSIONS": "versions",
            "Version": "versions", "get_version": "versions", "IdfWeights": "idf",

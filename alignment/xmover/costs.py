@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..batching import make_batches
+from alignment.data.batching import make_batches
 from .transport import SQ_DIST_NOISE
 from .versions import Version, get_version
 

@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import torch
 
-from ..batching import make_batches
-from ..encoder import DOWNLOAD_HINT, allow_download, resolve_encoder, weights_fingerprint
-from ..errors import InputError
+from alignment.data.batching import make_batches
+from alignment.encoding.encoder import DOWNLOAD_HINT, allow_download, resolve_encoder, weights_fingerprint
+from alignment.errors import InputError
 
 
 def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:

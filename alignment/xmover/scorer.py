@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..encoder import Encoder, EncoderSpec, encoder_depth
-from ..errors import InputError
-from ..mappings import Mapping
-from ..signature import signature
-from ..xmover_files import read_xmover_file
+from alignment.encoding.encoder import Encoder, EncoderSpec, encoder_depth
+from alignment.errors import InputError
+from alignment.mappings import Mapping
+from alignment.export.signature import signature
+from .files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .ngrams import ngram_vectors, select_tokens
@@ -81,7 +81,7 @@ class XMoverScorer:
         self.text = None
         self.notes: list[str] = []
         if is_export(encoder):
-            from ..export import load_remapped
+            from alignment.export.remapped import load_remapped
 
             remapped = load_remapped(encoder, device=device)
             depth = remapped.encoder.model.config.num_hidden_layers

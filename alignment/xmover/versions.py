@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from alignment.errors import InputError
 from .transport import score_2020, score_2022, solve_2020, solve_2022
 
 

@@ -2,8 +2,8 @@ import os
 
 import pytest
 
-from alignment.bible import (align_verses, build_bible, clean_osis, misaligned_chapter,
-                             modernize_rv1909, split_ids)
+from alignment.data.bible import (align_verses, build_bible, clean_osis, misaligned_chapter,
+                                  modernize_rv1909, split_ids)
 
 
 def test_footnotes_become_a_space_not_glued_words():
@@ -46,7 +46,7 @@ def test_align_verses_reports_what_it_drops():
     es = {"Gen.1.1": "a" * 40, "Gen.1.2": "b" * 40, "Gen.1.3": "", "Gen.1.4": "c" * 200}
     en = {"Gen.1.1": "A" * 42, "Gen.1.2": "B" * 38, "Gen.1.3": "C" * 10, "Gen.1.4": "D" * 20,
           "Tob.1.1": "only English"}
-    from alignment.bible import BibleReport
+    from alignment.data.bible import BibleReport
 
     rep = BibleReport()
     corpus = align_verses(es, en, 2.0, rep)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from alignment.bootstrapping import BootstrapConfig, bootstrap
+from alignment.unsupervised.bootstrapping import BootstrapConfig, bootstrap
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, RealNVPMapping
 from tests.conftest import planted_rotation

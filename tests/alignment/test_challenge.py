@@ -5,9 +5,9 @@ import shutil
 import numpy as np
 import pytest
 
-import alignment.challenge as challenge_module
-from alignment.challenge import (CANDIDATES, build_challenge, challenge_outcomes, score_challenge,
-                                 summarise)
+import alignment.evaluation.challenge as challenge_module
+from alignment.evaluation.challenge import (CANDIDATES, build_challenge, challenge_outcomes, score_challenge,
+                                            summarise)
 from alignment.errors import InputError
 
 SPANISH = ["El hombre come pan.", "La mujer no quiere agua.", "Moisés subió al monte.",

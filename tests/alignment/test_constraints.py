@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from alignment.constraints import CONSTRAINTS, cross_correlation, get_constraint
+from alignment.unsupervised.constraints import CONSTRAINTS, cross_correlation, get_constraint
 from alignment.errors import InputError
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from alignment.corpus import ParallelCorpus, read_lines, read_parallel
+from alignment.data.corpus import ParallelCorpus, read_lines, read_parallel
 from alignment.errors import InputError
 
 

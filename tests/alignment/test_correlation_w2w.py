@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from alignment.correlation import correlations, pearson, read_judgments
+from alignment.evaluation.correlation import correlations, pearson, read_judgments
 from alignment.errors import InputError
-from alignment.w2w import literal_translation, w2w_share
+from alignment.evaluation.w2w import literal_translation, w2w_share
 
 
 def _tsv(tmp_path, rows, header="lp\tsrc\tmt\tref\tscore\tsystem"):

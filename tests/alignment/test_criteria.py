@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from alignment.criteria import (CRITERIA, paired_p1, resolve_top, semantic_criterion,
-                                spectrum_distance, structural_criterion)
+from alignment.evaluation.criteria import (CRITERIA, paired_p1, resolve_top, semantic_criterion,
+                                           spectrum_distance, structural_criterion)
 
 
 def test_a_perfect_map_maximises_the_semantic_criterion_and_zeroes_the_structural():

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from alignment.critic import Critic, gradient_penalty, interpolate_gradient_norms, spectral_norms
+from alignment.unsupervised.critic import Critic, gradient_penalty, interpolate_gradient_norms, spectral_norms
 
 
 def _samples(n=512, d=6, seed=0):

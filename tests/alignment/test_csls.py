@@ -1,6 +1,6 @@
 import torch
 
-from alignment.csls import induce_pairs, nearest, normalize, precision_at_1
+from alignment.evaluation.csls import induce_pairs, nearest, normalize, precision_at_1
 
 
 def _brute_csls(q: torch.Tensor, k_: torch.Tensor, k: int) -> torch.Tensor:

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from alignment.batching import make_batches
-from alignment.encoder import Encoder, EncoderSpec, load_encoder
+from alignment.data.batching import make_batches
+from alignment.encoding.encoder import Encoder, EncoderSpec, load_encoder
 from alignment.errors import InputError
 
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from alignment.evaluation import paired_bootstrap
+from alignment.evaluation.retrieval import paired_bootstrap
 
 
 def test_paired_bootstrap_matches_a_brute_force_loop():

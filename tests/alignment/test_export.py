@@ -5,12 +5,12 @@ import pytest
 import torch
 
 from alignment.errors import InputError
-from alignment.export import export_remapped, load_remapped
+from alignment.export.remapped import export_remapped, load_remapped
 from alignment.mappings import fit_composition
-from alignment.moments import PairMoments
-from alignment.provenance import DataProvenance
-from alignment.signature import export_signature, parse_signature
-from alignment.xmover_files import xmover_filename
+from alignment.mappings.moments import PairMoments
+from alignment.export.provenance import DataProvenance
+from alignment.export.signature import export_signature, parse_signature
+from alignment.xmover.files import xmover_filename
 
 
 def _fit(dim: int, spec: str, seed: int = 0):
@@ -28,13 +28,13 @@ def _export(tmp_path, tiny_bert, spec="clp", name="exp"):
 
 
 def load_remapped_encoder_identity(tiny_bert):
-    from alignment.encoder import load_encoder
+    from alignment.encoding.encoder import load_encoder
 
     return load_encoder(str(tiny_bert), layer=-1).identity()
 
 
 def test_export_load_round_trip_gives_identical_vectors(tmp_path, tiny_bert):
-    from alignment.encoder import load_encoder
+    from alignment.encoding.encoder import load_encoder
 
     mapping, meta = _export(tmp_path, tiny_bert, "center > clp")
     remapped = load_remapped(tmp_path / "exp")
@@ -92,7 +92,7 @@ def test_remap_json_says_which_side_each_path_maps(tmp_path, tiny_bert):
 
 
 def test_the_public_gbdd_switch_subtracts_one_scalar_as_the_public_code_does(tmp_path, tiny_bert):
-    from alignment.xmover_files import read_xmover_file
+    from alignment.xmover.files import read_xmover_file
 
     _, meta = _export(tmp_path, tiny_bert, "umd")
     path = tmp_path / "exp" / meta["xmoverscore_files"][0]

@@ -2,9 +2,9 @@
 import numpy as np
 import torch
 
-from alignment.encoder import Encoder, EncoderSpec
-from alignment.joint_align import (collate_pairs, joint_align_loss, pooled_words, side_states,
-                                   tokenize_pair)
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.encoding.joint_align import (collate_pairs, joint_align_loss, pooled_words, side_states,
+                                            tokenize_pair)
 from tests.conftest import EN, ES
 
 

@@ -3,9 +3,9 @@ import os
 
 import pytest
 
-from alignment.char_ngrams import char_ngram_retrieval_p1, char_ngrams
+from alignment.data.char_ngrams import char_ngram_retrieval_p1, char_ngrams
 from alignment.errors import InputError
-from alignment.lexicon import read_freedict, read_lexicon, single_word_pairs
+from alignment.data.lexicon import read_freedict, read_lexicon, single_word_pairs
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

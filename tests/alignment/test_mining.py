@@ -1,6 +1,6 @@
 import torch
 
-from alignment.mining import margin_scores, mine_pairs
+from alignment.unsupervised.mining import margin_scores, mine_pairs
 
 
 def _corpora(n=200, d=16, noise=0.1, extra=100, seed=0):

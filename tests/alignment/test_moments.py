@@ -1,6 +1,6 @@
 import torch
 
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 
 
 def test_streaming_equals_in_memory_and_merges_via_flat():

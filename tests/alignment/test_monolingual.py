@@ -1,7 +1,7 @@
 import numpy as np
 
-from alignment.monolingual import MonolingualPool
-from alignment.vectors import WordVectors
+from alignment.data.monolingual import MonolingualPool
+from alignment.data.vectors import WordVectors
 
 
 def _pool():

@@ -3,9 +3,9 @@ import numpy as np
 import torch
 
 from alignment.mappings.centering import Norm
-from alignment.moments import PairMoments
-from alignment.norm_head import (batch_normalise, language_statistics, layer_normalise,
-                                 running_norm)
+from alignment.mappings.moments import PairMoments
+from alignment.encoding.norm_head import (batch_normalise, language_statistics, layer_normalise,
+                                          running_norm)
 
 
 def test_running_norm_equals_the_norm_mapping_fitted_on_the_same_vectors():

@@ -1,7 +1,8 @@
 import numpy as np
 
-from alignment.perturb import (change_number, drop_words, flip_negation, perturb, replace_content_word,
-                               shuffle_words, swap_name, vocabulary)
+from alignment.evaluation.perturb import (change_number, drop_words, flip_negation, perturb,
+                                          replace_content_word, shuffle_words, swap_name,
+                                          vocabulary)
 
 
 def rng() -> np.random.Generator:

@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-from alignment.corpus import ParallelCorpus, read_parallel
-from alignment.encoder import load_encoder
+from alignment.data.corpus import ParallelCorpus, read_parallel
+from alignment.encoding.encoder import load_encoder
 from alignment.errors import InputError
-from alignment.evaluation import char_ngram_reference, evaluate_mapping
-from alignment.pipeline import prepare, tokenize_corpus
-from alignment.tokenize import Tokenizer
-from alignment.vectors import WordVectors, aligned_pairs, default_cache_dir
+from alignment.evaluation.retrieval import char_ngram_reference, evaluate_mapping
+from alignment.data.pipeline import prepare, tokenize_corpus
+from alignment.data.tokenize import Tokenizer
+from alignment.data.vectors import WordVectors, aligned_pairs, default_cache_dir
 from tests.conftest import EN, ES, identity_alignment_file
 
 
@@ -65,14 +65,14 @@ def test_evaluation_rows_on_tiny_data(tmp_path, parallel_files, tiny_bert):
     for key in ("retrieval_cosine_src2tgt", "retrieval_csls_tgt2src", "cbli_p1", "lexicon_p1"):
         assert 0.0 <= metrics[key] <= 1.0
     assert metrics["lexicon_pairs"] == 3.0
-    from alignment.char_ngrams import char_ngram_retrieval_p1
+    from alignment.data.char_ngrams import char_ngram_retrieval_p1
 
     ref = char_ngram_reference(data)
     assert ref["retrieval_cosine_tgt2src"] == char_ngram_retrieval_p1(corpus.tgt, corpus.src)
 
 
 def test_cbli_gold_is_one_to_one_and_unseen_types_are_a_subset(tmp_path, parallel_files, tiny_bert):
-    from alignment.evaluation import contextual_bli
+    from alignment.evaluation.retrieval import contextual_bli
 
     corpus = read_parallel(*parallel_files)
     align = identity_alignment_file(tmp_path / "a.txt", ES, EN)

@@ -2,7 +2,7 @@
 import pytest
 
 from alignment.errors import InputError
-from alignment.text_normalise import SpanishTextNormaliser, parse_stream, normalise_units
+from alignment.encoding.text_normalise import SpanishTextNormaliser, parse_stream, normalise_units
 
 
 def test_contractions_split_and_adjectives_moved_before_nouns():

@@ -1,4 +1,4 @@
-from alignment.tokenize import Tokenizer
+from alignment.data.tokenize import Tokenizer
 
 
 def test_punctuation_is_split_and_words_keep_accents():

@@ -1,6 +1,6 @@
 import torch
 
-from alignment.vecmap import SelfLearning, initial_dictionary, self_learning
+from alignment.unsupervised.vecmap import SelfLearning, initial_dictionary, self_learning
 
 
 def _isometric(n=300, d=16, seed=0):

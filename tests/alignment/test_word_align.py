@@ -1,8 +1,8 @@
 import pytest
 
 from alignment.errors import InputError
-from alignment.word_align import (eflomal_align, grow_diag_final_and, intersect, one_to_one,
-                                  read_pharaoh, write_pharaoh)
+from alignment.data.word_align import (eflomal_align, grow_diag_final_and, intersect, one_to_one,
+                                       read_pharaoh, write_pharaoh)
 
 
 def test_pharaoh_round_trip(tmp_path):

@@ -35,7 +35,7 @@ def test_a_pharaoh_file_is_cut_with_the_corpus(tmp_path, parallel_files, tiny_be
     assert run["n_sentences"] == 4
     expected = sum(min(len(s.split()), len(t.split())) for s, t in zip(ES[:4], EN[:4]))
     assert run["n_pairs"] == expected
-    from alignment.word_align import links_fingerprint, read_pharaoh
+    from alignment.data.word_align import links_fingerprint, read_pharaoh
 
     # run.json names the exact links used: the first 4 lines of the file
     assert run["alignment"] == links_fingerprint(read_pharaoh(align)[:4])
@@ -75,9 +75,9 @@ def test_align_refuses_a_folder_as_output_before_aligning(tmp_path, parallel_fil
 
 
 def test_a_damaged_vector_cache_entry_is_rebuilt_not_trusted(tmp_path, tiny_bert):
-    from alignment.corpus import ParallelCorpus
-    from alignment.encoder import load_encoder
-    from alignment.pipeline import prepare
+    from alignment.data.corpus import ParallelCorpus
+    from alignment.encoding.encoder import load_encoder
+    from alignment.data.pipeline import prepare
 
     corpus = ParallelCorpus(ES, EN, "toy")
     align = identity_alignment_file(tmp_path / "align.txt", ES, EN)

@@ -275,12 +275,12 @@ def test_bad_recipe_settings_fail_at_once_with_one_line(tmp_path, capsys, overri
 # --- 8/9. interruption and concurrent writers -------------------------------------------------
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys):
-    import alignment.bible
+    import alignment.data.bible as bible_module
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(alignment.bible, "build_bible", interrupted)
+    monkeypatch.setattr(bible_module, "build_bible", interrupted)
     assert main(["data", "bible", "--out", str(tmp_path / "b")]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "crossalign: interrupted" and not (tmp_path / "b").exists()

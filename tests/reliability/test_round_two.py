@@ -114,7 +114,7 @@ def test_a_signal_during_fit_is_a_failure_and_writes_no_mapping(tmp_path, capsys
 def test_sigterm_during_export_leaves_no_temporary_folder(tmp_path, tiny_bert, monkeypatch, capsys):
     run = tmp_path / "run"
     assert main(_clp_recipe(tmp_path, tiny_bert, run)) == 0
-    import alignment.export as export_module
+    import alignment.export.remapped as export_module
 
     def killed(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGTERM)
@@ -179,7 +179,7 @@ def test_a_remap_json_that_is_a_list_is_one_line(tmp_path, capsys):
     exp.mkdir()
     (exp / "remap.json").write_text("[1, 2]")
     from alignment.errors import InputError
-    from alignment.export import load_remapped
+    from alignment.export.remapped import load_remapped
 
     with pytest.raises(InputError, match="must hold a JSON object, not list"):
         load_remapped(exp)
@@ -216,8 +216,8 @@ def test_an_npz_under_a_bam_name_is_one_line(tmp_path, tiny_bert, capsys):
 # --- 8. cache entries are verified ------------------------------------------------------------
 
 def _entry(tiny_bert, layer=2):
-    from alignment.encoder import load_encoder
-    from alignment.pipeline import cache_entry
+    from alignment.encoding.encoder import load_encoder
+    from alignment.data.pipeline import cache_entry
 
     encoder = load_encoder(str(tiny_bert), layer=layer)
     tokens = [encoder.word_tokenizer(s) for s in ES]
@@ -230,8 +230,8 @@ def _entry(tiny_bert, layer=2):
     ("other_layer", "was made by another"),
 ])
 def test_a_cache_entry_that_was_not_made_for_this_is_rebuilt(tiny_bert, damage, why):
-    from alignment.pipeline import encode_side
-    from alignment.vectors import WordVectors
+    from alignment.data.pipeline import encode_side
+    from alignment.data.vectors import WordVectors
 
     encoder, tokens, path, made_by = _entry(tiny_bert)
     good = encode_side(encoder, ES, tokens, progress=False)
@@ -251,7 +251,7 @@ def test_a_cache_entry_that_was_not_made_for_this_is_rebuilt(tiny_bert, damage, 
 
 
 def test_a_full_disk_while_caching_is_one_line(tmp_path, tiny_bert, monkeypatch, capsys):
-    from alignment.vectors import WordVectors
+    from alignment.data.vectors import WordVectors
 
     def full(self, path, made_by=None):
         raise OSError(28, "No space left on device")

@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from alignment.mappings import RealNVPMapping, load_mapping
-from alignment.moments import PairStatistics
+from alignment.mappings.moments import PairStatistics
 from tests.conftest import planted_rotation
-from alignment.bootstrapping import BootstrapConfig, induce_lexicon
+from alignment.unsupervised.bootstrapping import BootstrapConfig, induce_lexicon
 from train.bootstrap import bootstrap, refit_flow
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.encoder import Encoder, EncoderSpec
-from alignment.pipeline import encode_side
-from alignment.vectors import WordVectors
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.data.pipeline import encode_side
+from alignment.data.vectors import WordVectors
 from tests.conftest import ES
 from train.encoding import shard
 

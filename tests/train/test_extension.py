@@ -11,7 +11,7 @@ from torch import nn
 
 from alignment.mappings import Mapping, Method, register_method, unregister_method
 from alignment.mappings.base import weighted_mean
-from alignment.moments import PairStatistics
+from alignment.mappings.moments import PairStatistics
 from tests.conftest import EN, ES, identity_alignment_file
 from train.cli import main
 from train.modules import TrainedFit

@@ -7,11 +7,11 @@ from train.cli import main
 
 def test_plot_overlap_and_curves(tmp_path, tiny_bert):
     pytest.importorskip("matplotlib")
-    from alignment.encoder import load_encoder
-    from alignment.export import export_remapped
+    from alignment.encoding.encoder import load_encoder
+    from alignment.export.remapped import export_remapped
     from alignment.mappings import fit_composition
-    from alignment.provenance import DataProvenance
-    from alignment.moments import PairMoments
+    from alignment.export.provenance import DataProvenance
+    from alignment.mappings.moments import PairMoments
 
     torch.manual_seed(0)
     mapping = fit_composition(PairMoments.of(torch.randn(50, 32), torch.randn(50, 32)), "center > clp")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytorch_lightning as pl
 
 from alignment.atomic import write_text
-from alignment.bootstrapping import BootstrapConfig
+from alignment.unsupervised.bootstrapping import BootstrapConfig
 from alignment.errors import InputError
 
 from ..bootstrap import bootstrap

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytorch_lightning as pl
 
 from alignment.errors import InputError
-from alignment.export import export_remapped
-from alignment.provenance import RunRecord
+from alignment.export.remapped import export_remapped
+from alignment.export.provenance import RunRecord
 
 from ..encoder_export import export_fine_tuned
 from ..reporting import write_metrics

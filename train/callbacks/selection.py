@@ -11,7 +11,7 @@ import pytorch_lightning as pl
 import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.criteria import CRITERIA
+from alignment.evaluation.criteria import CRITERIA
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 

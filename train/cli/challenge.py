@@ -22,7 +22,7 @@ def _system_name(scorer) -> str:
 
 
 def run(args: argparse.Namespace) -> None:
-    from alignment.challenge import build_challenge, challenge_outcomes, score_challenge, summarise
+    from alignment.evaluation.challenge import build_challenge, challenge_outcomes, score_challenge, summarise
     from .scoring import build_scorer
 
     if args.bootstrap < 1:

@@ -8,7 +8,7 @@ import json
 VERBS = {"data": "build data sets (the Bible test bed)"}
 
 def run_bible(args: argparse.Namespace) -> None:
-    from alignment.bible import build_bible
+    from alignment.data.bible import build_bible
 
     rep = build_bible(args.out, args.sword_path, args.n_test, args.n_dev, args.seed,
                       not args.keep_1909_spelling, args.max_ratio, books=args.books,

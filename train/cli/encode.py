@@ -38,9 +38,9 @@ def run(args: argparse.Namespace) -> None:
 
     from alignment.errors import InputError
 
-    from alignment.corpus import read_lines
-    from alignment.encoder import Encoder, EncoderSpec
-    from alignment.tokenize import Tokenizer
+    from alignment.data.corpus import read_lines
+    from alignment.encoding.encoder import Encoder, EncoderSpec
+    from alignment.data.tokenize import Tokenizer
 
     from ..distributed import end_process_group
     from ..encoding import encode_to_cache

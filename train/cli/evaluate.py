@@ -19,11 +19,11 @@ from .scoring import add_scorer_options, build_scorer
 VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate rfeval`, `evaluate w2w`, `evaluate challenge` for XMoverScore"}
 
 def run_retrieval(args: argparse.Namespace) -> None:
-    from alignment.corpus import read_parallel
-    from alignment.evaluation import char_ngram_reference, columns, evaluate_mapping
-    from alignment.export import load_remapped
-    from alignment.lexicon import read_lexicon, single_word_pairs
-    from alignment.pipeline import prepare
+    from alignment.data.corpus import read_parallel
+    from alignment.evaluation.retrieval import char_ngram_reference, columns, evaluate_mapping
+    from alignment.export.remapped import load_remapped
+    from alignment.data.lexicon import read_lexicon, single_word_pairs
+    from alignment.data.pipeline import prepare
 
 
     check_report_dir(args.out)
@@ -53,8 +53,8 @@ def run_retrieval(args: argparse.Namespace) -> None:
 
 
 def run_rfeval(args: argparse.Namespace) -> None:
-    from alignment.corpus import read_lines
-    from alignment.correlation import correlations, read_judgments
+    from alignment.data.corpus import read_lines
+    from alignment.evaluation.correlation import correlations, read_judgments
 
     check_report_dir(args.out)
     data = read_judgments(args.data)
@@ -84,9 +84,9 @@ def run_rfeval(args: argparse.Namespace) -> None:
 
 
 def run_w2w(args: argparse.Namespace) -> None:
-    from alignment.corpus import read_lines, read_parallel
-    from alignment.lexicon import read_lexicon
-    from alignment.w2w import literal_translation, w2w_share
+    from alignment.data.corpus import read_lines, read_parallel
+    from alignment.data.lexicon import read_lexicon
+    from alignment.evaluation.w2w import literal_translation, w2w_share
 
     check_report_dir(args.out)
     if not args.mt and not args.lexicon:

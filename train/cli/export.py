@@ -9,12 +9,12 @@ from pathlib import Path
 VERBS = {"export": "export a fitted run as a remapped encoder"}
 
 def run(args: argparse.Namespace) -> None:
-    from alignment.export import export_remapped
+    from alignment.export.remapped import export_remapped
     from alignment.mappings import load_mapping
-    from alignment.provenance import RunRecord
+    from alignment.export.provenance import RunRecord
 
     from alignment.atomic import check_output_dir
-    from alignment.export import REMAP_FILE
+    from alignment.export.remapped import REMAP_FILE
 
     check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.run,))
     record = RunRecord.read(args.run)

@@ -13,8 +13,8 @@ VERBS = {"plot": "PNG pictures: subspace overlap before/after, training curves"}
 
 
 def run(args: argparse.Namespace) -> None:
-    from alignment.corpus import read_parallel
-    from alignment.export import load_remapped
+    from alignment.data.corpus import read_parallel
+    from alignment.export.remapped import load_remapped
 
     from ..plot import plot_curves, plot_overlap
 

@@ -15,8 +15,8 @@ PROGRESS_FROM = 100  # pairs; below this a run takes seconds and shows no bars
 
 
 def run(args: argparse.Namespace) -> None:
-    from alignment.corpus import STDIN, read_lines
-    from alignment.language_check import looks_like_other
+    from alignment.data.corpus import STDIN, read_lines
+    from alignment.evaluation.language_check import looks_like_other
 
     if args.src == STDIN and args.hyp == STDIN:
         raise InputError("only one of --src and --hyp can be read from standard input",

@@ -70,7 +70,7 @@ def check_scorer_options(args: argparse.Namespace) -> None:
 def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | None = None,
                  version: str | None = None):
     """The scorer the options describe (``encoder``/``version``: one of several given)."""
-    from alignment.corpus import read_lines
+    from alignment.data.corpus import read_lines
     from alignment.xmover import XMoverScorer, compute_idf
 
     check_scorer_options(args)

@@ -70,7 +70,7 @@ def recipe(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace, extra: list[str]) -> None:
     import yaml
 
-    from alignment.corpus import read_lines
+    from alignment.data.corpus import read_lines
 
     from .fit import print_result, run_recipe
 

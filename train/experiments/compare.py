@@ -13,12 +13,12 @@ import numpy as np
 import pytorch_lightning as pl
 import torch
 
-from alignment.correlation import pearson
-from alignment.criteria import CRITERIA
+from alignment.evaluation.correlation import pearson
+from alignment.evaluation.criteria import CRITERIA
 from alignment.errors import InputError, TrainingDiverged
-from alignment.evaluation import evaluate_mapping, paired_bootstrap, retrieval_hits
+from alignment.evaluation.retrieval import evaluate_mapping, paired_bootstrap, retrieval_hits
 from alignment.mappings import BASELINE, parse_method, parse_methods
-from alignment.vectors import aligned_pairs
+from alignment.data.vectors import aligned_pairs
 
 from ..callbacks import CollapseGuard, SelectByCriterion
 from ..datamodule import PairedVectorDataModule

@@ -6,11 +6,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from alignment.encoder import Encoder, EncoderSpec
-from alignment.evaluation import (char_ngram_reference, columns, evaluate_mapping,
-                                  paired_bootstrap, retrieval_hits)
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.evaluation.retrieval import (char_ngram_reference, columns, evaluate_mapping,
+                                            paired_bootstrap, retrieval_hits)
 from alignment.mappings import BASELINE, parse_method
-from alignment.signature import signature
+from alignment.export.signature import signature
 
 from ..fitting import fit_arrays
 from ..reporting import format_table, report

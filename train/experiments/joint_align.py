@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from alignment.encoder import Encoder, EncoderSpec
-from alignment.evaluation import columns, evaluate_mapping, paired_bootstrap, retrieval_hits
-from alignment.export import load_remapped
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.evaluation.retrieval import columns, evaluate_mapping, paired_bootstrap, retrieval_hits
+from alignment.export.remapped import load_remapped
 from alignment.mappings import BASELINE, Mapping, parse_method
-from alignment.pipeline import PreparedCorpus
-from alignment.signature import signature
-from alignment.text_normalise import SpanishTextNormaliser
+from alignment.data.pipeline import PreparedCorpus
+from alignment.export.signature import signature
+from alignment.encoding.text_normalise import SpanishTextNormaliser
 
 from ..reporting import Column, format_difference, format_table, report
 from .shared import ReferenceConfig, fit_supervised
@@ -178,8 +178,8 @@ def stacked(cfg: JointAlignConfig, bed, spec, remapped, fine_tuned: Path, out: P
     """A supervised reference fitted on the fine-tuned encoder's vectors of the training
     verses, exported with the fine-tuned weights (one directory: encoder + map, scored by
     ``crossalign score --encoder DIR``); returns the map and the export directory."""
-    from alignment.export import export_encoder, read_remap_json
-    from alignment.vectors import aligned_pairs
+    from alignment.export.remapped import export_encoder, read_remap_json
+    from alignment.data.vectors import aligned_pairs
 
     train = encoded(bed.train_data, remapped.encoder)
     x, y, _ = aligned_pairs(train.src, train.tgt, train.alignments)

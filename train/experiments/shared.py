@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from alignment.mappings import BASELINE, Mapping
-from alignment.vectors import aligned_pairs
+from alignment.data.vectors import aligned_pairs
 
 from ..callbacks import CollapseGuard, KeepBest
 from ..datamodule import PairedVectorDataModule

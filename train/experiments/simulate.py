@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from alignment.criteria import CRITERIA
+from alignment.evaluation.criteria import CRITERIA
 from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import BASELINE, parse_methods
-from alignment.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
+from alignment.data.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
 from ..callbacks import CollapseGuard, KeepBest
 from ..datamodule import PairedVectorDataModule

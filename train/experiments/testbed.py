@@ -8,14 +8,14 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.bible import build_bible
-from alignment.corpus import ParallelCorpus, read_parallel
-from alignment.encoder import Encoder, EncoderSpec
-from alignment.lexicon import read_freedict, single_word_pairs
-from alignment.pipeline import PreparedCorpus, prepare
-from alignment.provenance import DataProvenance
-from alignment.vectors import aligned_pairs
-from alignment.word_align import links_fingerprint
+from alignment.data.bible import build_bible
+from alignment.data.corpus import ParallelCorpus, read_parallel
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.data.lexicon import read_freedict, single_word_pairs
+from alignment.data.pipeline import PreparedCorpus, prepare
+from alignment.export.provenance import DataProvenance
+from alignment.data.vectors import aligned_pairs
+from alignment.data.word_align import links_fingerprint
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
 
@@ -133,7 +133,7 @@ class UnpairedBible:
 def unpaired_bible(bed: BibleTestBed, protocol: str = "disjoint") -> UnpairedBible:
     """The unpaired test bed over a prepared one (``prepare_bible(..., with_dev=True)``)."""
     from alignment.errors import InputError
-    from alignment.monolingual import MonolingualPool
+    from alignment.data.monolingual import MonolingualPool
 
     if protocol not in PROTOCOLS:
         raise InputError(f"must be one of {PROTOCOLS}, got '{protocol}'", parameter="protocol")

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alignment.corpus import ParallelCorpus
-from alignment.encoder import Encoder
-from alignment.norm_head import batch_normalise, language_statistics, layer_normalise, running_norm
-from alignment.pipeline import PreparedCorpus, tokenize_corpus, word_alignment
-from alignment.text_normalise import SpanishTextNormaliser
-from alignment.vectors import WordVectors
+from alignment.data.corpus import ParallelCorpus
+from alignment.encoding.encoder import Encoder
+from alignment.encoding.norm_head import batch_normalise, language_statistics, layer_normalise, running_norm
+from alignment.data.pipeline import PreparedCorpus, tokenize_corpus, word_alignment
+from alignment.encoding.text_normalise import SpanishTextNormaliser
+from alignment.data.vectors import WordVectors
 
 
 def text_test_corpus(bed, normaliser: SpanishTextNormaliser, tokenizer) -> PreparedCorpus:

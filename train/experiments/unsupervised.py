@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from alignment.criteria import semantic_criterion
+from alignment.evaluation.criteria import semantic_criterion
 from alignment.errors import InputError
-from alignment.evaluation import (apply_mapping, evaluate_mapping, retrieval_hits)
+from alignment.evaluation.retrieval import (apply_mapping, evaluate_mapping, retrieval_hits)
 from alignment.mappings import BASELINE, Mapping, parse_method
-from alignment.mining import mine_pairs
-from alignment.pipeline import word_alignment
-from alignment.signature import signature
-from alignment.vectors import aligned_pairs
+from alignment.unsupervised.mining import mine_pairs
+from alignment.data.pipeline import word_alignment
+from alignment.export.signature import signature
+from alignment.data.vectors import aligned_pairs
 
 from ..bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
@@ -112,8 +112,8 @@ def vecmap_route(u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig, init: 
     """Self-learning on per-type centroids of the most frequent types (static vectors for a
     static method), centred with the token pools' means."""
     from alignment.mappings import LinearMap, StagedMapping, fit_composition
-    from alignment.moments import PairMoments
-    from alignment.vecmap import SelfLearning, self_learning
+    from alignment.mappings.moments import PairMoments
+    from alignment.unsupervised.vecmap import SelfLearning, self_learning
 
     pre = fit_composition(PairMoments.of(torch.from_numpy(pools.x), torch.from_numpy(pools.y)),
                           "center")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from alignment.correlation import pearson
-from alignment.evaluation import columns, paired_bootstrap
+from alignment.evaluation.correlation import pearson
+from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.mappings import BASELINE, parse_method
 
 from ..reporting import Column, format_difference, format_table

@@ -7,12 +7,12 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from alignment.critic import LIPSCHITZ, Critic, gradient_penalty
+from alignment.unsupervised.critic import LIPSCHITZ, Critic, gradient_penalty
 from alignment.errors import InputError
 from alignment.mappings import Mapping, MethodSpec, RealNVPMapping
 from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.mappings.linear_map import LinearMap
-from alignment.moments import PairStatistics
+from alignment.mappings.moments import PairStatistics
 
 from .flow import build_flow
 from .trained import TrainedFit

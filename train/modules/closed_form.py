@@ -6,7 +6,7 @@ import pytorch_lightning as pl
 import torch
 
 from alignment.mappings import Mapping, fit_composition, parse_method
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 
 
 class ClosedFormFit(pl.LightningModule):

@@ -1,11 +1,11 @@
 """Fitting normalizing-flow methods (Real-NVP density matching, Zhao & Eger 2022)."""
 from __future__ import annotations
 
-from alignment.constraints import get_constraint
+from alignment.unsupervised.constraints import get_constraint
 from alignment.errors import InputError
 from alignment.mappings import Mapping, RealNVPMapping, constant_dimensions
 from alignment.mappings.flow import CONSTANT_REL_STD
-from alignment.moments import PairStatistics
+from alignment.mappings.moments import PairStatistics
 
 from .trained import TrainedFit
 

@@ -8,9 +8,9 @@ import copy
 import pytorch_lightning as pl
 import torch
 
-from alignment.criteria import CRITERIA, score_criteria
+from alignment.evaluation.criteria import CRITERIA, score_criteria
 from alignment.errors import InputError, TrainingDiverged
-from alignment.joint_align import PairBatch, joint_align_loss, pooled_words, side_states
+from alignment.encoding.joint_align import PairBatch, joint_align_loss, pooled_words, side_states
 
 
 class JointAlign(pl.LightningModule):

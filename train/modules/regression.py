@@ -3,7 +3,7 @@ baseline of Zhao & Eger 2022)."""
 from __future__ import annotations
 
 from alignment.mappings import Mapping
-from alignment.moments import PairStatistics
+from alignment.mappings.moments import PairStatistics
 
 from .trained import TrainedFit
 

@@ -7,8 +7,8 @@ import torch
 
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, Mapping
-from alignment.moments import PairStatistics
-from alignment.vecmap import INITS, SelfLearning, self_learning
+from alignment.mappings.moments import PairStatistics
+from alignment.unsupervised.vecmap import INITS, SelfLearning, self_learning
 
 from .adversarial import check_unpaired
 from .trained import TrainedFit

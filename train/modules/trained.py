@@ -7,11 +7,11 @@ from typing import Any
 import pytorch_lightning as pl
 import torch
 
-from alignment.criteria import score_criteria
+from alignment.evaluation.criteria import score_criteria
 from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import (Mapping, Method, MethodSpec, StagedMapping, fit_composition,
                                 parse_method)
-from alignment.moments import PairStatistics
+from alignment.mappings.moments import PairStatistics
 
 
 class TrainedFit(pl.LightningModule):

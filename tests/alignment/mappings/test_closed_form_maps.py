@@ -4,7 +4,7 @@ import torch
 from alignment.errors import InputError
 from alignment.mappings import (CLP, UMD, Center, Composition, Norm, fit_composition, load_mapping,
                                 parse_method, procrustes)
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 
 
 def _orthogonal(d: int, seed: int) -> torch.Tensor:

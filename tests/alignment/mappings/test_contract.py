@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from alignment.mappings import METHODS, Mapping, fit_composition, load_mapping
-from alignment.moments import PairMoments, PairStatistics
+from alignment.mappings.moments import PairMoments, PairStatistics
 
 DIM = 6
 

@@ -3,7 +3,7 @@ import torch
 from torch.autograd.functional import jacobian
 
 from alignment.mappings import FCNN, LeastSquares, RealNVPMapping, load_mapping
-from alignment.moments import PairMoments, PairStatistics
+from alignment.mappings.moments import PairMoments, PairStatistics
 
 
 def _flow(dtype=torch.float32, dim=5):

@@ -7,7 +7,7 @@ import torch
 from alignment.errors import InputError
 from alignment.mappings import (METHODS, AffineMapping, Method, fit_composition, get_method,
                                 parse_method, register_method, unregister_method)
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 
 
 @pytest.mark.parametrize("text", ["center > clp", "center>clp", "center → clp", "center->clp",

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 import torch
 
-from alignment.provenance import DataProvenance
+from alignment.export.provenance import DataProvenance
 from alignment.errors import InputError
 from alignment.xmover import XMoverScorer, compute_idf
 from alignment.xmover.lm import LanguageModelScorer
-from alignment.signature import parse_signature
+from alignment.export.signature import parse_signature
 from tests.conftest import EN, ES
 
 
@@ -30,10 +30,10 @@ def test_a_perfect_hypothesis_scores_best(tiny_bert):
 
 
 def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
-    from alignment.encoder import load_encoder
-    from alignment.export import export_remapped
+    from alignment.encoding.encoder import load_encoder
+    from alignment.export.remapped import export_remapped
     from alignment.mappings import fit_composition
-    from alignment.moments import PairMoments
+    from alignment.mappings.moments import PairMoments
 
     torch.manual_seed(0)
     clp = fit_composition(PairMoments.of(torch.randn(100, 32), torch.randn(100, 32)), "clp")
@@ -52,7 +52,7 @@ def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
 
 
 def test_gbdd_removes_the_direction_not_a_scalar(tmp_path, tiny_bert):
-    from alignment.xmover_files import read_xmover_file
+    from alignment.xmover.files import read_xmover_file
 
     v = np.zeros(32, dtype=np.float32)
     v[0] = 1.0
@@ -146,8 +146,8 @@ def test_the_process_pool_gives_the_same_scores(tiny_bert, monkeypatch):
 
 
 def test_a_flow_export_scores_like_any_other(tmp_path, tiny_bert):
-    from alignment.encoder import load_encoder
-    from alignment.export import export_remapped
+    from alignment.encoding.encoder import load_encoder
+    from alignment.export.remapped import export_remapped
     from alignment.mappings import RealNVPMapping
 
     torch.manual_seed(0)

@@ -2,7 +2,7 @@ import json
 
 import numpy as np
 
-from alignment.simulation import simulate, transform, word_p1
+from alignment.data.simulation import simulate, transform, word_p1
 from train.cli import main
 
 
@@ -64,7 +64,7 @@ def test_a_diverging_variant_is_reported_not_scored_and_fit_stops_with_one_clear
     metrics = json.loads((tmp_path / "s" / "metrics.json").read_text())
     assert np.isnan(metrics["realnvp:lr=100/t3/k10/eps0"]) and 0 <= metrics["fcnn/t3/k10/eps0"] <= 1
     assert "div" in (tmp_path / "s" / "table.txt").read_text()
-    from alignment.simulation import simulate
+    from alignment.data.simulation import simulate
 
     data = simulate(3, 10, 0.0, seed=0)
     np.savez(tmp_path / "pairs.npz", src=data.x_train, tgt=data.y_train)

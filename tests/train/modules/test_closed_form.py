@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from alignment.mappings import load_mapping
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 from alignment.mappings import fit_composition as fit_from_moments
 from train.fitting import fit_arrays
 

@@ -41,7 +41,7 @@ def _recipe(tmp_path: Path, tiny_bert: Path, run: str, **data) -> Path:
 
 def _aligned_distance(model_dir, tiny_bert) -> float:
     """Mean squared distance of word k to word k (the toy's parallel words) at the last layer."""
-    from alignment.encoder import Encoder, EncoderSpec
+    from alignment.encoding.encoder import Encoder, EncoderSpec
 
     enc = Encoder(EncoderSpec(str(model_dir)), device="cpu")
     total, n = 0.0, 0

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from alignment.mappings import StagedMapping, fit_composition, load_mapping
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 from train.datamodule import PairedVectorDataModule
 from train.fitting import fit_arrays, quiet_trainer
 from train.modules import build_fitter

@@ -7,7 +7,7 @@ from pytorch_lightning.callbacks import Callback, ModelCheckpoint
 
 from alignment.errors import InputError
 from alignment.mappings import fit_composition, load_mapping
-from alignment.moments import PairMoments
+from alignment.mappings.moments import PairMoments
 from train.callbacks import SaveMapping, SelectByCriterion
 from train.datamodule import PairedVectorDataModule
 from train.fitting import quiet_trainer

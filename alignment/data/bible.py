@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .corpus import ParallelCorpus, write_parallel
-from .errors import InputError
+from alignment.errors import InputError
 
 SPANISH_MODULE = "spaRV1909eb"
 ENGLISH_MODULE = "engWEB2015eb"
@@ -210,7 +210,7 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
                 progress: bool = True) -> BibleReport:
     """Build ``{split}.es`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in out_dir
     (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``)."""
-    from .atomic import write_text
+    from alignment.atomic import write_text
 
     # every count is checked before the modules are read (a minute's work)
     for name, value in (("n_test", n_test), ("n_dev", n_dev)):

@@ -55,7 +55,7 @@ def running_norm(src: tuple[np.ndarray, np.ndarray], tgt: tuple[np.ndarray, np.n
     """The ``norm`` mapping (source side, target side) from two languages' statistics."""
     import torch
 
-    from .mappings.centering import Norm
+    from alignment.mappings.centering import Norm
 
     (mx, sx), (my, sy) = [(torch.from_numpy(np.asarray(m, np.float64)),
                            torch.from_numpy(np.asarray(s, np.float64))) for m, s in (src, tgt)]

@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .char_ngrams import char_ngram_retrieval_p1
+from alignment.data.char_ngrams import char_ngram_retrieval_p1
 from .csls import hits_at_1, nearest, precision_at_1
-from .lexicon import Lexicon
-from .mappings import Mapping
-from .pipeline import PreparedCorpus
-from .vectors import aligned_pairs
-from .word_align import one_to_one
+from alignment.data.lexicon import Lexicon
+from alignment.mappings import Mapping
+from alignment.data.pipeline import PreparedCorpus
+from alignment.data.vectors import aligned_pairs
+from alignment.data.word_align import one_to_one
 
 
 def columns(src_lang: str = "src", tgt_lang: str = "tgt") -> list[tuple[str, str]]:

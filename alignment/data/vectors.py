@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_path
+from alignment.atomic import atomic_path
 from .word_align import Links
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .csls import normalize, nearest
-from .mappings.procrustes import procrustes
+from alignment.evaluation.csls import normalize, nearest
+from alignment.mappings.procrustes import procrustes
 
 
 def _prepare(v: torch.Tensor) -> torch.Tensor:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from alignment.errors import InputError
 
 REQUIRED = ("lp", "src", "mt", "ref", "score")
 

@@ -43,7 +43,7 @@ CONSTRAINTS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
 
 
 def get_constraint(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-    from .errors import InputError
+    from alignment.errors import InputError
 
     if name not in CONSTRAINTS:
         raise InputError(f"unknown constraint '{name}' (known: {', '.join(CONSTRAINTS)})",

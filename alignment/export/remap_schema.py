@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from alignment.errors import InputError
 
 _STR, _INT, _BOOL, _DICT, _LIST, _NONE = str, int, bool, dict, list, type(None)
 

@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .atomic import write_text
+from alignment.atomic import write_text
 from .constraints import get_constraint
-from .criteria import semantic_criterion
-from .csls import induce_pairs
-from .errors import InputError
-from .evaluation import apply_mapping
-from .mappings import LinearMap, Mapping, RealNVPMapping, StagedMapping, load_mapping
-from .mappings.procrustes import procrustes
+from alignment.evaluation.criteria import semantic_criterion
+from alignment.evaluation.csls import induce_pairs
+from alignment.errors import InputError
+from alignment.evaluation.retrieval import apply_mapping
+from alignment.mappings import LinearMap, Mapping, RealNVPMapping, StagedMapping, load_mapping
+from alignment.mappings.procrustes import procrustes
 
 ROUND_FILE = "round.json"
 

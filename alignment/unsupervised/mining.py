@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .csls import mean_topk_cosine, normalize
+from alignment.evaluation.csls import mean_topk_cosine, normalize
 
 
 @dataclass

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from .errors import InputError
+from alignment.errors import InputError
 
 APERTIUM_SPA_DIR = "/usr/share/apertium/apertium-eng-spa"
 RULES = ("contractions", "noun-adj")
@@ -168,7 +168,7 @@ class SpanishTextNormaliser:
                 "rules": list(self.rules)}
 
     def describe(self) -> str:
-        from .signature import text_description
+        from alignment.export.signature import text_description
 
         return str(text_description(self.settings()))
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import write_text
-from .corpus import read_parallel
-from .errors import InputError
-from .evaluation import paired_bootstrap
-from .lexicon import Lexicon, read_lexicon
+from alignment.atomic import write_text
+from alignment.data.corpus import read_parallel
+from alignment.errors import InputError
+from .retrieval import paired_bootstrap
+from alignment.data.lexicon import Lexicon, read_lexicon
 from .perturb import PERTURBATIONS, perturb, vocabulary
 from .w2w import literal_translation
 
@@ -107,7 +107,7 @@ def build_challenge(src_path: str | Path, ref_path: str | Path, lexicon_path: st
                 "builder": BUILDER_VERSION}
     sig = "|".join(["challenge", f"b:{BUILDER_VERSION}", f"n:{len(corpus)}", f"seed:{seed}",
                     f"mt:{version}", f"lex:{lex_digest}", f"data:{key}"])
-    from .vectors import default_cache_dir
+    from alignment.data.vectors import default_cache_dir
 
     path = (cache_dir or default_cache_dir()) / "challenge" / f"{key}.json"
     if path.is_file():

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 
 from .pooling import pool_subwords
-from .word_align import Links
+from alignment.data.word_align import Links
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_text
-from .errors import InputError
+from alignment.atomic import write_text
+from alignment.errors import InputError
 
 RUN_FILE = "run.json"
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from .corpus import read_lines
-from .errors import InputError
+from alignment.errors import InputError
 
 Lexicon = dict[str, list[str]]  # source word -> translations, most common sense first
 

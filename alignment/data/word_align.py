@@ -5,7 +5,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from .errors import InputError
+from alignment.errors import InputError
 
 Links = list[tuple[int, int]]
 
@@ -85,7 +85,7 @@ def links_fingerprint(alignments: list[Links]) -> str:
 
 def write_pharaoh(path: str | Path, alignments: list[Links]) -> None:
     """Write a Pharaoh file atomically."""
-    from .atomic import write_text
+    from alignment.atomic import write_text
 
     write_text(path, "".join(format_pharaoh(a) + "\n" for a in alignments))
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_path
-from .errors import InputError
-from .mappings import CLP, UMD, AffineMapping, Composition, Mapping
-from .mappings.base import MAX_WEIGHT
+from alignment.atomic import atomic_path
+from alignment.errors import InputError
+from alignment.mappings import CLP, UMD, AffineMapping, Composition, Mapping
+from alignment.mappings.base import MAX_WEIGHT
 
 
 def size_label(n_sentences: int) -> str:

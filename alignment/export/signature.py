@@ -1,7 +1,7 @@
 """One-line signatures that say exactly how an export or a score was made (after sacreBLEU)."""
 from __future__ import annotations
 
-from .version import __version__
+from alignment.version import __version__
 
 
 def signature(fields: dict[str, object], prefix: str = "crossalign",

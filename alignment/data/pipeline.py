@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .corpus import ParallelCorpus, fingerprint_lines
-from .encoder import Encoder
-from .errors import InputError
+from alignment.encoding.encoder import Encoder
+from alignment.errors import InputError
 from .tokenize import Tokenizer
 from .vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
 from .word_align import Links, eflomal_align, one_to_one, read_pharaoh, write_pharaoh

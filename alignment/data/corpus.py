@@ -5,7 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
+from alignment.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def _sniff_single_file(path: Path) -> str:
 
 def write_parallel(corpus: ParallelCorpus, src_path: str | Path, tgt_path: str | Path) -> None:
     """Write both sides as plain text files, atomically."""
-    from .atomic import write_text
+    from alignment.atomic import write_text
 
     write_text(src_path, "".join(s + "\n" for s in corpus.src))
     write_text(tgt_path, "".join(t + "\n" for t in corpus.tgt))

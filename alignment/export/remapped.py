@@ -7,17 +7,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_dir, write_text
-from .encoder import Encoder, EncoderSpec
-from .errors import InputError
-from .mappings import Mapping, load_mapping
+from alignment.atomic import atomic_dir, write_text
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.errors import InputError
+from alignment.mappings import Mapping, load_mapping
 from .provenance import DataProvenance
 from .remap_schema import check_consistent, check_remap
 from .signature import export_signature
-from .text_normalise import SpanishTextNormaliser, text_normaliser
-from .tokenize import Tokenizer
-from .version import __version__
-from .xmover_files import write_xmover_files
+from alignment.encoding.text_normalise import SpanishTextNormaliser, text_normaliser
+from alignment.data.tokenize import Tokenizer
+from alignment.version import __version__
+from alignment.xmover.files import write_xmover_files
 
 REMAP_FILE = "remap.json"
 NORM_FILE = "norm.safetensors"
@@ -76,7 +76,7 @@ def export_encoder(directory: str | Path, model, tokenizer, head: Mapping, data:
     (``norm.safetensors``: ``mean.<lang>``, ``std.<lang>``) for code that applies them itself."""
     from safetensors.numpy import save_file
 
-    from .encoder import weights_fingerprint
+    from alignment.encoding.encoder import weights_fingerprint
 
     directory = Path(directory)
     if data.encoder is None:

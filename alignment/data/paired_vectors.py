@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from alignment.errors import InputError
 
 
 def _load_array(path: Path, key: str | None = None) -> np.ndarray:
