@@ -1,5 +1,5 @@
 """Bootstrapping with flows refitted through the Lightning trainer: the loop is
-``alignment.bootstrapping``; this module supplies its flow refit (density matching + nll +
+``alignment.unsupervised.bootstrapping``; this module supplies its flow refit (density matching + nll +
 the constraint g on the induced pairs, resumable from the round's ``last.ckpt``)."""
 from __future__ import annotations
 
@@ -49,6 +49,6 @@ def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
               val: tuple[np.ndarray, np.ndarray], cfg: BootstrapConfig | None = None,
               run_dir: str | Path | None = None, progress: bool = False
               ) -> tuple[Mapping, list[RoundRecord]]:
-    """``alignment.bootstrapping.bootstrap`` with flows refitted by ``refit_flow``."""
+    """``alignment.unsupervised.bootstrapping.bootstrap`` with flows refitted by ``refit_flow``."""
     return bootstrapping.bootstrap(mapping, x_pool, y_pool, val, cfg, refit_flow, run_dir,
                                    progress)

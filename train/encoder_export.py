@@ -1,5 +1,5 @@
 """Export of a fine-tuned encoder from its data module: NORM statistics from training text,
-then ``alignment.export.export_encoder``."""
+then ``alignment.export.remapped.export_encoder``."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -65,7 +65,7 @@ def test_mutual_semantic_criterion_also_ranks_maps():
 
 
 def test_mmd_is_near_zero_for_one_distribution_and_falls_as_a_shift_closes():
-    from alignment.criteria import mmd
+    from alignment.evaluation.criteria import mmd
 
     g = torch.Generator().manual_seed(1)
     a, b = torch.randn(1500, 4, generator=g), torch.randn(1500, 4, generator=g)

@@ -23,7 +23,7 @@ def _no_validation_pools() -> InputError:
 @dataclass(eq=False)
 class Bootstrap(Refines, BootstrapConfig):
     """After training an unsupervised map: from the epoch the criterion selected, run
-    bootstrapping rounds (``alignment.bootstrapping``; its settings are this callback's) on
+    bootstrapping rounds (``alignment.unsupervised.bootstrapping``; its settings are this callback's) on
     the training pools, validated on the validation pools; the round the semantic criterion
     prefers becomes the run's selection. Rounds go to ``RUN/bootstrap/round-N`` (a rerun
     resumes them) with ``RUN/bootstrap/rounds.json``."""

@@ -62,7 +62,7 @@ def final_selection(trainer: pl.Trainer, pl_module: pl.LightningModule) -> Selec
 
 
 class SelectByCriterion(ModelCheckpoint):
-    """Keep the epoch that a validation criterion (``alignment.criteria.CRITERIA``: semantic,
+    """Keep the epoch that a validation criterion (``alignment.evaluation.criteria.CRITERIA``: semantic,
     structural, val_p1) likes best, in the direction the criterion defines, plus ``last.ckpt``
     written after every epoch for resuming. ``criterion=None`` selects the last epoch (a fixed
     epoch budget).

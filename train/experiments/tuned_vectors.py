@@ -42,7 +42,7 @@ def with_vectors(data: PreparedCorpus, src: np.ndarray, tgt: np.ndarray) -> Prep
 
 def norm_variants(data: PreparedCorpus, train_data: PreparedCorpus, seed: int = 0
                   ) -> dict[str, PreparedCorpus]:
-    """The NORMs of ``alignment.norm_head`` applied to ``data`` (running statistics from
+    """The NORMs of ``alignment.encoding.norm_head`` applied to ``data`` (running statistics from
     ``train_data``, encoded by the same encoder). Batch NORM twice: batches of 8 test verses in
     corpus order on both sides (each Spanish batch's translations form the English batch —
     information a scorer never has) and in independent random orders per language (fair)."""

@@ -22,7 +22,7 @@ class JointAlign(pl.LightningModule):
     step with the tokenisation, one extra forward pass. Adam (β ``betas``), linear warm-up over
     ``warmup`` of the steps then linear decay to 0. Dropout is set to ``dropout`` (0: the same
     seed gives the same model on 1 or N processes). Logged at each validation: the criteria of
-    ``alignment.criteria`` on the aligned validation words (mean over corpora, and per source
+    ``alignment.evaluation.criteria`` on the aligned validation words (mean over corpora, and per source
     language), the pivot's drift ``pivot_drift`` (mean squared distance to f₀ per pivot token)
     and ``pivot_cosine`` (mean cosine to f₀)."""
 

@@ -20,7 +20,7 @@ class SelfLearningFit(TrainedFit):
     n × n similarity distributions) after the closed-form pre-stages (``center`` / ``norm``).
     Run it for one epoch. ``keep_prob``, ``patience`` and ``max_iterations`` are the
     self-learning loop's settings, ``init`` its start: ``similarity`` (published) or
-    ``identity`` (``alignment.vecmap.SelfLearning``)."""
+    ``identity`` (``alignment.unsupervised.vecmap.SelfLearning``)."""
 
     family = "train.modules.SelfLearningFit"
     datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"  # rows unpaired

@@ -21,7 +21,7 @@ class TrainedFit(pl.LightningModule):
     exactly from the training pairs' moments before the first step, the trained map learns on
     the pairs pushed through them, and the saved mapping is both (``StagedMapping``).
 
-    Logged each validation epoch, one per entry of ``alignment.criteria.CRITERIA``:
+    Logged each validation epoch, one per entry of ``alignment.evaluation.criteria.CRITERIA``:
     ``semantic`` (higher is better), ``structural`` and ``spectrum`` (lower), ``val_p1``
     (labelled); and ``val_mse``. ``semantic_top`` (a count, or a share of the validation pool
     when < 1) is the number of most confident CSLS pairs both induced-pair criteria use. The mapping is built in ``configure_model`` from the data's statistics unless
