@@ -1,6 +1,7 @@
 """Bootstrapping with flows refitted through the Lightning trainer: the loop is
-``alignment.unsupervised.bootstrapping``; this module supplies its flow refit (density matching + nll +
-the constraint g on the induced pairs, resumable from the round's ``last.ckpt``)."""
+``alignment.unsupervised.bootstrapping``; this module supplies its flow refit (density
+matching + nll + the constraint g on the induced pairs, resumable from the round's
+``last.ckpt``)."""
 from __future__ import annotations
 
 import warnings
@@ -10,7 +11,7 @@ import numpy as np
 import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment import bootstrapping
+from alignment.unsupervised import bootstrapping
 from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord, trainable_part
 from alignment.mappings import Mapping
 
