@@ -11,9 +11,10 @@ import numpy as np
 import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.unsupervised import bootstrapping
-from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord, trainable_part
 from alignment.mappings import Mapping
+from alignment.mappings.staged import trainable_part
+from alignment.unsupervised import bootstrapping
+from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord
 
 from .datamodule import PairedVectorDataModule
 from .modules import FlowFit

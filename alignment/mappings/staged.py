@@ -49,3 +49,18 @@ class StagedMapping(Mapping):
         """Each part in its own precision (the affine stages in float64, the trained map in
         its parameters' dtype)."""
         return self.last.map_array(self.pre.map_array(vectors, side), side)
+
+
+def trainable_part(mapping: Mapping) -> Mapping:
+    """The part of ``mapping`` a trainer updates: the last stage of a staged mapping, else the
+    mapping itself."""
+    return mapping.last if isinstance(mapping, StagedMapping) else mapping
+
+
+def through_pre_stages(mapping: Mapping, x: torch.Tensor, y: torch.Tensor
+                       ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Source rows through the closed-form stages' source side and target rows through their
+    target side: what the trainable part of ``mapping`` learns on (unchanged without stages)."""
+    if isinstance(mapping, StagedMapping):
+        return mapping.pre(x), mapping.pre.map_target(y)
+    return x, y

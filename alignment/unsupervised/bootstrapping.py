@@ -21,8 +21,9 @@ from alignment.evaluation.criteria import semantic_criterion
 from alignment.evaluation.csls import induce_pairs
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import apply_mapping
-from alignment.mappings import LinearMap, Mapping, RealNVPMapping, StagedMapping, load_mapping
+from alignment.mappings import LinearMap, Mapping, RealNVPMapping, load_mapping
 from alignment.mappings.procrustes import procrustes
+from alignment.mappings.staged import through_pre_stages, trainable_part
 
 ROUND_FILE = "round.json"
 
@@ -67,10 +68,6 @@ class RoundRecord:
 FlowRefit = Callable[[Mapping, np.ndarray, np.ndarray, BootstrapConfig, Path], Mapping]
 
 
-def trainable_part(mapping: Mapping) -> Mapping:
-    return mapping.last if isinstance(mapping, StagedMapping) else mapping
-
-
 def induce_lexicon(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
                    cfg: BootstrapConfig) -> tuple[np.ndarray, np.ndarray]:
     """Row indices of the ``top`` most confident CSLS pairs between f(X) and Y (mutual nearest
@@ -84,9 +81,8 @@ def induce_lexicon(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
 def refit_linear(mapping: Mapping, x: np.ndarray, y: np.ndarray) -> None:
     """Procrustes refinement: W = UVᵀ from the induced pairs (after any pre-stages)."""
     part = trainable_part(mapping)
-    xs, ys = torch.from_numpy(x).double(), torch.from_numpy(y).double()
-    if isinstance(mapping, StagedMapping):
-        xs, ys = mapping.pre(xs), mapping.pre.map_target(ys)
+    xs, ys = through_pre_stages(mapping, torch.from_numpy(x).double(),
+                                torch.from_numpy(y).double())
     part.set_weight(procrustes(xs.T @ ys))
 
 

@@ -13,6 +13,7 @@ from alignment.mappings import Mapping, MethodSpec, RealNVPMapping
 from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.mappings.linear_map import LinearMap
 from alignment.mappings.moments import PairStatistics
+from alignment.mappings.staged import through_pre_stages
 
 from .flow import build_flow
 from .trained import TrainedFit
@@ -99,10 +100,8 @@ class AdversarialFit(TrainedFit):
 
     def _inputs(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
         x, y = batch[0], batch[1]
-        if hasattr(self.mapping, "pre"):
-            with torch.no_grad():
-                x, y = self.mapping.pre(x), self.mapping.pre.map_target(y)
-        return x, y
+        with torch.no_grad():
+            return through_pre_stages(self.mapping, x, y)
 
     def critic_loss(self, real: torch.Tensor, fake: torch.Tensor) -> dict[str, torch.Tensor]:
         hp = self.hparams

@@ -8,6 +8,7 @@ import torch
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, Mapping
 from alignment.mappings.moments import PairStatistics
+from alignment.mappings.staged import through_pre_stages
 from alignment.unsupervised.vecmap import INITS, SelfLearning, self_learning
 
 from .adversarial import check_unpaired
@@ -63,8 +64,7 @@ class SelfLearningFit(TrainedFit):
         x = torch.cat([r[0] for r in self._rows])[:n]
         y = torch.cat([r[1] for r in self._rows])[:n]
         self._rows.clear()
-        if hasattr(self.mapping, "pre"):
-            x, y = self.mapping.pre(x), self.mapping.pre.map_target(y)
+        x, y = through_pre_stages(self.mapping, x, y)
         hp = self.hparams
         settings = SelfLearning(csls_k=hp.csls_k, keep_prob=hp.keep_prob, patience=hp.patience,
                                 max_iterations=hp.max_iterations, init=hp.init, seed=hp.seed)

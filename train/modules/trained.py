@@ -12,6 +12,7 @@ from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import (Mapping, Method, MethodSpec, StagedMapping, fit_composition,
                                 parse_method)
 from alignment.mappings.moments import PairStatistics
+from alignment.mappings.staged import through_pre_stages, trainable_part
 
 
 class TrainedFit(pl.LightningModule):
@@ -87,12 +88,11 @@ class TrainedFit(pl.LightningModule):
     @property
     def trainable(self) -> Mapping:
         """The part that is trained (without its closed-form stages)."""
-        return self.mapping.last if isinstance(self.mapping, StagedMapping) else self.mapping
+        return trainable_part(self.mapping)
 
     def loss(self, x: torch.Tensor, y: torch.Tensor,
              weight: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-        if isinstance(self.mapping, StagedMapping):
-            x, y = self.mapping.pre(x), self.mapping.pre.map_target(y)
+        x, y = through_pre_stages(self.mapping, x, y)
         return self.method.loss(self.trainable, x, y, weight, **self.loss_settings())
 
     def training_step(self, batch, batch_idx: int) -> torch.Tensor:
