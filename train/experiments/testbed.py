@@ -106,7 +106,19 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
                         links_fingerprint(prepared.alignments), unseen, dev_data, train_data)
 
 
-PROTOCOLS = ("disjoint", "shuffled")
+PROTOCOLS = ("disjoint", "comparable", "pairs-permuted")
+PROTOCOL_ALIASES = {"shuffled": "comparable"}  # crossalign 0.2/0.3's name
+
+
+def protocol_name(protocol: str) -> str:
+    """The canonical name of an unpaired protocol (old names accepted); an unknown one is an
+    error naming the parameter."""
+    from alignment.errors import InputError
+
+    name = PROTOCOL_ALIASES.get(protocol, protocol)
+    if name not in PROTOCOLS:
+        raise InputError(f"must be one of {PROTOCOLS}, got '{protocol}'", parameter="protocol")
+    return name
 
 
 @dataclass
@@ -115,10 +127,13 @@ class UnpairedBible:
     pools from the dev verses; the paired test bed stays for evaluation and the supervised
     reference rows.
 
-    ``disjoint`` (the honest protocol): Spanish from the first half of the training verses,
-    English from the other half (disjoint verse ids; dev pools split the same way).
-    ``shuffled`` (the paper's weaker protocol): both languages from all training verses, the
-    pairing dropped — every translation is still in the data."""
+    ``disjoint`` (no translation anywhere): Spanish from the first half of the training
+    verses, English from the other half (disjoint verse ids; dev pools split the same way).
+    ``comparable`` (0.3's "shuffled"): both languages from all training verses, sampled
+    independently — every verse's translation is in the data, but a sampled Spanish token's
+    partner is usually not in the English pool. ``pairs-permuted`` (Zhao & Eger 2022's
+    protocol): the aligned word pairs themselves, the English side permuted — every token's
+    partner is in the pool (the pools are built from the pairs: ``make_pools``)."""
 
     src: "MonolingualPool"
     tgt: "MonolingualPool"
@@ -132,11 +147,9 @@ class UnpairedBible:
 
 def unpaired_bible(bed: BibleTestBed, protocol: str = "disjoint") -> UnpairedBible:
     """The unpaired test bed over a prepared one (``prepare_bible(..., with_dev=True)``)."""
-    from alignment.errors import InputError
     from alignment.data.monolingual import MonolingualPool
 
-    if protocol not in PROTOCOLS:
-        raise InputError(f"must be one of {PROTOCOLS}, got '{protocol}'", parameter="protocol")
+    protocol = protocol_name(protocol)
     if bed.train_data is None or bed.dev is None:
         raise ValueError("prepare the test bed with its dev verses (with_dev=True)")
     n, m = len(bed.train_data.corpus), len(bed.dev.corpus)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -29,7 +29,7 @@ from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_arrays, fit_method
 from ..reporting import report
 from .shared import ReferenceConfig, fit_supervised
-from .testbed import PROTOCOLS, UnpairedBible, prepare_bible, unpaired_bible
+from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
 from .unsupervised_report import compare_routes, format_unsupervised
 
 CONSTRAINT_ROUTES = {"gan_realnvp + boot (cross-corr)": "cross_correlation",
@@ -46,8 +46,10 @@ class UnsupervisedConfig(ReferenceConfig):
 
     out_dir: str = field(default="checkpoints/unsupervised", metadata={"flag": "out"})
     protocol: str = field(default="disjoint", metadata={"help": "disjoint (es and en from "
-                          "different verses: no translation pair) or shuffled (the paper's "
-                          "weaker protocol: the same verses, pairing dropped)"})
+                          "different verses: no translation anywhere), comparable (the same "
+                          "verses, each language sampled on its own; 0.3's 'shuffled') or "
+                          "pairs-permuted (the paper's: the aligned word pairs, English "
+                          "permuted)"})
     routes: list[str] = field(default_factory=lambda: list(ROUTES),
                               metadata={"help": "unsupervised routes to run"})
     pool_tokens: int = field(default=20000, metadata={"help": "training tokens per language"})
@@ -82,12 +84,33 @@ class Pools:
 
 
 def make_pools(u: UnpairedBible, cfg: UnsupervisedConfig) -> Pools:
+    """``pool_tokens`` rows a language (``val_tokens`` for validation). ``pairs-permuted``:
+    a seeded sample of the aligned word pairs, the English rows permuted; otherwise each
+    language's tokens sampled on its own, at most ``per_type`` per word type."""
+    if u.protocol == "pairs-permuted":
+        return permuted_pairs(u.bed, cfg.pool_tokens, cfg.val_tokens, cfg.seed)
     x = u.src.vectors[u.src.capped_sample(cfg.pool_tokens, cfg.per_type, cfg.seed)]
     y = u.tgt.vectors[u.tgt.capped_sample(cfg.pool_tokens, cfg.per_type, cfg.seed + 1)]
     vx = u.val_src.vectors[u.val_src.capped_sample(cfg.val_tokens, cfg.per_type, cfg.seed + 2)]
     vy = u.val_tgt.vectors[u.val_tgt.capped_sample(cfg.val_tokens, cfg.per_type, cfg.seed + 3)]
     n, m = min(len(x), len(y)), min(len(vx), len(vy))
     return Pools(x[:n], y[:n], vx[:m], vy[:m])
+
+
+def permuted_pairs(bed, pool_tokens: int, val_tokens: int, seed: int) -> Pools:
+    """Zhao & Eger 2022's unpaired protocol: aligned word pairs (training verses; validation
+    from the dev verses), their target rows permuted — every row's translation is in the
+    other pool, no row is paired with it."""
+    rng = np.random.default_rng(seed)
+
+    def unpaired(x: np.ndarray, y: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        pick = np.sort(rng.choice(len(x), min(n, len(x)), replace=False))
+        return x[pick], y[pick][rng.permutation(len(pick))]
+
+    x, y = unpaired(bed.x, bed.y, pool_tokens)
+    vx, vy, _ = aligned_pairs(bed.dev.src, bed.dev.tgt, bed.dev.alignments)
+    vx, vy = unpaired(vx, vy, val_tokens)
+    return Pools(x, y, vx, vy)
 
 
 def semantic_on(pools: Pools, mapping: Mapping | None) -> float:
@@ -161,8 +184,7 @@ def mining_route(u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig
 
 
 def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
-    if cfg.protocol not in PROTOCOLS:
-        raise InputError(f"must be one of {PROTOCOLS}, got '{cfg.protocol}'", parameter="protocol")
+    cfg = replace(cfg, protocol=protocol_name(cfg.protocol))  # before anything is encoded
     unknown = [r for r in cfg.routes if r not in ROUTES]
     if unknown:
         raise InputError(f"unknown route '{unknown[0]}' (known: {', '.join(ROUTES)})",

@@ -48,8 +48,12 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
                         cfg, bed, u, pools) -> str:
     header = (f"Unsupervised es→en on the unpaired Bible ({cfg.protocol}: es from "
               f"{len(u.src_verses)} verses, en from {len(u.tgt_verses)}"
-              + (", disjoint" if cfg.protocol == "disjoint" else ", the same verses unpaired")
-              + f"; pools of {len(pools.x)} tokens per language, ≤ {cfg.per_type} per type); "
+              + {"disjoint": ", disjoint",
+                 "comparable": ", the same verses, each language sampled on its own",
+                 "pairs-permuted": "; rows: aligned word pairs, English permuted"}[cfg.protocol]
+              + f"; pools of {len(pools.x)} tokens per language"
+              + (f", ≤ {cfg.per_type} per type" if cfg.protocol != "pairs-permuted" else "")
+              + "); "
               f"held-out: {len(bed.test.corpus)} verses; supervised rows use the paired "
               f"{len(bed.train)} verses ({len(bed.x)} aligned word pairs)")
     table = format_table([(n, r) for n, r in rows.items()],
