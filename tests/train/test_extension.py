@@ -41,8 +41,6 @@ def shift_loss(mapping, x, y, weight=None) -> dict:
 class ShiftFit(TrainedFit):
     """Fits ``test_shift`` by gradient steps on the squared error."""
 
-    family = "tests.train.test_extension.ShiftFit"
-
     def __init__(self, method: str = "test_shift", lr: float = 0.1, weight_decay: float = 0.0,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
                  warmup_steps: int = 0, dim: int | None = None) -> None:
@@ -57,7 +55,7 @@ class ShiftFit(TrainedFit):
 
 @pytest.fixture
 def shift_method():
-    register_method(Method("test_shift", Shift, "trained", ShiftFit.family, shift_loss,
+    register_method(Method("test_shift", Shift, "trained", "tests.train.test_extension.ShiftFit", shift_loss,
                            summary="a learned translation"))
     yield
     unregister_method("test_shift")

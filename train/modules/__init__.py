@@ -1,9 +1,8 @@
 """Lightning modules that fit mappings, one per method family: closed form (moments + exact
-solve), flow (Real-NVP density matching), regression (FCNN). Which family fits a method is the
-method registry's ``fitter``."""
+solve), flow (Real-NVP density matching), regression (FCNN), adversarial, self-learning.
+Which family fits a method is said in one place, the method registry's ``fitter``."""
 from __future__ import annotations
 
-import importlib
 import inspect
 from typing import Any
 
@@ -18,13 +17,12 @@ from .flow import FlowFit
 from .joint_align import JointAlign
 from .regression import RegressionFit
 from .self_learning import SelfLearningFit
-from .trained import TrainedFit
+from .trained import TrainedFit, resolve_class
 
 
 def fitter_class(spec: MethodSpec) -> type[pl.LightningModule]:
     """The module class the registry names for ``spec``."""
-    module, _, name = spec.fitter.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    return resolve_class(spec.fitter)
 
 
 def fitter_settings(spec: MethodSpec) -> set[str]:

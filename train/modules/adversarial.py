@@ -45,7 +45,6 @@ class AdversarialFit(TrainedFit):
     (density modelling); a linear map is orthogonalised with ``orthogonalise`` (β) after each
     step. Validation logs label-free criteria only (the validation pools are unpaired)."""
 
-    family = "train.modules.AdversarialFit"
     datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 

@@ -20,7 +20,6 @@ class FlowFit(TrainedFit):
     ``constraint`` (bootstrapping's g: cross_correlation, graph, procrustes) adds
     ``constraint_weight`` × g(f(x), y) to the loss."""
 
-    family = "train.modules.FlowFit"
 
     def __init__(self, method: str = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4,

@@ -12,7 +12,6 @@ class RegressionFit(TrainedFit):
     """``fcnn``: three fully connected tanh layers of width ``hidden`` (``residual``: added to
     the input), loss ‖f(x) − y‖² (``alignment.mappings.regression_loss``)."""
 
-    family = "train.modules.RegressionFit"
 
     def __init__(self, method: str = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
                  hidden: int = 1024, residual: bool = False, semantic_top: float = 1000,

@@ -23,7 +23,6 @@ class SelfLearningFit(TrainedFit):
     self-learning loop's settings, ``init`` its start: ``similarity`` (published) or
     ``identity`` (``alignment.unsupervised.vecmap.SelfLearning``)."""
 
-    family = "train.modules.SelfLearningFit"
     datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 

@@ -2,6 +2,7 @@
 logged each epoch, and the divergence guard. A family subclasses it and builds its mapping."""
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytorch_lightning as pl
@@ -13,6 +14,13 @@ from alignment.mappings import (Mapping, Method, MethodSpec, StagedMapping, fit_
                                 parse_method)
 from alignment.mappings.moments import PairStatistics
 from alignment.mappings.staged import through_pre_stages, trainable_part
+
+
+def resolve_class(path: str) -> type:
+    """The class a dotted path names (the registry's ``fitter``): the one place that says which
+    module fits a method."""
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
 
 
 class TrainedFit(pl.LightningModule):
@@ -28,7 +36,6 @@ class TrainedFit(pl.LightningModule):
     when < 1) is the number of most confident CSLS pairs both induced-pair criteria use. The mapping is built in ``configure_model`` from the data's statistics unless
     ``dim`` is given (and there are no closed-form stages to fit)."""
 
-    family = ""  # the dotted path of the subclass, as the registry's ``fitter`` names it
     paired_validation = True  # False: validation pools are unpaired, only label-free criteria
 
     def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: float,
@@ -52,9 +59,9 @@ class TrainedFit(pl.LightningModule):
         if method is None:
             raise InputError(f"'{spec.name}' is closed-form: use train.modules.ClosedFormFit",
                              parameter="method")
-        if method.fitter != self.family:
-            raise InputError(f"'{method.name}' is fitted by {method.fitter}, not {self.family}",
-                             parameter="method")
+        if not isinstance(self, resolve_class(method.fitter)):
+            raise InputError(f"'{method.name}' is fitted by {method.fitter}, not "
+                             f"{type(self).__name__}", parameter="method")
         return method
 
     # -- what a family provides ------------------------------------------------------------
