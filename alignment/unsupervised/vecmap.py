@@ -1,14 +1,19 @@
 """VecMap-style unsupervised mapping (Artetxe et al. 2018), for static vectors: an initial
-dictionary from matching similarity distributions, then self-learning (orthogonal map ↔
-CSLS dictionary with stochastic dictionary induction). For contextual encoders we run it on
-per-type centroids of the most frequent types (see ``MonolingualPool.centroids``)."""
+dictionary from matching similarity distributions (rows of the matrix square root of XXᵀ,
+sorted), then self-learning (orthogonal map ↔ CSLS dictionary induction in both directions,
+with dropout on the similarity matrix before each argmax — stochastic dictionary induction —
+whose keep probability doubles after ``patience`` iterations without improvement of the mean
+best similarity). Deviation from the published system: the final whitening → orthogonal →
+re-weighting → de-whitening step is not applied (the map stays orthogonal and source-only).
+For contextual encoders we run it on per-type centroids of the most frequent types (see
+``MonolingualPool.centroids``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import torch
 
-from alignment.evaluation.csls import normalize, nearest
+from alignment.evaluation.csls import mean_topk_cosine, nearest, normalize
 from alignment.mappings.procrustes import procrustes
 
 
@@ -20,12 +25,16 @@ def _prepare(v: torch.Tensor) -> torch.Tensor:
 
 
 def similarity_signatures(v: torch.Tensor, sqrt: bool = True) -> torch.Tensor:
-    """Each row's sorted similarity distribution (rows of sqrt(VVᵀ) sorted, then normalised):
-    language-independent up to isometry, so rows of two languages can be compared."""
-    sims = v @ v.T
+    """Each row's sorted similarity distribution: rows of the matrix square root of VVᵀ
+    (U S Uᵀ for V = U S Wᵀ; ``sqrt=False``: VVᵀ itself) sorted, then unit-normalised,
+    centred and unit-normalised again. Invariant to rotations of V, so rows of two languages
+    can be compared."""
     if sqrt:
-        sims = sims.sign() * sims.abs().sqrt()
-    return normalize(sims.sort(dim=1, descending=True).values)
+        u, sv, _ = torch.linalg.svd(v, full_matrices=False)
+        sims = (u * sv) @ u.T
+    else:
+        sims = v @ v.T
+    return _prepare(sims.sort(dim=1, descending=True).values)
 
 
 INITS = ("similarity", "identity")
@@ -60,20 +69,37 @@ class SelfLearning:
 
     csls_k: int = 10
     keep_prob: float = 0.1          # stochastic dictionary induction: initial p
-    patience: int = 3               # iterations without improvement before p doubles
+    patience: int = 50              # iterations without improvement before p doubles
     threshold: float = 1e-6         # improvement that counts
-    max_iterations: int = 100
+    max_iterations: int = 1000
     init: str = "similarity"
     seed: int = 0
     history: list[float] = field(default_factory=list)
 
 
+def induce(queries: torch.Tensor, keys: torch.Tensor, r_keys: torch.Tensor, keep_prob: float,
+           generator: torch.Generator, chunk: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each query's best key by CSLS-adjusted similarity (cos − r(key)/2, the ranking CSLS
+    gives) after dropout on the similarity matrix (each entry kept with ``keep_prob``, dropped
+    ones set to 0): indices and best values."""
+    idx = torch.empty(len(queries), dtype=torch.long)
+    best = torch.empty(len(queries), dtype=queries.dtype)
+    for start in range(0, len(queries), chunk):
+        sims = queries[start:start + chunk] @ keys.T - r_keys / 2
+        if keep_prob < 1:
+            sims = sims * (torch.rand(sims.shape, generator=generator, dtype=sims.dtype) < keep_prob)
+        best[start:start + chunk], idx[start:start + chunk] = sims.max(dim=1)
+    return idx, best
+
+
 def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | None = None,
                   seed_pairs: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
     """The orthogonal W (source → target, applied as x W to length-normalised, centred vectors)
-    from alternating Procrustes and CSLS dictionary induction in both directions, starting from
-    ``seed_pairs`` (default: ``initial_dictionary``). Stops when p has reached 1 and the mean
-    CSLS similarity of the dictionary no longer improves; ``settings.history`` keeps it."""
+    from alternating Procrustes and stochastic CSLS dictionary induction in both directions,
+    starting from ``seed_pairs`` (default: ``initial_dictionary``). The objective is the mean
+    best (dropped-out, CSLS-adjusted) similarity of both directions; after ``patience``
+    iterations without an improvement above ``threshold`` the keep probability doubles, and
+    at 1 the loop stops. ``settings.history`` keeps the objective."""
     cfg = settings or SelfLearning()
     xs, ys = _prepare(x), _prepare(y)
     src, tgt = seed_pairs if seed_pairs is not None else \
@@ -84,9 +110,11 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
     for _ in range(cfg.max_iterations):
         w = procrustes(xs[src].T @ ys[tgt])
         mapped = xs @ w
-        fwd, fv = nearest(mapped, ys, "csls", cfg.csls_k)
-        bwd, bv = nearest(ys, mapped, "csls", cfg.csls_k)
-        objective = float(torch.cat([fv[:, 0], bv[:, 0]]).mean())
+        r_y = mean_topk_cosine(ys, mapped, cfg.csls_k)   # target rows' hubness among sources
+        r_x = mean_topk_cosine(mapped, ys, cfg.csls_k)
+        fwd, fv = induce(mapped, ys, r_y, p, gen)
+        bwd, bv = induce(ys, mapped, r_x, p, gen)
+        objective = float((fv.mean() + bv.mean()) / 2)
         cfg.history.append(objective)
         if objective - best > cfg.threshold:
             best, stale = objective, 0
@@ -96,8 +124,6 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
                 if p >= 1.0:
                     break
                 p, stale = min(1.0, 2 * p), 0
-        src, tgt = torch.cat([torch.arange(len(xs)), bwd[:, 0]]), \
-            torch.cat([fwd[:, 0], torch.arange(len(ys))])
-        keep = torch.rand(len(src), generator=gen) < p
-        src, tgt = src[keep], tgt[keep]
+        src = torch.cat([torch.arange(len(xs)), bwd])
+        tgt = torch.cat([fwd, torch.arange(len(ys))])
     return w

@@ -27,7 +27,7 @@ class SelfLearningFit(TrainedFit):
     paired_validation = False
 
     def __init__(self, method: str = "vecmap", max_rows: int = 4000, csls_k: int = 10,
-                 keep_prob: float = 0.1, patience: int = 3, max_iterations: int = 100,
+                 keep_prob: float = 0.1, patience: int = 50, max_iterations: int = 1000,
                  init: str = "similarity", seed: int = 0, semantic_top: float = 1000, semantic_mutual: bool = False,
                  dim: int | None = None) -> None:
         if max_rows < 2:
