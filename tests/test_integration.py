@@ -76,7 +76,7 @@ def test_compare_over_several_training_seeds_averages_them(bible, tmp_path):
     label = "center > clp > realnvp:warm_start=true,dual=false,transforms=2,hidden=16"
     cfg = CompareConfig(data_dir=str(bible), out_dir=str(tmp_path / "cmp"), train_verses=600,
                         test_verses=200, books=["Gen", "Matt"], max_pairs=3000, epochs=2,
-                        bootstrap=100, seeds=[0, 1], methods=["center > clp", label])
+                        bootstrap=100, seeds=[0, 1], methods=["center > clp", label, "clp"])
     flat = run_compare(cfg)
     key = "retrieval_cosine_src2tgt"
     for row in ("center > clp", label):
@@ -87,6 +87,20 @@ def test_compare_over_several_training_seeds_averages_them(bible, tmp_path):
         flat[f"seed0/center > clp/semantic/{key}"] != flat[f"seed1/center > clp/semantic/{key}"]
     table = (tmp_path / "cmp" / "table.txt").read_text()
     assert "mean over training seeds 0, 1" in table and "per seed" in table
+    # the best non-baseline row is set against the others, not only against the baseline
+    best, other = sorted((label, "clp"), key=lambda r: -flat[f"{r}/semantic/{key}"])
+    assert f"The best row, {best}, against each other row" in table
+    lead = flat[f"{other}/best_minus_this"]
+    assert lead == pytest.approx(flat[f"{best}/semantic/{key}"] - flat[f"{other}/semantic/{key}"])
+    assert flat[f"{other}/best_minus_this_lo"] <= lead <= flat[f"{other}/best_minus_this_hi"]
+    # per-verse hits are kept, so two rows can be compared later without refitting
+    with np.load(tmp_path / "cmp" / "hits.npz", allow_pickle=False) as hits:
+        assert sorted(hits.files) == sorted(f"seed{s}/{r}" for s in (0, 1)
+                                            for r in ("center > clp", label, "clp"))
+        for s in (0, 1):
+            assert hits[f"seed{s}/{label}"].shape == (200,)
+            assert hits[f"seed{s}/{label}"].mean() == pytest.approx(
+                flat[f"seed{s}/{label}/semantic/{key}"], abs=1e-6)
 
 
 def test_compare_refuses_repeated_seeds(tmp_path):

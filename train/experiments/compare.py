@@ -8,6 +8,7 @@ import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pytorch_lightning as pl
@@ -15,6 +16,7 @@ import torch
 
 from alignment.evaluation.correlation import pearson
 from alignment.evaluation.criteria import CRITERIA
+from alignment.atomic import atomic_path
 from alignment.errors import InputError, TrainingDiverged
 from alignment.evaluation.retrieval import evaluate_mapping, paired_bootstrap, retrieval_hits
 from alignment.mappings import BASELINE, parse_method, parse_methods
@@ -29,7 +31,7 @@ from .shared import VARIANTS_HELP
 from .testbed import BibleConfig, prepare_bible
 
 DEFAULT_METHODS = ["clp", BASELINE, "linear", "fcnn", "realnvp", "center > clp > fcnn:residual=true",
-                   "center > clp > realnvp:warm_start=true,dual=false,transforms=8"]
+                   "clp_flow"]
 
 # selection rule → criterion (None: the last epoch of a fixed budget)
 SELECTIONS = {"semantic": "semantic", "structural": "structural", "fixed": None,
@@ -111,8 +113,46 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
                          for m, v in r.items()})
     text = format_compare(rows, tracking, cfg, list(specs), notes, seeds)
     text += "\n\n" + format_differences(rows, diffs, base, cfg, list(specs), notes, per_seed)
+    best = best_row(hits, base)
+    if best is not None:  # is the best row ahead of the others, or only of the baseline?
+        ahead = {label: paired_bootstrap(hits[best], h, cfg.bootstrap, cfg.seed)
+                 for label, h in hits.items() if label not in (best, base)}
+        flat.update({f"{label}/best_minus_this{s}": v for label, d in ahead.items()
+                     for s, v in zip(("", "_lo", "_hi"), d)})
+        text += "\n\n" + format_head_to_head(best, ahead, cfg)
     report(text, flat, cfg.out_dir, cfg)
+    if cfg.out_dir is not None:
+        save_hits(Path(cfg.out_dir) / "hits.npz", runs, seeds)
     return flat
+
+
+def best_row(hits: dict[str, np.ndarray], base: str) -> str | None:
+    """The row with the highest mean held-out P@1 other than the baseline; None when fewer
+    than two such rows exist (nothing to set it against)."""
+    others = {label: float(h.mean()) for label, h in hits.items() if label != base}
+    return max(others, key=others.get) if len(others) > 1 else None
+
+
+def format_head_to_head(best: str, ahead: dict[str, tuple[float, float, float]],
+                        cfg: CompareConfig) -> str:
+    """The best row against every other non-baseline row: whether its lead is real."""
+    width = max(9, *(len(m) for m in ahead))
+    lines = [f"The best row, {best}, against each other row (its P@1 minus the row's, points, "
+             f"paired bootstrap 95% CI over the test verses, {cfg.bootstrap} resamples):",
+             f"{'method':{width}}  {'lead':>6}  {'95% CI':>16}  verdict", "-" * (width + 44)]
+    for label, (d, lo, hi) in ahead.items():
+        lines.append(f"{label:{width}}  {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  "
+                     f"{'ahead' if lo > 0 else 'not distinguishable' if hi >= 0 else 'behind'}")
+    return "\n".join(lines)
+
+
+def save_hits(path: Path, runs: list[SeedRun], seeds: list[int]) -> None:
+    """Per-verse held-out hits (semantic-selected epoch) of every row and seed, so any two rows
+    can be compared later without refitting; plain arrays, read with ``allow_pickle=False``."""
+    arrays = {f"seed{seed}/{label}": hits.astype(np.float32)
+              for seed, run in zip(seeds, runs) for label, hits in run.hits.items()}
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)
 
 
 def training_seeds(cfg: CompareConfig) -> list[int]:
