@@ -35,8 +35,3 @@ class LinearMap(Mapping):
         """‖WᵀW − I‖ (Frobenius): 0 for an orthogonal W."""
         w = self.weight.detach().double()
         return float((w.T @ w - torch.eye(self.dim, dtype=torch.float64)).norm())
-
-
-def no_loss(*_args, **_kwargs) -> dict:
-    """Methods trained by their own loop (adversarial, self-learning) have no pair loss."""
-    raise NotImplementedError("this method is not trained on pairs; its fitter has its own loop")

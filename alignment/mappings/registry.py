@@ -244,15 +244,16 @@ register_method(Method("realnvp", RealNVPMapping, TRAINED, "train.modules.FlowFi
 register_method(Method("fcnn", FCNN, TRAINED, "train.modules.RegressionFit", regression_loss,
                        summary="three fully connected tanh layers, squared error"))
 
-from .linear_map import LinearMap, no_loss
+from .linear_map import LinearMap
 
-register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "train.modules.AdversarialFit",
-                       no_loss, summary="Real-NVP trained adversarially (Wasserstein critic), no pairs"))
-register_method(Method("muse", LinearMap, TRAINED, "train.modules.AdversarialFit", no_loss,
+# trained by their own loops (adversarial, self-learning): no pair loss
+register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "train.modules.GanRealNVPFit",
+                       summary="Real-NVP trained adversarially (Wasserstein critic), no pairs"))
+register_method(Method("muse", LinearMap, TRAINED, "train.modules.MuseFit",
                        defaults={"objective": "gan", "critic_hidden": 2048, "critic_dropout": 0.1,
                                  "critic_steps": 1, "lr": 1e-3, "critic_lr": 1e-3},
                        summary="MUSE-style adversarial orthogonal linear map, no pairs"))
-register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.SelfLearningFit", no_loss,
+register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.SelfLearningFit",
                        summary="VecMap-style unsupervised self-learning (orthogonal), no pairs"))
 
 # The strongest simple baseline: every comparison table has it.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,44 +26,10 @@ from ..callbacks import CollapseGuard, SelectByCriterion
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
-from ..reporting import report, verdict
-from .shared import VARIANTS_HELP
+from ..reporting import report
+from .compare_config import SELECTIONS, CompareConfig, training_seeds
+from .compare_report import format_compare, format_differences, format_head_to_head
 from .testbed import BibleConfig, prepare_bible
-
-DEFAULT_METHODS = ["clp", BASELINE, "linear", "fcnn", "realnvp", "center > clp > fcnn:residual=true",
-                   "clp_flow"]
-
-# selection rule → criterion (None: the last epoch of a fixed budget)
-SELECTIONS = {"semantic": "semantic", "structural": "structural", "fixed": None,
-              "labelled": "val_p1"}
-
-
-@dataclass
-class CompareConfig:
-    data_dir: str = "data/bible"
-    out_dir: str = field(default="checkpoints/compare", metadata={"flag": "out"})
-    train_verses: int = 10000
-    test_verses: int = 1000
-    books: list[str] | None = field(default=None, metadata={"help": "restrict the corpus to these books"})
-    max_pairs: int = field(default=50000, metadata={"help": "training word pairs (a seeded sample)"})
-    val_fraction: float = field(default=0.05, metadata={"help": "validation pairs for the criteria, "
-                                                        "as a share of the training pairs"})
-    validation: str = field(default="dev", metadata={"help": "where validation pairs come from: "
-                                                     "dev (the dev verses, seen neither in training "
-                                                     "nor in test) or train (held out from the "
-                                                     "training verses' pairs, crossalign 0.1)"})
-    epochs: int = 6
-    seed: int = field(default=0, metadata={"help": "random seed: the corpus split, the intervals "
-                                           "and (without --seeds) training"})
-    seeds: list[int] | None = field(default=None, metadata={
-        "help": "training seeds (pair sample, initialisation, batch order), the corpus split "
-                "staying --seed's; several: every row is the mean over them and its interval a "
-                "paired bootstrap of the seed-averaged per-verse difference"})
-    methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
-                               metadata={"help": VARIANTS_HELP})
-    bootstrap: int = field(default=1000, metadata={"help": "paired bootstrap resamples for the "
-                                                   "intervals of each row's difference to the baseline"})
-
 
 class EvaluateEachEpoch(pl.Callback):
     """Held-out test metrics of the mapping after every epoch (after that epoch's validation),
@@ -133,19 +99,6 @@ def best_row(hits: dict[str, np.ndarray], base: str) -> str | None:
     return max(others, key=others.get) if len(others) > 1 else None
 
 
-def format_head_to_head(best: str, ahead: dict[str, tuple[float, float, float]],
-                        cfg: CompareConfig) -> str:
-    """The best row against every other non-baseline row: whether its lead is real."""
-    width = max(9, *(len(m) for m in ahead))
-    lines = [f"The best row, {best}, against each other row (its P@1 minus the row's, points, "
-             f"paired bootstrap 95% CI over the test verses, {cfg.bootstrap} resamples):",
-             f"{'method':{width}}  {'lead':>6}  {'95% CI':>16}  verdict", "-" * (width + 44)]
-    for label, (d, lo, hi) in ahead.items():
-        lines.append(f"{label:{width}}  {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  "
-                     f"{'ahead' if lo > 0 else 'not distinguishable' if hi >= 0 else 'behind'}")
-    return "\n".join(lines)
-
-
 def save_hits(path: Path, runs: list[SeedRun], seeds: list[int]) -> None:
     """Per-verse held-out hits (semantic-selected epoch) of every row and seed, so any two rows
     can be compared later without refitting; plain arrays, read with ``allow_pickle=False``."""
@@ -153,15 +106,6 @@ def save_hits(path: Path, runs: list[SeedRun], seeds: list[int]) -> None:
               for seed, run in zip(seeds, runs) for label, hits in run.hits.items()}
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         np.savez_compressed(f, **arrays)
-
-
-def training_seeds(cfg: CompareConfig) -> list[int]:
-    """The seeds that train (pair sample, initialisation, batch order); the corpus split is
-    always ``seed``'s."""
-    seeds = list(cfg.seeds) if cfg.seeds else [cfg.seed]
-    if len(set(seeds)) != len(seeds):
-        raise InputError(f"repeated seeds: {seeds}", parameter="seeds")
-    return seeds
 
 
 @dataclass(frozen=True)
@@ -268,63 +212,3 @@ def fit_rows(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
     return SeedRun(rows, hits, notes, tracking)
 
 
-def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
-                       labels: list[str], notes: dict[str, str],
-                       per_seed: dict[str, list[float]] | None = None) -> str:
-    """Each row against the baseline: retrieval P@1 es→en at the epoch the label-free semantic
-    criterion picked, its paired-bootstrap 95% interval over the test verses, a verdict, and
-    (trained rows) the P@1 of the best epoch in hindsight; with several seeds, each seed's
-    difference too."""
-    width = max(9, *(len(m) for m in labels))
-    seeds = training_seeds(cfg)
-    over = (f"mean over training seeds {', '.join(map(str, seeds))}; the CI resamples the "
-            f"test verses of the seed-averaged difference, " if len(seeds) > 1 else "")
-    lines = [f"Against {base} (retrieval P@1 es→en, semantic-selected epoch; difference in points "
-             f"with a paired bootstrap 95% CI over the test verses, {over}{cfg.bootstrap} "
-             "resamples):",
-             f"{'method':{width}}  {'P@1':>6}  {'Δ':>6}  {'95% CI':>16}  {'verdict':<13} "
-             f"{'best epoch':>10}  {'minutes':>7}", "-" * (width + 72)]
-    for label in labels:
-        r = rows[f"{label}/semantic"]
-        minutes = r.get("seconds", float("nan")) / 60
-        if label == base:
-            lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
-                         f"{'—':>6}  {'(baseline)':>16}  {'':<13} {'':>10}  {minutes:7.1f}")
-            continue
-        if label not in diffs:
-            lines.append(f"{label:{width}}  {'—':>6}  {'—':>6}  {'':>16}  {notes.get(label, ''):<12}")
-            continue
-        d, lo, hi = diffs[label]
-        note = f" ({notes[label]})" if label in notes else ""
-        oracle = r.get("oracle_retrieval")
-        best = "" if oracle is None else f"{100 * oracle:.1f}"
-        spread = ""
-        if per_seed and label in per_seed:
-            spread = "  per seed " + " ".join(f"{100 * v:+.1f}" for v in per_seed[label])
-        lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
-                     f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict(lo, hi):<13} "
-                     f"{best:>10}  {minutes:7.1f}{spread}{note}")
-    return "\n".join(lines)
-
-
-def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[str],
-                   notes: dict[str, str] | None = None, seeds: list[int] | None = None) -> str:
-    width = max(9, *(len(m) for m in labels))
-    over = f"; mean over training seeds {', '.join(map(str, seeds))}" \
-        if seeds and len(seeds) > 1 else ""
-    lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs{over}; "
-             "held-out retrieval P@1 (es→en) / CBLI P@1 (one-to-one gold), by selection rule; "
-             f"validation pairs for every criterion from the {cfg.validation} verses",
-             f"{'method':{width}} " + "  ".join(f"{s:>15}" for s in SELECTIONS), "-" * (width + 68)]
-    for label in labels:
-        cells = []
-        for sel in SELECTIONS:
-            r = rows[f"{label}/{sel}"]
-            cells.append("diverged" if np.isnan(r["retrieval_cosine_src2tgt"]) else
-                         f"{100 * r['retrieval_cosine_src2tgt']:6.1f} / {100 * r['cbli_p1']:5.1f}")
-        note = f"  ({notes[label]})" if notes and label in notes and notes[label] != "diverged" else ""
-        lines.append(f"{label:{width}} " + "  ".join(f"{c:>15}" for c in cells) + note)
-    if tracking:
-        lines += ["", "Pearson over epochs between each criterion and held-out retrieval P@1:"]
-        lines += [f"  {k}: {v:+.2f}" for k, v in tracking.items()]
-    return "\n".join(lines)

@@ -1,5 +1,6 @@
 """Lightning modules that fit mappings, one per method family: closed form (moments + exact
-solve), flow (Real-NVP density matching), regression (FCNN), adversarial, self-learning.
+solve); over ``MappingFit``, gradient-trained (``TrainedFit``: flow, regression), adversarial
+(``AdversarialFit``: GAN-Real-NVP, MUSE) and self-learning (VecMap) as siblings.
 Which family fits a method is said in one place, the method registry's ``fitter``."""
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import pytorch_lightning as pl
 from alignment.errors import InputError
 from alignment.mappings import MethodSpec, parse_method
 
-from .adversarial import AdversarialFit
+from .adversarial import AdversarialFit, GanRealNVPFit, MuseFit
+from .base import MappingFit, resolve_class
 from .closed_form import ClosedFormFit
 from .flow import FlowFit
 from .joint_align import JointAlign
 from .regression import RegressionFit
 from .self_learning import SelfLearningFit
-from .trained import TrainedFit, resolve_class
+from .trained import TrainedFit
 
 
 def fitter_class(spec: MethodSpec) -> type[pl.LightningModule]:
@@ -51,5 +53,6 @@ def build_fitter(method: str | MethodSpec, **settings: Any) -> pl.LightningModul
     return fitter_class(spec)(spec.name, **kwargs)
 
 
-__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "JointAlign", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
-           "check_settings", "fitter_class", "fitter_settings"]
+__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "GanRealNVPFit", "JointAlign", "MappingFit",
+           "MuseFit", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
+           "check_settings", "fitter_class", "fitter_settings", "resolve_class"]

@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytorch_lightning as pl
 import torch
 
+from alignment.errors import InputError
 from alignment.mappings import Mapping, fit_composition, parse_method
 from alignment.mappings.moments import PairMoments
 
+from .base import NoGradientSteps
 
-class ClosedFormFit(pl.LightningModule):
+
+class ClosedFormFit(NoGradientSteps, pl.LightningModule):
     """Fits identity, centring, NORM, CLP, UMD, least squares and ordered compositions
     (``"center > clp"``). Takes no optimizer step: run it for one epoch. The solved mapping is
     ``self.mapping``."""
@@ -18,14 +21,10 @@ class ClosedFormFit(pl.LightningModule):
         super().__init__()
         spec = parse_method(method)
         if spec.trained is not None:
-            from alignment.errors import InputError
-
             raise InputError(f"'{spec.name}' is trained: use {spec.fitter}", parameter="method")
         self.spec = spec
         self.save_hyperparameters()
-        self.automatic_optimization = False
-        # DDP refuses a module without trainable parameters; this one is never used or stepped.
-        self.ddp_anchor = torch.nn.Parameter(torch.zeros(()))
+        self._take_no_steps()
         self.moments: PairMoments | None = None
         self.mapping: Mapping | None = None
 
@@ -44,9 +43,6 @@ class ClosedFormFit(pl.LightningModule):
         self.mapping = fit_composition(moments, self.spec)
         self.log("pairs", float(moments.n), on_epoch=True, rank_zero_only=True)  # already summed
         self.moments = None
-
-    def configure_optimizers(self):
-        return None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.mapping is None:

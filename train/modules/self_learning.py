@@ -12,10 +12,10 @@ from alignment.mappings.staged import through_pre_stages
 from alignment.unsupervised.vecmap import INITS, SelfLearning, self_learning
 
 from .adversarial import check_unpaired
-from .trained import TrainedFit
+from .base import MappingFit, NoGradientSteps
 
 
-class SelfLearningFit(TrainedFit):
+class SelfLearningFit(NoGradientSteps, MappingFit):
     """``vecmap`` on unpaired rows: the first ``max_rows`` rows of each side (give per-type
     centroids of the most frequent types, most frequent first: the initialisation compares
     n × n similarity distributions) after the closed-form pre-stages (``center`` / ``norm``).
@@ -36,10 +36,9 @@ class SelfLearningFit(TrainedFit):
             raise InputError(f"must be one of {INITS}, got '{init}'", parameter="init")
         if not 0 < keep_prob <= 1:
             raise InputError(f"must be in (0, 1], got {keep_prob}", parameter="keep_prob")
-        super().__init__(method, 0.0, 0.0, semantic_top, semantic_mutual, dim)
+        super().__init__(method, semantic_top, semantic_mutual)
         self.save_hyperparameters()
-        self.automatic_optimization = False
-        self.ddp_anchor = torch.nn.Parameter(torch.zeros(()))  # DDP needs one parameter
+        self._take_no_steps()
         self._rows: list[tuple[torch.Tensor, torch.Tensor]] = []
         self.history: list[float] = []
         self._build_now(dim)
@@ -49,9 +48,6 @@ class SelfLearningFit(TrainedFit):
 
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
         return LinearMap(dim)
-
-    def configure_optimizers(self):
-        return None
 
     def training_step(self, batch, batch_idx: int) -> None:
         self._rows.append((batch[0].detach(), batch[1].detach()))

@@ -80,7 +80,7 @@ def test_monolingual_data_is_checked_before_encoding(tmp_path, tiny_bert):
 
 
 def test_unsupervised_models_read_unpaired_data_and_the_old_key_still_works(tmp_path, tiny_bert):
-    """AdversarialFit names the unpaired data module (its rows are not translations); a 0.2
+    """The adversarial and self-learning fitters name the unpaired data module (its rows are not translations); a 0.2
     recipe's ``monolingual:`` is read as ``sampling:`` with a deprecation warning."""
     import warnings
 

@@ -6,7 +6,7 @@ from alignment.errors import InputError
 from alignment.mappings import LinearMap, RealNVPMapping, StagedMapping
 from tests.conftest import planted_rotation
 from train.fitting import fit_arrays
-from train.modules import AdversarialFit, build_fitter
+from train.modules import GanRealNVPFit, build_fitter
 
 
 MUSE_TOY = "muse:critic_hidden=256,critic_dropout=0"
@@ -77,7 +77,7 @@ def test_stages_that_need_pairs_are_refused_before_unsupervised_methods(method):
                                            ("lipschitz", "clip"), ("label_smoothing", 0.7)])
 def test_bad_adversarial_settings_are_refused_by_name(setting, value):
     with pytest.raises(InputError, match=f"parameter '{setting}'"):
-        AdversarialFit("gan_realnvp", **{setting: value})
+        GanRealNVPFit("gan_realnvp", **{setting: value})
 
 
 def test_the_map_steps_every_critic_steps_updates_across_epoch_boundaries():

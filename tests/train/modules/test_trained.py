@@ -243,3 +243,35 @@ def test_nll_epochs_keeps_the_density_term_only_for_the_first_epochs():
     assert record.weights == [0.1, 0.1, 0.0, 0.0]
     with pytest.raises(InputError, match="nll_epochs"):
         FlowFit(nll_epochs=-1)
+
+
+def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss():
+    """Gradient-trained, adversarial and self-learning fitters share ``MappingFit`` and none is
+    a kind of another; a method has a registry loss exactly when its fitter trains on one."""
+    from alignment.mappings import METHODS
+    from train.modules import (AdversarialFit, ClosedFormFit, MappingFit, SelfLearningFit,
+                               TrainedFit, resolve_class)
+
+    families = (TrainedFit, AdversarialFit, SelfLearningFit)
+    for a in families:
+        assert issubclass(a, MappingFit)
+        assert not any(issubclass(a, b) for b in families if b is not a)
+    assert not issubclass(ClosedFormFit, MappingFit)
+    for method in METHODS.values():
+        fitter = resolve_class(method.fitter)
+        if method.trained:
+            assert issubclass(fitter, MappingFit), method.name
+            assert (method.loss is not None) == issubclass(fitter, TrainedFit), method.name
+        else:
+            assert fitter is ClosedFormFit
+
+
+def test_a_fitter_of_another_family_is_refused_by_name():
+    from train.modules import FlowFit, GanRealNVPFit, MuseFit
+
+    with pytest.raises(InputError, match="fitted by train.modules.MuseFit, not GanRealNVPFit"):
+        GanRealNVPFit("muse")
+    with pytest.raises(InputError, match="fitted by train.modules.GanRealNVPFit, not FlowFit"):
+        FlowFit("gan_realnvp")
+    with pytest.raises(InputError, match="parameter 'orthogonalise'"):
+        MuseFit("muse", orthogonalise=-1)
