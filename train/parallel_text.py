@@ -243,6 +243,15 @@ class ParallelTextDataModule(pl.LightningDataModule):
             raise RuntimeError("setup() first")
         return self._provenance
 
+    def sentences_per_language(self, n: int) -> dict[str, list[str]]:
+        """The first ``n`` training sentences of each corpus by language (the pivot's from
+        every corpus), as the model sees them (after TEXT normalisation)."""
+        out: dict[str, list[str]] = {}
+        for d in self.data:
+            out.setdefault(d.src_lang, []).extend(d.corpus.src[:n])
+            out.setdefault(self.hparams.pivot, []).extend(d.corpus.tgt[:n])
+        return out
+
     @property
     def text_settings(self) -> dict | None:
         return self.normaliser.settings() if self.normaliser else None

@@ -70,4 +70,7 @@ class SaveEncoder(pl.Callback):
             extra["selection"] = {"criterion": keep.criterion, "step": keep.best_step,
                                   "value": keep.best}
         write_metrics(out / "metrics.json", metrics)
-        export_fine_tuned(trainer.datamodule, out / "export", self.head, self.norm_sentences, extra)
+        dm = trainer.datamodule
+        extra["norm_sentences"] = self.norm_sentences
+        export_fine_tuned(pl_module.encoder, dm.sentences_per_language(self.norm_sentences),
+                          dm.provenance, out / "export", self.head, dm.text_settings, extra)

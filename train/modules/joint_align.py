@@ -8,6 +8,7 @@ import copy
 import pytorch_lightning as pl
 import torch
 
+from alignment.encoding.encoder import Encoder
 from alignment.evaluation.criteria import CRITERIA, score_criteria
 from alignment.errors import InputError, TrainingDiverged
 from alignment.encoding.joint_align import PairBatch, joint_align_loss, pooled_words, side_states
@@ -43,15 +44,13 @@ class JointAlign(pl.LightningModule):
             raise InputError(f"must be in [0, 1) or null (the model's own), got {dropout}",
                              parameter="dropout")
         self.save_hyperparameters()
+        self.encoder: Encoder | None = None  # tokenizer + model; the model is trained
         self.encoder_model: torch.nn.Module | None = None
         self._original: torch.nn.Module | None = None
         self._val: list[list[tuple[torch.Tensor, torch.Tensor]]] = []
         self._drift: list[tuple[float, float, int]] = []
 
     # -- model ------------------------------------------------------------------------------
-    @property
-    def encoder(self):
-        return self.trainer.datamodule.load_encoder()
 
     def setup(self, stage: str) -> None:
         if "FSDP" in type(self.trainer.strategy).__name__:
@@ -61,8 +60,11 @@ class JointAlign(pl.LightningModule):
                              "XLM-R large on one 80 GB GPU)", parameter="trainer.strategy")
 
     def configure_model(self) -> None:
+        """Take the encoder the data is tokenised for (its model, tokenizer, layer and
+        pooling) and own it from here on: set dropout, keep a frozen copy as the original."""
         if self.encoder_model is not None:
             return
+        self.encoder = self.trainer.datamodule.load_encoder()
         model = self.encoder.model
         if self.hparams.dropout is not None:
             for m in model.modules():
