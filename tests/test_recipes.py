@@ -15,20 +15,9 @@ PIECES = sorted((ROOT / "method").glob("*.yaml"))
 
 
 def _cli(*configs: Path, extra: tuple[str, ...] = ()):
-    import warnings
+    from train.cli.fit import parse_recipe
 
-    from pytorch_lightning import LightningModule
-    from pytorch_lightning.cli import LightningCLI
-
-    from train.cli.fit import _datamodule_for
-    from train.datamodule import PairedVectorDataModule
-
-    args = [a for c in configs for a in ("--config", str(c))] + list(extra)
-    data_class = _datamodule_for(args) or PairedVectorDataModule  # as crossalign fit picks it
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
-        return LightningCLI(LightningModule, data_class, subclass_mode_model=True,
-                            run=False, args=args, save_config_kwargs={"overwrite": True})
+    return parse_recipe([a for c in configs for a in ("--config", str(c))] + list(extra))
 
 
 def test_the_recipe_folders_hold_what_the_readme_promises():
@@ -86,26 +75,19 @@ def test_unpaired_recipe_uses_the_unpaired_data_piece(path):
     """Every unsupervised recipe reads the same monolingual data (recipes/data)."""
     ready = yaml.safe_load(path.read_text())["data"]
     piece = yaml.safe_load((ROOT / "data" / "bible-es-en-unpaired.yaml").read_text())["data"]
-    assert ready == piece and ready["sampling"] == "disjoint"
+    assert ready == piece and ready["init_args"]["sampling"] == "disjoint"
+    from train.modules import resolve_class
+
+    spec = parse_method(yaml.safe_load(path.read_text())["model"]["init_args"]["method"])
+    assert ready["class_path"] == resolve_class(spec.fitter).datamodule_class
 
 
 ENCODER_RECIPES = sorted((ROOT / "bible-es-en-encoder").glob("*.yaml"))
 
 
 def _fit_cli(path: Path):
-    """The recipe as ``crossalign fit`` builds it (the data module the model names)."""
-    import warnings
-
-    from pytorch_lightning import LightningModule
-    from pytorch_lightning.cli import LightningCLI
-
-    from train.cli.fit import _datamodule_for
-
-    args = ["--config", str(path)]
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
-        return LightningCLI(LightningModule, _datamodule_for(args), subclass_mode_model=True,
-                            run=False, args=args, save_config_kwargs={"overwrite": True})
+    """The recipe as ``crossalign fit`` builds it (the data module the recipe names)."""
+    return _cli(path)
 
 
 @pytest.mark.parametrize("path", ENCODER_RECIPES, ids=lambda p: p.name)
@@ -124,7 +106,7 @@ def test_multigpu_recipe_differs_from_the_single_device_one_only_in_scale():
     one, many = (yaml.safe_load((ROOT / "bible-es-en-encoder" / f"{n}.yaml").read_text())
                  for n in ("joint-align", "joint-align-multigpu"))
     assert one["trainer"]["callbacks"] == many["trainer"]["callbacks"]
-    assert one["data"]["corpora"] == many["data"]["corpora"]
+    assert one["data"]["init_args"]["corpora"] == many["data"]["init_args"]["corpora"]
     differ = {k for k in one["model"]["init_args"]
               if one["model"]["init_args"][k] != many["model"]["init_args"][k]}
     assert differ == {"gradient_checkpointing"}

@@ -287,7 +287,7 @@ def test_encode_refuses_a_cache_dir_that_is_a_file(tmp_path, capsys):
 @pytest.mark.parametrize("extra, message", [
     (["--trainer.max_epochs", "-5"], "max_epochs"),
     (["--data.max_sentences", "-5"], "parameter 'max_sentences'"),
-    (["--data.nosuch", "3"], "unrecognized arguments"),
+    (["--data.nosuch", "3"], "data: Option 'nosuch' is not accepted"),
 ])
 def test_bad_recipe_values_are_one_line(tmp_path, tiny_bert, capsys, extra, message):
     run = tmp_path / "run"

@@ -3,6 +3,7 @@ through LightningCLI (any registered method; every key overridable)."""
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from alignment.errors import InputError
@@ -13,7 +14,8 @@ VERBS = {"fit": "fit a mapping from a recipe: crossalign fit --config RECIPE.yam
 SHORT_HELP = """usage: crossalign fit --config RECIPE.yaml [--config MORE.yaml ...] [--KEY VALUE ...]
 
 Fit a mapping from a recipe: a LightningCLI YAML file holding the whole experiment (trainer,
-model: class_path + method, data: text files or vectors, encoder, layer, alignment). Ready
+model: class_path + method, data: text files or vectors, encoder, layer, alignment; a data
+class other than the paired word vectors is named by data: class_path + init_args). Ready
 recipes are in recipes/ (one per method and setting); later --config files and --KEY VALUE
 overrides win (--data.layer 4, --trainer.default_root_dir runs/x). The run folder gets the
 mapping, metrics.json, run.json and the remapped-encoder export (RUN/export).
@@ -22,12 +24,31 @@ To fit without a recipe: crossalign train --method "center > clp" --src F --tgt 
 
 options:
   -h, --help     show this short help
-  --help-all     show every recipe key LightningCLI accepts (long)
+  --help-all     show every recipe key LightningCLI accepts (long); a data class's keys:
+                 --data.help train.datamodule.PairedVectorDataModule
   --verbose      show Lightning's own messages (model summary, accelerator lines, tips)
   --overwrite    replace the previous run in the run folder (files crossalign did not write
                  are kept); without it a used folder is refused unless resuming with
                  --ckpt_path RUN/checkpoints/last.ckpt
 """
+
+
+PAIRED_DATA = "train.datamodule.PairedVectorDataModule"
+DATA_HINT = ("; a model that trains on other data names it under data: as class_path, with its "
+             "settings under init_args (Joint-Align: train.parallel_text.ParallelTextDataModule; "
+             "gan_realnvp, muse, vecmap: train.unpaired_datamodule.UnpairedVectorDataModule)")
+
+
+def check_data_class(model, datamodule) -> None:
+    """Refuse a recipe whose data is not what its model trains on (a supervised map on
+    unpaired rows would train on non-translations without a word)."""
+    from ..modules import resolve_class
+
+    wanted = getattr(model, "datamodule_class", None) or PAIRED_DATA
+    if not isinstance(datamodule, resolve_class(wanted)):
+        raise InputError(f"{type(model).__name__} trains on {wanted}, but the recipe's data is "
+                         f"{type(datamodule).__module__}.{type(datamodule).__name__}: set "
+                         f"data: class_path: {wanted}", parameter="data")
 
 
 # model arguments a module finds itself and stores in its checkpoint's hyper-parameters
@@ -52,10 +73,8 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
     import logging
     import warnings
 
-    from pytorch_lightning import LightningModule
-    from pytorch_lightning.cli import LightningCLI
+    from pytorch_lightning import LightningDataModule, LightningModule
 
-    from ..datamodule import PairedVectorDataModule
     from ..distributed import end_process_group
     from ..run_folder import claim
     from ..run_log import RunLog, SaveConfigOnSuccess
@@ -63,8 +82,9 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
 
     locks: list[Path] = []
 
-    class RecipeCLI(LightningCLI):
+    class RecipeCLI(recipe_cli_class()):
         def before_fit(self) -> None:
+            check_data_class(self.model, self.datamodule)
             for callback in self.trainer.callbacks:  # checks a callback makes of the data
                 if hasattr(callback, "check_data"):
                     callback.check_data(self.datamodule)
@@ -93,15 +113,15 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")  # args= is ours
         warnings.filterwarnings("ignore", message=RECIPE_NOISE)
         try:
-            cli = RecipeCLI(LightningModule, _datamodule_for(argv) or PairedVectorDataModule,
-                            subclass_mode_model=True,
-                            save_config_callback=SaveConfigOnSuccess,
+            cli = RecipeCLI(LightningModule, LightningDataModule, subclass_mode_model=True,
+                            subclass_mode_data=True, save_config_callback=SaveConfigOnSuccess,
                             save_config_kwargs={"overwrite": True}, args=["fit", *argv],
                             parser_kwargs={"prog": "crossalign fit", "exit_on_error": False,
                                            "description": "Fit a mapping from a recipe (YAML)."})
         except argparse.ArgumentError as err:  # one line, not the recipe parser's usage
-            first = str(err).strip().splitlines()[0]
-            raise InputError(f"recipe: {first} (crossalign fit --help-all lists every key)",
+            first = _recipe_error_line(str(err))
+            hint = DATA_HINT if "data" in first else ""
+            raise InputError(f"recipe: {first} (crossalign fit --help-all lists every key){hint}",
                              parameter="config") from None
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
@@ -111,6 +131,32 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
             end_process_group()
     finish_wandb_runs(cli.trainer.loggers)
     return cli
+
+
+def recipe_cli_class() -> type:
+    """LightningCLI for recipes: model and data both in subclass mode (each names its
+    class_path); a ``data:`` without one is the paired word vectors."""
+    from pytorch_lightning.cli import LightningCLI
+
+    class RecipeParser(LightningCLI):
+        def add_arguments_to_parser(self, parser) -> None:
+            parser.set_defaults({"data": {"class_path": PAIRED_DATA}})
+
+    return RecipeParser
+
+
+def parse_recipe(argv: list[str]):
+    """The recipe as ``fit`` reads it, models and data instantiated, nothing run (for checks
+    and tests)."""
+    import warnings
+
+    from pytorch_lightning import LightningDataModule, LightningModule
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
+        return recipe_cli_class()(LightningModule, LightningDataModule, subclass_mode_model=True,
+                                  subclass_mode_data=True, run=False, args=argv,
+                                  save_config_kwargs={"overwrite": True})
 
 
 def _is_first_process() -> bool:
@@ -132,46 +178,22 @@ def print_result(run_dir: str | Path) -> None:
         print("crossalign: " + "; ".join(parts))
 
 
-def _datamodule_for(extra: list[str]):
-    """The data module a recipe's model names (``datamodule_class``; Joint-Align trains on
-    raw text), or None for the default paired-vector data."""
-    import importlib
-
-    import yaml
-
-    class_path = None
-    for k, arg in enumerate(extra):
-        if arg == "--config" and k + 1 < len(extra):
-            if "\n" in extra[k + 1]:
-                continue  # a YAML string (crossalign train), not a file
-            path = Path(extra[k + 1])
-            if not path.is_file():
-                continue  # LightningCLI names the missing file
-            try:
-                recipe = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            except yaml.YAMLError:
-                continue  # and reports the YAML error
-            if not isinstance(recipe, dict):
-                raise InputError(f"a recipe is a YAML mapping (trainer:, model:, data:), not a "
-                                 f"{type(recipe).__name__}", path=path)
-            model = recipe.get("model")
-            if isinstance(model, dict) and model.get("class_path"):
-                class_path = model["class_path"]
-        elif arg.startswith("--model=") or (arg == "--model" and k + 1 < len(extra)):
-            value = arg.split("=", 1)[1] if "=" in arg else extra[k + 1]
-            if "." in value and not value.endswith((".yaml", ".yml")):
-                class_path = value
-    if not class_path:
-        return None
-    module, _, name = class_path.rpartition(".")
-    try:
-        named = getattr(getattr(importlib.import_module(module), name), "datamodule_class", None)
-    except (ImportError, AttributeError):
-        return None  # LightningCLI reports the unknown class
-    if not named:
-        return None
-    module, _, name = named.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+def _recipe_error_line(text: str) -> str:
+    """One line from the recipe parser's error: the key and, for a class in subclass mode, the
+    innermost reason (``Option 'nosuch' is not accepted``) rather than the Union preamble."""
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    first = lines[0] if lines else text
+    if first.startswith("Unexpected config"):
+        return f"a recipe is a YAML mapping (trainer:, model:, data:), not this: {first}"
+    key = re.match(r'Parser key "([^"]+)":', first)
+    if not key:
+        return first
+    reasons = [l for l in lines[1:] if l.startswith(("Option", "Key", "Expected a <class 'dict'>"))
+               or "not accepted" in l or "does not exist" in l or "Unable to" in l]
+    problem = next((l for l in lines if l.startswith("- Problem with given class_path")), "")
+    where = re.search(r"'([^']+)'", problem)
+    detail = reasons[0] if reasons else " ".join(lines[1:3])
+    return f"{key.group(1)}: {detail}" + (f" (class {where.group(1)})" if where else "")
 
 
 def _input_error_in(err: BaseException) -> InputError | None:

@@ -64,6 +64,11 @@ def recipe(args: argparse.Namespace) -> dict:
         trainer = trained_trainer(args.epochs, args.criterion)
         data.update(batch_size=512, shuffle=True, val_fraction=args.val_fraction, seed=args.seed)
     trainer.update(default_root_dir=args.out, accelerator=args.accelerator, devices=1)
+    from train.modules import fitter_class
+
+    data_class = getattr(fitter_class(spec), "datamodule_class", None)
+    if data_class:  # the data the fitter trains on (unpaired rows for unsupervised methods)
+        data = {"class_path": data_class, "init_args": data}
     return {"seed_everything": args.seed, "trainer": trainer, "model": model, "data": data}
 
 

@@ -50,7 +50,7 @@ def test_fit_help_is_short_and_the_full_recipe_help_is_one_flag_away():
     assert len(short.stdout.splitlines()) < 30 and "crossalign train" in short.stdout
     full = subprocess.run([sys.executable, "-m", "train.cli", "fit", "--help-all"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
-    assert full.returncode == 0 and "--model" in full.stdout and "--data.layer" in full.stdout
+    assert full.returncode == 0 and "--model" in full.stdout and "--data.help" in full.stdout
 
 
 def test_bad_input_is_one_clear_line_not_a_traceback(tmp_path, capsys):

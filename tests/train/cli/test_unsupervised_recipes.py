@@ -24,7 +24,7 @@ def _shrink(recipe: Path, tmp_path: Path, data: dict) -> Path:
     for key, value in {"critic_hidden": 16, "hidden": 16, "transforms": 2, "max_rows": 40}.items():
         if key in args:
             args[key] = value
-    cfg["data"].update(data)
+    cfg["data"]["init_args"].update(data)
     path = tmp_path / recipe.name
     path.write_text(yaml.safe_dump(cfg, allow_unicode=True))
     return path
@@ -104,3 +104,32 @@ def test_unsupervised_models_read_unpaired_data_and_the_old_key_still_works(tmp_
     old.setup(), new.setup()
     assert torch.equal(old.x, new.x) and torch.equal(old.y, new.y)
     assert old.provenance.data_fingerprint == new.provenance.data_fingerprint
+
+
+def test_a_recipe_whose_data_is_not_what_its_model_trains_on_is_refused(tmp_path, tiny_bert,
+                                                                         capsys):
+    """A recipe names its data class; an unsupervised model on paired data (or a 0.3 recipe
+    that still lists the unpaired settings without a class_path) stops with one line that says
+    which data the model trains on, before anything is encoded."""
+    src, tgt = tmp_path / "mono.es", tmp_path / "mono.en"
+    src.write_text("".join(s + "\n" for s in ES), encoding="utf-8")
+    tgt.write_text("".join(t + "\n" for t in EN), encoding="utf-8")
+    recipe = _shrink(ROOT / "muse.yaml", tmp_path, {
+        "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "progress": False})
+    cfg = yaml.safe_load(recipe.read_text())
+    args = cfg["data"]["init_args"]
+    for key in ("sampling", "per_type", "max_tokens"):
+        args.pop(key)
+    cfg["data"]["class_path"] = "train.datamodule.PairedVectorDataModule"
+    recipe.write_text(yaml.safe_dump(cfg))
+    capsys.readouterr()
+    assert main(["fit", "--config", str(recipe)]) == 2
+    err = capsys.readouterr().err
+    assert "MuseFit trains on train.unpaired_datamodule.UnpairedVectorDataModule" in err
+    assert not (tmp_path / "run" / "mapping").exists()
+    cfg = yaml.safe_load(_shrink(ROOT / "muse.yaml", tmp_path, {}).read_text())
+    cfg["data"] = cfg["data"]["init_args"]  # 0.3's flat form: read as paired data
+    recipe.write_text(yaml.safe_dump(cfg))
+    assert main(["fit", "--config", str(recipe)]) == 2
+    err = capsys.readouterr().err
+    assert "class_path" in err and "UnpairedVectorDataModule" in err

@@ -30,7 +30,7 @@ def _recipe(tmp_path: Path, tiny_bert: Path, run: str, **data) -> Path:
     for cb in cfg["trainer"]["callbacks"]:
         if cb["class_path"].endswith("SaveEncoder"):
             cb["init_args"]["norm_sentences"] = 10
-    cfg["data"].update(corpora=[{"src": str(src), "tgt": str(tgt), "src_lang": "es",
+    cfg["data"]["init_args"].update(corpora=[{"src": str(src), "tgt": str(tgt), "src_lang": "es",
                                  "val_src": str(src), "val_tgt": str(tgt)}],
                        encoder=str(tiny_bert), max_sentences=None, val_sentences=6, batch_size=4,
                        progress=False, **data)
