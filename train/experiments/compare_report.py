@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reporting import verdict
+from ..reporting import format_difference, verdict
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 
 
@@ -16,8 +16,7 @@ def format_head_to_head(best: str, ahead: dict[str, tuple[float, float, float]],
              f"paired bootstrap 95% CI over the test verses, {cfg.bootstrap} resamples):",
              f"{'method':{width}}  {'lead':>6}  {'95% CI':>16}  verdict", "-" * (width + 44)]
     for label, (d, lo, hi) in ahead.items():
-        lines.append(f"{label:{width}}  {100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  "
-                     f"{'ahead' if lo > 0 else 'not distinguishable' if hi >= 0 else 'behind'}")
+        lines.append(f"{label:{width}}  {format_difference(d, lo, hi)}")
     return "\n".join(lines)
 
 
