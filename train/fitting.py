@@ -7,13 +7,14 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pytorch_lightning as pl
 from pytorch_lightning.callbacks import ModelCheckpoint
 
 from alignment.mappings import Mapping, MethodSpec, parse_method
 from alignment.export.provenance import DataProvenance
 
 from .callbacks import SaveMapping
-from .datamodule import PairedVectorDataModule
+from .datamodule import PairedVectorDataModule, VectorDataModule
 from .modules import build_fitter
 from .trainer import RECIPE_NOISE, quiet_trainer
 
@@ -21,12 +22,11 @@ from .trainer import RECIPE_NOISE, quiet_trainer
 _NOISE = f"{RECIPE_NOISE}|.*(val_dataloader|validation_step).*"
 
 
-def fit_method(method: str | MethodSpec, dm: PairedVectorDataModule, epochs: int = 30,
+def fit_module(method: str | MethodSpec, dm: VectorDataModule, epochs: int = 30,
                callbacks: list | None = None, run_dir: str | Path | None = None,
-               **settings) -> Mapping:
-    """Fit a closed-form composition (``"center > clp"``, one pass) or a trained method
-    (``"realnvp:dual=false"``, ``epochs`` epochs, ``settings`` for its fitter) and return the
-    mapping; with ``run_dir``, also save mapping, metrics, run.json and export there."""
+               **settings) -> pl.LightningModule:
+    """``fit_method``, returning the fitted module itself (for what a family records beside
+    its mapping, e.g. ``MiningFit.rounds``)."""
     spec = parse_method(method)
     module = build_fitter(spec, **settings)
     callbacks = list(callbacks or [])
@@ -39,7 +39,16 @@ def fit_method(method: str | MethodSpec, dm: PairedVectorDataModule, epochs: int
                       enable_checkpointing=selecting,
                       default_root_dir=str(run_dir or ".")).fit(module, datamodule=dm)
     assert module.mapping is not None
-    return module.mapping
+    return module
+
+
+def fit_method(method: str | MethodSpec, dm: VectorDataModule, epochs: int = 30,
+               callbacks: list | None = None, run_dir: str | Path | None = None,
+               **settings) -> Mapping:
+    """Fit a closed-form composition (``"center > clp"``, one pass) or a trained method
+    (``"realnvp:dual=false"``, ``epochs`` epochs, ``settings`` for its fitter) and return the
+    mapping; with ``run_dir``, also save mapping, metrics, run.json and export there."""
+    return fit_module(method, dm, epochs, callbacks, run_dir, **settings).mapping
 
 
 def fit_arrays(x: np.ndarray, y: np.ndarray, method: str | MethodSpec,

@@ -255,6 +255,9 @@ register_method(Method("muse", LinearMap, TRAINED, "train.modules.MuseFit",
                        summary="MUSE-style adversarial orthogonal linear map, no pairs"))
 register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.SelfLearningFit",
                        summary="VecMap-style unsupervised self-learning (orthogonal), no pairs"))
+register_method(Method("mining", LinearMap, TRAINED, "train.modules.MiningFit",
+                       summary="iterated pseudo-parallel mining: mined sentence pairs, their "
+                       "words aligned, a closed-form map fitted (fit=center > clp), no pairs"))
 
 # The strongest simple baseline: every comparison table has it.
 BASELINE = "center > clp"

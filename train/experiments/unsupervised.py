@@ -17,27 +17,58 @@ import torch
 from alignment.evaluation.criteria import semantic_criterion
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import (apply_mapping, evaluate_mapping, retrieval_hits)
-from alignment.mappings import BASELINE, Mapping, parse_method
-from alignment.unsupervised.mining import mine_pairs
-from alignment.data.pipeline import word_alignment
+from alignment.mappings import Mapping, parse_method
+from alignment.unsupervised.iterated_mining import SentenceSide
 from alignment.export.signature import signature
 from alignment.data.vectors import aligned_pairs
 
 from ..bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
-from ..datamodule import PairedVectorDataModule
-from ..fitting import fit_arrays, fit_method
+from ..fitting import fit_module
+from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
 from .shared import ReferenceConfig, fit_supervised
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
 from .unsupervised_report import compare_routes, format_unsupervised
 
-CONSTRAINT_ROUTES = {"gan_realnvp + boot (cross-corr)": "cross_correlation",
-                     "gan_realnvp + boot (graph)": "graph",
-                     "gan_realnvp + boot (procrustes)": "procrustes"}
-ROUTES = ["center", "vecmap", "vecmap (identity start)", "muse", "muse + refinement",
-          "gan_realnvp", *CONSTRAINT_ROUTES, "mining > center > clp"]
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
+
+
+@dataclass(frozen=True)
+class Route:
+    """One row of the table: a registered method spec fitted on ``rows`` (``tokens``: the token
+    pools; ``types``: per-type centroids of the most frequent types; ``sentences``: the token
+    pools plus the encoded sentences, for mining), with fitter settings taken from config
+    fields (``settings``: setting → field) and its epochs from the field ``budget`` (none:
+    one pass, for methods that take no steps); or
+    bootstrapping (``rounds`` from that field, ``constraint``) of the fit of route ``after``.
+    ``seeds``: one fit per ``gan_seeds`` entry."""
+
+    method: str | None = None
+    rows: str = "tokens"
+    settings: tuple[tuple[str, str], ...] = ()
+    budget: str | None = None
+    batch_size: int = 256
+    seeds: bool = False
+    after: str | None = None
+    rounds: str = "rounds"
+    constraint: str | None = None
+
+
+ROUTES: dict[str, Route] = {
+    "center": Route("center"),
+    "vecmap": Route("center > vecmap", "types", (("max_rows", "vecmap_types"), ("seed", "seed"))),
+    "vecmap (identity start)": Route("center > vecmap:init=identity", "types",
+                                     (("max_rows", "vecmap_types"), ("seed", "seed"))),
+    "muse": Route("center > muse", budget="muse_epochs", batch_size=128),
+    "muse + refinement": Route(after="muse", rounds="refinement_rounds"),
+    "gan_realnvp": Route(GAN_SPEC, budget="gan_epochs", seeds=True),
+    "gan_realnvp + boot (cross-corr)": Route(after="gan_realnvp", constraint="cross_correlation"),
+    "gan_realnvp + boot (graph)": Route(after="gan_realnvp", constraint="graph"),
+    "gan_realnvp + boot (procrustes)": Route(after="gan_realnvp", constraint="procrustes"),
+    "mining > center > clp": Route("mining:fit=center > clp", "sentences",
+                                   (("rounds", "mining_rounds"), ("threshold", "mining_threshold"))),
+}
 
 
 @dataclass
@@ -77,10 +108,16 @@ class Pools:
     val_x: np.ndarray
     val_y: np.ndarray
 
-    def datamodule(self, batch_size: int, seed: int) -> PairedVectorDataModule:
-        """Rows in independent orders (not pairs), for the unsupervised fitters."""
-        return PairedVectorDataModule.from_arrays(self.x, self.y, val=(self.val_x, self.val_y),
-                                                  batch_size=batch_size, shuffle=True, seed=seed)
+    def datamodule(self, batch_size: int, seed: int, rows: tuple[np.ndarray, np.ndarray] | None = None,
+                   sides: tuple[SentenceSide, SentenceSide] | None = None
+                   ) -> UnpairedVectorDataModule:
+        """The pools (or other unpaired ``rows``) in independent orders, with the validation
+        pools (and the encoded ``sides``, for mining)."""
+        x, y = rows or (self.x, self.y)
+        n = min(len(x), len(y))
+        return UnpairedVectorDataModule.from_arrays(
+            x[:n], y[:n], val=(self.val_x, self.val_y), sides=sides, batch_size=batch_size,
+            shuffle=rows is None, seed=seed)
 
 
 def make_pools(u: UnpairedBible, cfg: UnsupervisedConfig) -> Pools:
@@ -119,68 +156,48 @@ def semantic_on(pools: Pools, mapping: Mapping | None) -> float:
                               torch.from_numpy(apply_mapping(mapping, pools.val_y, "tgt")))
 
 
-def fit_selected(method: str, pools: Pools, epochs: int, cfg: UnsupervisedConfig,
-                 batch_size: int = 256, seed: int | None = None) -> tuple[Mapping, Mapping, int]:
-    """An adversarial fit; returns the epoch the semantic criterion picked, the last epoch
-    (the fixed-budget comparison) and the picked epoch's index."""
-    torch.manual_seed(cfg.seed if seed is None else seed)
+def route_data(route: Route, u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig
+               ) -> UnpairedVectorDataModule:
+    """What a route reads (``Route.rows``)."""
+    if route.rows == "types":
+        rows = tuple(p.centroids(top=cfg.vecmap_types, min_count=3)[1] for p in (u.src, u.tgt))
+        return pools.datamodule(route.batch_size, cfg.seed, rows=rows)
+    if route.rows == "sentences":
+        tr = u.bed.train_data
+        sides = (SentenceSide(tr.src.subset(u.src_verses), [tr.src_tokens[i] for i in u.src_verses]),
+                 SentenceSide(tr.tgt.subset(u.tgt_verses), [tr.tgt_tokens[i] for i in u.tgt_verses]))
+        return pools.datamodule(route.batch_size, cfg.seed, sides=sides)
+    return pools.datamodule(route.batch_size, cfg.seed)
+
+
+def fit_route(route: Route, dm: UnpairedVectorDataModule, cfg: UnsupervisedConfig, seed: int
+              ) -> tuple[object, Mapping, int]:
+    """The fitted module (its mapping at the epoch the semantic criterion picked), the last
+    epoch's mapping (the fixed-budget comparison) and the picked epoch."""
+    torch.manual_seed(seed)
+    settings = {key: getattr(cfg, name) for key, name in route.settings}
+    if route.budget is None:
+        module = fit_module(route.method, dm, 1, **settings)  # no steps: one pass
+        return module, module.mapping, 0
     keep = KeepBest("semantic")
-    mapping = fit_method(method, pools.datamodule(batch_size, cfg.seed), epochs, callbacks=[keep])
-    last = copy.deepcopy(mapping)
+    module = fit_module(route.method, dm, getattr(cfg, route.budget), callbacks=[keep], **settings)
+    last = copy.deepcopy(module.mapping)
     last.load_state_dict(keep.last_state)
-    return mapping, last, int(keep.best_epoch or 0)
+    return module, last, int(keep.best_epoch or 0)
 
 
-def vecmap_route(u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig, init: str) -> Mapping:
-    """Self-learning on per-type centroids of the most frequent types (static vectors for a
-    static method), centred with the token pools' means."""
-    from alignment.mappings import LinearMap, StagedMapping, fit_composition
-    from alignment.mappings.moments import PairMoments
-    from alignment.unsupervised.vecmap import SelfLearning, self_learning
-
-    pre = fit_composition(PairMoments.of(torch.from_numpy(pools.x), torch.from_numpy(pools.y)),
-                          "center")
-    _, cx = u.src.centroids(top=cfg.vecmap_types, min_count=3)
-    _, cy = u.tgt.centroids(top=cfg.vecmap_types, min_count=3)
-    with torch.no_grad():
-        px, py = pre(torch.from_numpy(cx)), pre.map_target(torch.from_numpy(cy))
-    w = self_learning(px, py, SelfLearning(init=init, seed=cfg.seed))
-    return StagedMapping.of(pre, LinearMap(pools.x.shape[1]).set_weight(w))
-
-
-def mining_route(u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig
-                 ) -> tuple[Mapping, dict[str, float]]:
-    """Mine sentence pairs by ratio margin on centred sentence means, align the mined pairs'
-    words with eflomal, fit ``center > clp``; re-mine with the improved map. The iteration
-    the semantic criterion prefers is kept."""
-    tr = u.bed.train_data
-    src, tgt = tr.src.subset(u.src_verses), tr.tgt.subset(u.tgt_verses)
-    src_tokens = [tr.src_tokens[i] for i in u.src_verses]
-    tgt_tokens = [tr.tgt_tokens[i] for i in u.tgt_verses]
-    mapping: Mapping | None = None
-    best: tuple[float, Mapping | None, dict] = (-float("inf"), None, {})
-    for it in range(1, cfg.mining_rounds + 1):
-        sv = torch.from_numpy(src.sentence_means(apply_mapping(mapping, src.vectors, "src")))
-        tv = torch.from_numpy(tgt.sentence_means(apply_mapping(mapping, tgt.vectors, "tgt")))
-        mined = mine_pairs(sv, tv, threshold=cfg.mining_threshold)
-        if len(mined) < 10:
-            break
-        s_idx, t_idx = mined.src.tolist(), mined.tgt.tolist()
-        links = word_alignment([src_tokens[i] for i in s_idx], [tgt_tokens[j] for j in t_idx])
-        xs, ys, _ = aligned_pairs(src.subset(s_idx), tgt.subset(t_idx), links)
-        mapping = fit_arrays(xs, ys, BASELINE)
-        same = float(np.mean([u.src_verses[a] == u.tgt_verses[b] for a, b in zip(s_idx, t_idx)]))
-        info = {"mined_sentences": float(len(mined)), "mined_word_pairs": float(len(xs)),
-                "mined_true_share": same, "mining_iteration": float(it)}
-        score = semantic_on(pools, mapping)
-        print(f"  mining iteration {it}: {len(mined)} sentence pairs ({100 * same:.1f}% true "
-              f"translations), {len(xs)} word pairs, semantic {score:.4f}", flush=True)
-        if score > best[0]:
-            best = (score, mapping, info)
-    if best[1] is None:
-        raise InputError("mining found fewer than 10 sentence pairs: lower mining_threshold",
-                         parameter="mining_threshold")
-    return best[1], best[2]
+def mining_report(module, u: UnpairedBible) -> dict[str, float]:
+    """Each mining iteration (printed) and the kept one's numbers; the share of mined pairs
+    that are the same verse is reporting only (never used to choose)."""
+    info: dict[str, float] = {}
+    for r in module.rounds:
+        same = float(np.mean([u.src_verses[a] == u.tgt_verses[b] for a, b in zip(r.src, r.tgt)]))
+        print(f"  mining iteration {r.iteration}: {len(r.src)} sentence pairs ({100 * same:.1f}% "
+              f"true translations), {r.word_pairs} word pairs, semantic {r.semantic:.4f}", flush=True)
+        if r.kept:
+            info = {"mined_sentences": float(len(r.src)), "mined_word_pairs": float(r.word_pairs),
+                    "mined_true_share": same, "mining_iteration": float(r.iteration)}
+    return info
 
 
 def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
@@ -209,51 +226,35 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     for spec in supervised:  # paired data: the references the unsupervised routes aim at
         t0 = time.time()
         record(f"supervised: {spec.label}", fit_supervised(spec, bed, cfg), time.time() - t0)
-    bcfg = BootstrapConfig(rounds=cfg.rounds, seed=cfg.seed)
-    for route in cfg.routes:
-        t0 = time.time()
-        if route == "center":
-            record(route, fit_arrays(pools.x, pools.y, "center"), time.time() - t0)
-        elif route.startswith("vecmap"):
-            init = "identity" if "identity" in route else "similarity"
-            record(route, vecmap_route(u, pools, cfg, init), time.time() - t0)
-        elif route == "muse":
-            sel, last, epoch = fit_selected("center > muse", pools, cfg.muse_epochs, cfg, 128)
-            mappings["muse (fit)"] = sel
-            record(route, sel, time.time() - t0, epoch=float(epoch))
-            record("muse (last epoch)", last, time.time() - t0)
-        elif route == "muse + refinement":
-            base = mappings.get("muse (fit)") or fit_selected("center > muse", pools,
-                                                              cfg.muse_epochs, cfg, 128)[0]
-            refined, rounds = bootstrap(base, pools.x, pools.y, (pools.val_x, pools.val_y),
-                                        BootstrapConfig(rounds=cfg.refinement_rounds, seed=cfg.seed))
-            record(route, refined, time.time() - t0 + rows.get("muse", {}).get("seconds", 0),
-                   round=float(max(rounds, key=lambda r: r.semantic).round))
-        elif route == "gan_realnvp":
-            for k, seed in enumerate(cfg.gan_seeds):
-                t0 = time.time()
-                sel, last, epoch = fit_selected(GAN_SPEC, pools, cfg.gan_epochs, cfg, seed=seed)
-                name = route if k == 0 else f"{route} (seed {seed})"
-                record(name, sel, time.time() - t0, epoch=float(epoch))
-                if k == 0:
-                    mappings["gan (fit)"] = sel
-                    record("gan_realnvp (last epoch)", last, time.time() - t0)
-        elif route in CONSTRAINT_ROUTES:
-            base = mappings.get("gan (fit)")
-            if base is None:
-                raise InputError(f"'{route}' bootstraps the GAN-Real-NVP fit: list 'gan_realnvp' "
-                                 "before it", parameter="routes")
+    fits: dict[str, Mapping] = {}
+    for name in cfg.routes:
+        route, t0 = ROUTES[name], time.time()
+        if route.after is not None:
+            if route.after not in fits:
+                raise InputError(f"'{name}' bootstraps the '{route.after}' fit: list "
+                                 f"'{route.after}' before it", parameter="routes")
+            boot = BootstrapConfig(rounds=getattr(cfg, route.rounds), seed=cfg.seed,
+                                   **({"constraint": route.constraint} if route.constraint else {}))
             with tempfile.TemporaryDirectory() as tmp:
-                refined, rounds = bootstrap(copy.deepcopy(base), pools.x, pools.y,
-                                            (pools.val_x, pools.val_y),
-                                            BootstrapConfig(**{**vars(bcfg),
-                                                               "constraint": CONSTRAINT_ROUTES[route]}),
-                                            run_dir=tmp, progress=True)
-            record(route, refined, time.time() - t0 + rows["gan_realnvp"]["seconds"],
+                refined, rounds = bootstrap(copy.deepcopy(fits[route.after]), pools.x, pools.y,
+                                            (pools.val_x, pools.val_y), boot, run_dir=tmp,
+                                            progress=True)
+            record(name, refined, time.time() - t0 + rows[route.after]["seconds"],
                    round=float(max(rounds, key=lambda r: r.semantic).round))
-        elif route == "mining > center > clp":
-            mapping, info = mining_route(u, pools, cfg)
-            record(route, mapping, time.time() - t0, **info)
+            continue
+        dm = route_data(route, u, pools, cfg)
+        for k, seed in enumerate(cfg.gan_seeds if route.seeds else [cfg.seed]):
+            t0 = time.time()
+            module, last, epoch = fit_route(route, dm, cfg, seed)
+            extra = mining_report(module, u) if route.rows == "sentences" else {}
+            if route.budget is not None:
+                extra["epoch"] = float(epoch)
+            record(name if k == 0 else f"{name} (seed {seed})", module.mapping,
+                   time.time() - t0, **extra)
+            if k == 0:
+                fits[name] = module.mapping
+                if route.budget is not None:
+                    record(f"{name} (last epoch)", last, time.time() - t0)
     comparisons = compare_routes(rows, hits, cfg)
     text = format_unsupervised(rows, hits, comparisons, cfg, bed, u, pools)
     sig = signature({"enc": f"{bed.encoder.identity().encoder}", "L": bed.encoder.layer,

@@ -1,6 +1,6 @@
 """Lightning modules that fit mappings, one per method family: closed form (moments + exact
 solve); over ``MappingFit``, gradient-trained (``TrainedFit``: flow, regression), adversarial
-(``AdversarialFit``: GAN-Real-NVP, MUSE) and self-learning (VecMap) as siblings.
+(``AdversarialFit``: GAN-Real-NVP, MUSE), self-learning (VecMap) and mining as siblings.
 Which family fits a method is said in one place, the method registry's ``fitter``."""
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from .base import MappingFit, resolve_class
 from .closed_form import ClosedFormFit
 from .flow import FlowFit
 from .joint_align import JointAlign
+from .mining import MiningFit
 from .regression import RegressionFit
 from .self_learning import SelfLearningFit
 from .trained import TrainedFit
@@ -54,5 +55,5 @@ def build_fitter(method: str | MethodSpec, **settings: Any) -> pl.LightningModul
 
 
 __all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "GanRealNVPFit", "JointAlign", "MappingFit",
-           "MuseFit", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
+           "MiningFit", "MuseFit", "RegressionFit", "SelfLearningFit", "TrainedFit", "build_fitter",
            "check_settings", "fitter_class", "fitter_settings", "resolve_class"]

@@ -133,3 +133,43 @@ def test_a_recipe_whose_data_is_not_what_its_model_trains_on_is_refused(tmp_path
     assert main(["fit", "--config", str(recipe)]) == 2
     err = capsys.readouterr().err
     assert "class_path" in err and "UnpairedVectorDataModule" in err
+
+
+def test_mining_recipe_mines_aligns_fits_and_exports(tmp_path, tiny_bert, capsys):
+    """``mining`` from its recipe: real eflomal on the mined sentence pairs, the kept
+    iteration's ``center > clp`` saved and exported; each iteration is reported."""
+    pytest.importorskip("eflomal")
+    src, tgt = tmp_path / "mono.es", tmp_path / "mono.en"
+    src.write_text("".join(s + "\n" for s in ES), encoding="utf-8")
+    tgt.write_text("".join(t + "\n" for t in reversed(EN)), encoding="utf-8")  # another order
+    recipe = _shrink(ROOT / "mining.yaml", tmp_path, {
+        "src": str(src), "tgt": str(tgt), "encoder": str(tiny_bert), "max_sentences": None,
+        "batch_size": 16, "val_fraction": 0.3, "progress": False})
+    cfg = yaml.safe_load(recipe.read_text())
+    cfg["trainer"]["max_epochs"] = 1
+    cfg["model"]["init_args"].update(threshold=0.5, min_sentences=2, rounds=2)
+    recipe.write_text(yaml.safe_dump(cfg))
+    assert main(["fit", "--config", str(recipe)]) == 0
+    run = tmp_path / "run"
+    meta = json.loads((run / "export" / "remap.json").read_text())
+    assert meta["mapping_type"] == "center > clp"
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["mining_iterations"] >= 1 and metrics["mined_sentences"] >= 2
+    assert metrics["mined_word_pairs"] > metrics["mined_sentences"]
+
+
+def test_mining_refuses_data_without_sentences_or_validation_pools(tiny_bert):
+    import numpy as np
+
+    from alignment.errors import InputError
+    from train.fitting import fit_method
+    from train.unpaired_datamodule import UnpairedVectorDataModule
+
+    x = np.random.default_rng(0).normal(size=(40, 8)).astype(np.float32)
+    dm = UnpairedVectorDataModule.from_arrays(x, x[::-1].copy(), val=(x[:10], x[10:20]))
+    with pytest.raises(InputError, match="encoded sentences"):
+        fit_method("mining", dm)
+    with pytest.raises(InputError, match="mining fits its own stages"):
+        fit_method("center > mining", dm)
+    with pytest.raises(InputError, match="must be closed-form"):
+        fit_method("mining:fit=clp_flow", dm)

@@ -249,10 +249,10 @@ def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss(
     """Gradient-trained, adversarial and self-learning fitters share ``MappingFit`` and none is
     a kind of another; a method has a registry loss exactly when its fitter trains on one."""
     from alignment.mappings import METHODS
-    from train.modules import (AdversarialFit, ClosedFormFit, MappingFit, SelfLearningFit,
-                               TrainedFit, resolve_class)
+    from train.modules import (AdversarialFit, ClosedFormFit, MappingFit, MiningFit,
+                               SelfLearningFit, TrainedFit, resolve_class)
 
-    families = (TrainedFit, AdversarialFit, SelfLearningFit)
+    families = (TrainedFit, AdversarialFit, SelfLearningFit, MiningFit)
     for a in families:
         assert issubclass(a, MappingFit)
         assert not any(issubclass(a, b) for b in families if b is not a)

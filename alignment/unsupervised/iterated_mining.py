@@ -1,0 +1,117 @@
+"""Iterated pseudo-parallel mining: mine sentence pairs from two unpaired corpora, align the
+mined pairs' words, fit a closed-form map on the aligned words, and mine again through that
+map — keeping the iteration the label-free semantic criterion prefers. No label is used."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from alignment.data.pipeline import word_alignment
+from alignment.data.vectors import WordVectors, aligned_pairs
+from alignment.errors import InputError
+from alignment.evaluation.criteria import semantic_criterion
+from alignment.mappings import Mapping, fit_composition, parse_method
+from alignment.mappings.moments import PairMoments
+
+from .mining import mine_pairs
+
+
+@dataclass(frozen=True)
+class SentenceSide:
+    """One language of an unpaired corpus: its sentences' token vectors and word tokens."""
+
+    vectors: WordVectors
+    tokens: list[list[str]]
+
+    def __post_init__(self) -> None:
+        if len(self.vectors) != len(self.tokens):
+            raise ValueError(f"{len(self.vectors)} encoded sentences but {len(self.tokens)} "
+                             "tokenised ones")
+
+
+@dataclass
+class MiningSettings:
+    """``rounds``: at most this many mine → align → fit iterations (stopping at the first that
+    does not raise the criterion); ``threshold``: the ratio margin a mined pair needs;
+    ``k``: the margin's neighbours; ``fit``: the closed-form composition fitted on the mined
+    words; ``min_sentences``: fewer mined pairs than this end the loop."""
+
+    rounds: int = 3
+    threshold: float = 1.05
+    k: int = 4
+    fit: str = "center > clp"
+    min_sentences: int = 10
+    semantic_top: float = 1000
+    semantic_mutual: bool = False
+
+    def __post_init__(self) -> None:
+        if self.rounds < 1:
+            raise InputError(f"must be >= 1, got {self.rounds}", parameter="rounds")
+        if self.k < 1:
+            raise InputError(f"must be >= 1, got {self.k}", parameter="k")
+        if parse_method(self.fit, "fit").trained is not None:
+            raise InputError(f"'{self.fit}': the map fitted on mined words must be closed-form "
+                             "(train a trained map on the mined pairs afterwards)", parameter="fit")
+
+
+@dataclass
+class MiningRound:
+    """What one iteration mined (row indices into the two sides, best first) and how good the
+    map fitted on it is by the label-free criterion."""
+
+    iteration: int
+    src: np.ndarray
+    tgt: np.ndarray
+    word_pairs: int
+    semantic: float
+    kept: bool = field(default=False)
+
+
+def _mapped_means(side: SentenceSide, mapping: Mapping | None, target: bool) -> torch.Tensor:
+    vectors = torch.from_numpy(side.vectors.vectors)
+    if mapping is not None:
+        with torch.no_grad():
+            vectors = mapping.map_target(vectors) if target else mapping(vectors)
+    return torch.from_numpy(side.vectors.sentence_means(vectors.numpy()))
+
+
+def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor, torch.Tensor],
+                   settings: MiningSettings = MiningSettings(),
+                   progress: Callable[[MiningRound], None] | None = None,
+                   ) -> tuple[Mapping, list[MiningRound]]:
+    """The map of the best iteration by the semantic criterion on the unpaired validation pools
+    ``val``, and every iteration's record. The first iteration mines with the unmapped
+    vectors (centred inside the margin), each later one through the previous iteration's map;
+    the loop ends when the criterion stops rising."""
+    mapping: Mapping | None = None
+    best: tuple[float, Mapping | None] = (-float("inf"), None)
+    rounds: list[MiningRound] = []
+    for it in range(1, settings.rounds + 1):
+        mined = mine_pairs(_mapped_means(src, mapping, False), _mapped_means(tgt, mapping, True),
+                           k=settings.k, threshold=settings.threshold)
+        if len(mined) < settings.min_sentences:
+            break
+        s_idx, t_idx = mined.src.tolist(), mined.tgt.tolist()
+        links = word_alignment([src.tokens[i] for i in s_idx], [tgt.tokens[j] for j in t_idx])
+        xs, ys, _ = aligned_pairs(src.vectors.subset(s_idx), tgt.vectors.subset(t_idx), links)
+        mapping = fit_composition(PairMoments.of(torch.from_numpy(xs), torch.from_numpy(ys)),
+                                  settings.fit)
+        with torch.no_grad():
+            score = semantic_criterion(mapping(val[0]), mapping.map_target(val[1]),
+                                       settings.semantic_top, mutual=settings.semantic_mutual)
+        record = MiningRound(it, mined.src.numpy(), mined.tgt.numpy(), len(xs), float(score))
+        rounds.append(record)
+        if progress is not None:
+            progress(record)
+        if record.semantic <= best[0]:
+            break
+        best = (record.semantic, mapping)
+    if best[1] is None:
+        raise InputError(f"mining found fewer than {settings.min_sentences} sentence pairs: "
+                         "lower the threshold", parameter="threshold")
+    for record in rounds:
+        record.kept = record.semantic == best[0]
+    return best[1], rounds
