@@ -72,10 +72,12 @@ def test_ready_to_run_bible_recipe_equals_its_composition(path):
 @pytest.mark.parametrize("path", [p for p in RECIPES if p.parent.name == "bible-es-en-unpaired"],
                          ids=lambda p: p.name)
 def test_unpaired_recipe_uses_the_unpaired_data_piece(path):
-    """Every unsupervised recipe reads the same monolingual data (recipes/data)."""
+    """Every unsupervised recipe reads one of the monolingual data pieces (recipes/data):
+    disjoint halves, or for mining comparable files read whole."""
     ready = yaml.safe_load(path.read_text())["data"]
-    piece = yaml.safe_load((ROOT / "data" / "bible-es-en-unpaired.yaml").read_text())["data"]
-    assert ready == piece and ready["init_args"]["sampling"] == "disjoint"
+    name, sampling = ("comparable", "all") if path.name == "mining.yaml" else ("unpaired", "disjoint")
+    piece = yaml.safe_load((ROOT / "data" / f"bible-es-en-{name}.yaml").read_text())["data"]
+    assert ready == piece and ready["init_args"]["sampling"] == sampling
     from train.modules import resolve_class
 
     spec = parse_method(yaml.safe_load(path.read_text())["model"]["init_args"]["method"])
