@@ -32,22 +32,34 @@ class SentenceSide:
                              "tokenised ones")
 
 
+CRITERIA = ("semantic", "mined")
+
+
 @dataclass
 class MiningSettings:
     """``rounds``: at most this many mine → align → fit iterations (stopping at the first that
     does not raise the criterion); ``threshold``: the ratio margin a mined pair needs;
     ``k``: the margin's neighbours; ``fit``: the closed-form composition fitted on the mined
-    words; ``min_sentences``: fewer mined pairs than this end the loop."""
+    words; ``min_sentences``: fewer mined pairs than this end the loop; ``criterion``: what
+    must rise for the loop to go on and which iteration is kept — ``semantic`` (the criterion
+    on the validation pools after the fit) or ``mined`` (how many sentence pairs were mutual
+    best above the threshold: more, when the map that mined them was better). Both are
+    label-free; ``mined`` is the default because it kept iterating where ``semantic`` stopped
+    too early (docs/unsupervised.md)."""
 
-    rounds: int = 3
+    rounds: int = 5
     threshold: float = 1.05
     k: int = 4
     fit: str = "center > clp"
     min_sentences: int = 10
     semantic_top: float = 1000
     semantic_mutual: bool = False
+    criterion: str = "mined"
 
     def __post_init__(self) -> None:
+        if self.criterion not in CRITERIA:
+            raise InputError(f"must be one of {CRITERIA}, got '{self.criterion}'",
+                             parameter="criterion")
         if self.rounds < 1:
             raise InputError(f"must be >= 1, got {self.rounds}", parameter="rounds")
         if self.k < 1:
@@ -69,6 +81,9 @@ class MiningRound:
     semantic: float
     kept: bool = field(default=False)
 
+    def score(self, criterion: str) -> float:
+        return self.semantic if criterion == "semantic" else float(len(self.src))
+
 
 def _mapped_means(side: SentenceSide, mapping: Mapping | None, target: bool) -> torch.Tensor:
     vectors = torch.from_numpy(side.vectors.vectors)
@@ -82,10 +97,10 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
                    settings: MiningSettings = MiningSettings(),
                    progress: Callable[[MiningRound], None] | None = None,
                    ) -> tuple[Mapping, list[MiningRound]]:
-    """The map of the best iteration by the semantic criterion on the unpaired validation pools
-    ``val``, and every iteration's record. The first iteration mines with the unmapped
-    vectors (centred inside the margin), each later one through the previous iteration's map;
-    the loop ends when the criterion stops rising."""
+    """The map of the best iteration by ``settings.criterion`` (``semantic``: on the unpaired
+    validation pools ``val``), and every iteration's record. The first iteration mines with
+    the unmapped vectors (centred inside the margin), each later one through the previous
+    iteration's map; the loop ends when the criterion stops rising."""
     mapping: Mapping | None = None
     best: tuple[float, Mapping | None] = (-float("inf"), None)
     rounds: list[MiningRound] = []
@@ -106,12 +121,12 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
         rounds.append(record)
         if progress is not None:
             progress(record)
-        if record.semantic <= best[0]:
+        if record.score(settings.criterion) <= best[0]:
             break
-        best = (record.semantic, mapping)
+        best = (record.score(settings.criterion), mapping)
     if best[1] is None:
         raise InputError(f"mining found fewer than {settings.min_sentences} sentence pairs: "
                          "lower the threshold", parameter="threshold")
     for record in rounds:
-        record.kept = record.semantic == best[0]
+        record.kept = record.score(settings.criterion) == best[0]
     return best[1], rounds

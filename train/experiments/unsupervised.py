@@ -67,7 +67,8 @@ ROUTES: dict[str, Route] = {
     "gan_realnvp + boot (graph)": Route(after="gan_realnvp", constraint="graph"),
     "gan_realnvp + boot (procrustes)": Route(after="gan_realnvp", constraint="procrustes"),
     "mining > center > clp": Route("mining:fit=center > clp", "sentences",
-                                   (("rounds", "mining_rounds"), ("threshold", "mining_threshold"))),
+                                   (("rounds", "mining_rounds"), ("threshold", "mining_threshold"),
+                                    ("criterion", "mining_criterion"))),
 }
 
 
@@ -93,8 +94,11 @@ class UnsupervisedConfig(ReferenceConfig):
                 "(seed-to-seed spread, collapses)"})
     rounds: int = field(default=3, metadata={"help": "bootstrapping rounds (paper: 3 on real data)"})
     refinement_rounds: int = field(default=5, metadata={"help": "MUSE's Procrustes refinement rounds"})
-    mining_rounds: int = field(default=2, metadata={"help": "mine → align → fit iterations"})
+    mining_rounds: int = field(default=5, metadata={"help": "mine → align → fit iterations"})
     mining_threshold: float = field(default=1.05, metadata={"help": "ratio-margin threshold"})
+    mining_criterion: str = field(default="mined", metadata={
+        "help": "what must rise for mining to iterate: semantic (the criterion on the "
+                "validation pools) or mined (the number of mined sentence pairs)"})
     bootstrap_samples: int = field(default=1000, metadata={"flag": "bootstrap",
                                    "help": "paired bootstrap resamples for the intervals"})
 

@@ -16,20 +16,19 @@ from .base import MappingFit, NoGradientSteps
 
 class MiningFit(NoGradientSteps, MappingFit):
     """``mining`` on an ``UnpairedVectorDataModule`` (it reads the encoded sentences of both
-    sides, ``sides``, and its unpaired validation pools, which pick the iteration by the
-    semantic criterion). ``rounds``, ``threshold``, ``k``, ``fit`` and ``min_sentences`` are
-    ``MiningSettings``; the saved mapping is the ``fit`` composition of the kept iteration.
+    sides, ``sides``, and its unpaired validation pools for the semantic criterion). ``rounds``, ``threshold``, ``k``, ``fit``, ``min_sentences`` and
+    ``criterion`` are ``MiningSettings``; the saved mapping is the ``fit`` composition of the kept iteration.
     Run it for one epoch; every iteration's record is ``self.rounds``."""
 
     datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"
     paired_validation = False
 
-    def __init__(self, method: str = "mining", rounds: int = 3, threshold: float = 1.05,
+    def __init__(self, method: str = "mining", rounds: int = 5, threshold: float = 1.05,
                  k: int = 4, fit: str = "center > clp", min_sentences: int = 10,
-                 semantic_top: float = 1000, semantic_mutual: bool = False,
-                 dim: int | None = None) -> None:
+                 criterion: str = "mined", semantic_top: float = 1000,
+                 semantic_mutual: bool = False, dim: int | None = None) -> None:
         settings = MiningSettings(rounds, threshold, k, fit, min_sentences, semantic_top,
-                                  semantic_mutual)  # checked before anything else
+                                  semantic_mutual, criterion)  # checked before anything else
         super().__init__(method, semantic_top, semantic_mutual)
         self.settings = settings
         self.save_hyperparameters()
