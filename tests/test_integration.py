@@ -124,11 +124,13 @@ def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path):
                              pool_tokens=1500, val_tokens=500, vecmap_types=300, muse_epochs=1,
                              gan_epochs=1, rounds=1, refinement_rounds=1, mining_rounds=1,
                              mining_threshold=1.0, supervised=["center > clp"], bootstrap_samples=100,
-                             gan_seeds=[0])
+                             gan_seeds=[0], supervised_epochs=2)
     rows = run_unsupervised(cfg)
     for route in ROUTES:
         assert 0 <= rows[route]["retrieval_cosine_src2tgt"] <= 1, route
     assert rows["mining > center > clp"]["mined_true_share"] == 0.0  # disjoint verse ids
+    assert rows["mining > clp_flow"]["mined_word_pairs"] == rows["mining > center > clp"][
+        "mined_word_pairs"]  # the flow trains on the pairs the kept iteration mined
     assert rows["supervised: center > clp"]["retrieval_cosine_src2tgt"] > \
         rows["unmapped"]["retrieval_cosine_src2tgt"]
     table = (tmp_path / "un" / "table.txt").read_text()

@@ -93,6 +93,16 @@ def _mapped_means(side: SentenceSide, mapping: Mapping | None, target: bool) -> 
     return torch.from_numpy(side.vectors.sentence_means(vectors.numpy()))
 
 
+def mined_word_pairs(src: SentenceSide, tgt: SentenceSide, src_rows: np.ndarray,
+                     tgt_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The word vectors eflomal aligns inside the mined sentence pairs (row indices of the two
+    sides): the training pairs of the map fitted after mining."""
+    s_idx, t_idx = [int(i) for i in src_rows], [int(j) for j in tgt_rows]
+    links = word_alignment([src.tokens[i] for i in s_idx], [tgt.tokens[j] for j in t_idx])
+    xs, ys, _ = aligned_pairs(src.vectors.subset(s_idx), tgt.vectors.subset(t_idx), links)
+    return xs, ys
+
+
 def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor, torch.Tensor],
                    settings: MiningSettings = MiningSettings(),
                    progress: Callable[[MiningRound], None] | None = None,
@@ -109,9 +119,7 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
                            k=settings.k, threshold=settings.threshold)
         if len(mined) < settings.min_sentences:
             break
-        s_idx, t_idx = mined.src.tolist(), mined.tgt.tolist()
-        links = word_alignment([src.tokens[i] for i in s_idx], [tgt.tokens[j] for j in t_idx])
-        xs, ys, _ = aligned_pairs(src.vectors.subset(s_idx), tgt.vectors.subset(t_idx), links)
+        xs, ys = mined_word_pairs(src, tgt, mined.src.numpy(), mined.tgt.numpy())
         mapping = fit_composition(PairMoments.of(torch.from_numpy(xs), torch.from_numpy(ys)),
                                   settings.fit)
         with torch.no_grad():

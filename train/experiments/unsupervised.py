@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,7 +24,8 @@ from alignment.export.signature import signature
 from alignment.data.vectors import aligned_pairs
 
 from ..bootstrap import BootstrapConfig, bootstrap
-from ..callbacks import KeepBest
+from ..callbacks import CollapseGuard, KeepBest
+from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_module
 from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
@@ -41,7 +43,8 @@ class Route:
     pools plus the encoded sentences, for mining), with fitter settings taken from config
     fields (``settings``: setting → field) and its epochs from the field ``budget`` (none:
     one pass, for methods that take no steps); or
-    bootstrapping (``rounds`` from that field, ``constraint``) of the fit of route ``after``.
+    bootstrapping (``rounds`` from that field, ``constraint``) of the fit of route ``after``,
+    or (``then``) a trained method fitted on the word pairs route ``after`` mined.
     ``seeds``: one fit per ``gan_seeds`` entry."""
 
     method: str | None = None
@@ -53,6 +56,7 @@ class Route:
     after: str | None = None
     rounds: str = "rounds"
     constraint: str | None = None
+    then: str | None = None
 
 
 ROUTES: dict[str, Route] = {
@@ -69,6 +73,7 @@ ROUTES: dict[str, Route] = {
     "mining > center > clp": Route("mining:fit=center > clp", "sentences",
                                    (("rounds", "mining_rounds"), ("threshold", "mining_threshold"),
                                     ("criterion", "mining_criterion"))),
+    "mining > clp_flow": Route(after="mining > center > clp", then="clp_flow"),
 }
 
 
@@ -190,6 +195,23 @@ def fit_route(route: Route, dm: UnpairedVectorDataModule, cfg: UnsupervisedConfi
     return module, last, int(keep.best_epoch or 0)
 
 
+def fit_on_mined(method: str, xs: np.ndarray, ys: np.ndarray, pools: Pools,
+                 cfg: UnsupervisedConfig) -> Mapping:
+    """A trained map on mined word pairs (at most ``max_pairs``, ``supervised_epochs``), its
+    epoch picked by the semantic criterion on the *unpaired* validation pools — no label."""
+    rng = np.random.default_rng(cfg.seed)
+    if len(xs) > cfg.max_pairs:
+        keep = np.sort(rng.choice(len(xs), cfg.max_pairs, replace=False))
+        xs, ys = xs[keep], ys[keep]
+    dm = PairedVectorDataModule.from_arrays(xs, ys, val=(pools.val_x, pools.val_y),
+                                            batch_size=512, shuffle=True, seed=cfg.seed)
+    torch.manual_seed(cfg.seed)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="training collapsed")
+        return fit_module(method, dm, cfg.supervised_epochs,
+                          callbacks=[KeepBest("semantic"), CollapseGuard()]).mapping
+
+
 def mining_report(module, u: UnpairedBible) -> dict[str, float]:
     """Each mining iteration (printed) and the kept one's numbers; the share of mined pairs
     that are the same verse is reporting only (never used to choose)."""
@@ -231,12 +253,19 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
         t0 = time.time()
         record(f"supervised: {spec.label}", fit_supervised(spec, bed, cfg), time.time() - t0)
     fits: dict[str, Mapping] = {}
+    modules: dict[str, object] = {}
     for name in cfg.routes:
         route, t0 = ROUTES[name], time.time()
         if route.after is not None:
             if route.after not in fits:
                 raise InputError(f"'{name}' bootstraps the '{route.after}' fit: list "
                                  f"'{route.after}' before it", parameter="routes")
+            if route.then is not None:
+                xs, ys = modules[route.after].mined_pairs()
+                record(name, fit_on_mined(route.then, xs, ys, pools, cfg),
+                       time.time() - t0 + rows[route.after]["seconds"],
+                       mined_word_pairs=float(len(xs)))
+                continue
             boot = BootstrapConfig(rounds=getattr(cfg, route.rounds), seed=cfg.seed,
                                    **({"constraint": route.constraint} if route.constraint else {}))
             with tempfile.TemporaryDirectory() as tmp:
@@ -256,7 +285,7 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
             record(name if k == 0 else f"{name} (seed {seed})", module.mapping,
                    time.time() - t0, **extra)
             if k == 0:
-                fits[name] = module.mapping
+                fits[name], modules[name] = module.mapping, module
                 if route.budget is not None:
                     record(f"{name} (last epoch)", last, time.time() - t0)
     comparisons = compare_routes(rows, hits, cfg)

@@ -9,7 +9,10 @@ from pytorch_lightning.utilities import rank_zero_info
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, Mapping
 from alignment.mappings.moments import PairStatistics
-from alignment.unsupervised.iterated_mining import MiningRound, MiningSettings, iterate_mining
+import numpy as np
+
+from alignment.unsupervised.iterated_mining import (MiningRound, MiningSettings, iterate_mining,
+                                                    mined_word_pairs)
 
 from .base import MappingFit, NoGradientSteps
 
@@ -63,9 +66,15 @@ class MiningFit(NoGradientSteps, MappingFit):
             rank_zero_info(f"mining iteration {r.iteration}: {len(r.src)} sentence pairs, "
                            f"{r.word_pairs} word pairs, semantic {r.semantic:.4f}")
 
+        self._sides = sides
         mapping, self.rounds = iterate_mining(sides[0], sides[1], (val[0].cpu(), val[1].cpu()),
                                               self.settings, report)
         self.mapping = mapping.to(device)
+
+    def mined_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The kept iteration's aligned word pairs (to train a map on them)."""
+        kept = next(r for r in self.rounds if r.kept)
+        return mined_word_pairs(self._sides[0], self._sides[1], kept.src, kept.tgt)
 
     def training_step(self, batch, batch_idx: int) -> None:
         return None
