@@ -40,15 +40,29 @@ def fit_supervised(spec, bed, cfg: ReferenceConfig) -> Mapping:
     criterion on dev-verse pairs, collapse guard)."""
     if spec.trained is None:
         return fit_arrays(bed.x, bed.y, spec)
-    x, y = bed.x, bed.y
     rng = np.random.default_rng(cfg.seed)
-    if len(x) > cfg.max_pairs:
-        keep = np.sort(rng.choice(len(x), cfg.max_pairs, replace=False))
-        x, y = x[keep], y[keep]
+    x, y = at_most(bed.x, bed.y, cfg.max_pairs, rng)
     vx, vy, _ = aligned_pairs(bed.dev.src, bed.dev.tgt, bed.dev.alignments)
     pick = np.sort(rng.choice(len(vx), min(len(vx), cfg.val_tokens), replace=False))
-    dm = PairedVectorDataModule.from_arrays(x, y, val=(vx[pick], vy[pick]), batch_size=512,
-                                            shuffle=True, seed=cfg.seed)
+    return fit_trained(spec, x, y, (vx[pick], vy[pick]), cfg)
+
+
+def at_most(x: np.ndarray, y: np.ndarray, n: int, rng: np.random.Generator
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded sample of ``n`` pairs (in their order), or all when there are fewer."""
+    if len(x) <= n:
+        return x, y
+    keep = np.sort(rng.choice(len(x), n, replace=False))
+    return x[keep], y[keep]
+
+
+def fit_trained(spec, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.ndarray],
+                cfg: ReferenceConfig) -> Mapping:
+    """A trained method as ``compare`` fits one: shuffled batches, ``supervised_epochs``, the
+    epoch chosen by the semantic criterion on ``val`` (label-free: pairs or unpaired pools),
+    collapse guard."""
+    dm = PairedVectorDataModule.from_arrays(x, y, val=val, batch_size=512, shuffle=True,
+                                            seed=cfg.seed)
     torch.manual_seed(cfg.seed)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="training collapsed")

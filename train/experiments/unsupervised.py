@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import tempfile
 import time
-import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -24,12 +23,11 @@ from alignment.export.signature import signature
 from alignment.data.vectors import aligned_pairs
 
 from ..bootstrap import BootstrapConfig, bootstrap
-from ..callbacks import CollapseGuard, KeepBest
-from ..datamodule import PairedVectorDataModule
+from ..callbacks import KeepBest
 from ..fitting import fit_module
 from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
-from .shared import ReferenceConfig, fit_supervised
+from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
 from .unsupervised_report import compare_routes, format_unsupervised
 
@@ -195,23 +193,6 @@ def fit_route(route: Route, dm: UnpairedVectorDataModule, cfg: UnsupervisedConfi
     return module, last, int(keep.best_epoch or 0)
 
 
-def fit_on_mined(method: str, xs: np.ndarray, ys: np.ndarray, pools: Pools,
-                 cfg: UnsupervisedConfig) -> Mapping:
-    """A trained map on mined word pairs (at most ``max_pairs``, ``supervised_epochs``), its
-    epoch picked by the semantic criterion on the *unpaired* validation pools — no label."""
-    rng = np.random.default_rng(cfg.seed)
-    if len(xs) > cfg.max_pairs:
-        keep = np.sort(rng.choice(len(xs), cfg.max_pairs, replace=False))
-        xs, ys = xs[keep], ys[keep]
-    dm = PairedVectorDataModule.from_arrays(xs, ys, val=(pools.val_x, pools.val_y),
-                                            batch_size=512, shuffle=True, seed=cfg.seed)
-    torch.manual_seed(cfg.seed)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="training collapsed")
-        return fit_module(method, dm, cfg.supervised_epochs,
-                          callbacks=[KeepBest("semantic"), CollapseGuard()]).mapping
-
-
 def mining_report(module, u: UnpairedBible) -> dict[str, float]:
     """Each mining iteration (printed) and the kept one's numbers; the share of mined pairs
     that are the same verse is reporting only (never used to choose)."""
@@ -252,24 +233,25 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     for spec in supervised:  # paired data: the references the unsupervised routes aim at
         t0 = time.time()
         record(f"supervised: {spec.label}", fit_supervised(spec, bed, cfg), time.time() - t0)
-    fits: dict[str, Mapping] = {}
-    modules: dict[str, object] = {}
+    fitted: dict[str, object] = {}  # route -> its fitted module (first seed)
     for name in cfg.routes:
         route, t0 = ROUTES[name], time.time()
         if route.after is not None:
-            if route.after not in fits:
-                raise InputError(f"'{name}' bootstraps the '{route.after}' fit: list "
+            if route.after not in fitted:
+                raise InputError(f"'{name}' builds on the '{route.after}' fit: list "
                                  f"'{route.after}' before it", parameter="routes")
             if route.then is not None:
-                xs, ys = modules[route.after].mined_pairs()
-                record(name, fit_on_mined(route.then, xs, ys, pools, cfg),
+                xs, ys = fitted[route.after].mined_pairs()
+                xs, ys = at_most(xs, ys, cfg.max_pairs, np.random.default_rng(cfg.seed))
+                record(name, fit_trained(parse_method(route.then), xs, ys,
+                                         (pools.val_x, pools.val_y), cfg),
                        time.time() - t0 + rows[route.after]["seconds"],
                        mined_word_pairs=float(len(xs)))
                 continue
             boot = BootstrapConfig(rounds=getattr(cfg, route.rounds), seed=cfg.seed,
                                    **({"constraint": route.constraint} if route.constraint else {}))
             with tempfile.TemporaryDirectory() as tmp:
-                refined, rounds = bootstrap(copy.deepcopy(fits[route.after]), pools.x, pools.y,
+                refined, rounds = bootstrap(copy.deepcopy(fitted[route.after].mapping), pools.x, pools.y,
                                             (pools.val_x, pools.val_y), boot, run_dir=tmp,
                                             progress=True)
             record(name, refined, time.time() - t0 + rows[route.after]["seconds"],
@@ -285,7 +267,7 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
             record(name if k == 0 else f"{name} (seed {seed})", module.mapping,
                    time.time() - t0, **extra)
             if k == 0:
-                fits[name], modules[name] = module.mapping, module
+                fitted[name] = module
                 if route.budget is not None:
                     record(f"{name} (last epoch)", last, time.time() - t0)
     comparisons = compare_routes(rows, hits, cfg)
