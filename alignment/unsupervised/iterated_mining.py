@@ -112,7 +112,7 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
     the unmapped vectors (centred inside the margin), each later one through the previous
     iteration's map; the loop ends when the criterion stops rising."""
     mapping: Mapping | None = None
-    best: tuple[float, Mapping | None] = (-float("inf"), None)
+    best: tuple[float, Mapping | None, MiningRound | None] = (-float("inf"), None, None)
     rounds: list[MiningRound] = []
     for it in range(1, settings.rounds + 1):
         mined = mine_pairs(_mapped_means(src, mapping, False), _mapped_means(tgt, mapping, True),
@@ -131,10 +131,9 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
             progress(record)
         if record.score(settings.criterion) <= best[0]:
             break
-        best = (record.score(settings.criterion), mapping)
-    if best[1] is None:
+        best = (record.score(settings.criterion), mapping, record)
+    if best[2] is None:
         raise InputError(f"mining found fewer than {settings.min_sentences} sentence pairs: "
                          "lower the threshold", parameter="threshold")
-    for record in rounds:
-        record.kept = record.score(settings.criterion) == best[0]
+    best[2].kept = True  # one round: a later round that only ties it was not taken
     return best[1], rounds

@@ -118,3 +118,21 @@ def test_mining_settings_are_checked():
         MiningSettings(criterion="p1")
     with pytest.raises(InputError, match="rounds"):
         MiningSettings(rounds=0)
+
+
+def test_a_round_that_only_ties_the_best_is_not_kept(monkeypatch):
+    """The loop stops at a round that does not raise the criterion; that round is reported but
+    not marked kept even when its score equals the best one's."""
+    import numpy as np
+
+    from alignment.unsupervised import iterated_mining as im
+
+    src, tgt, val, *_ = _comparable_corpus()
+    fixed = im.mine_pairs(torch.zeros(len(src.vectors), 4) + torch.eye(len(src.vectors), 4),
+                          torch.zeros(len(tgt.vectors), 4) + torch.eye(len(tgt.vectors), 4))
+    monkeypatch.setattr(im, "mine_pairs", lambda *a, **k: fixed)  # the same pairs every round
+    monkeypatch.setattr(im, "mined_word_pairs", lambda *a: (np.eye(8, 16, dtype=np.float32),
+                                                            np.eye(8, 16, dtype=np.float32)))
+    _, rounds = im.iterate_mining(src, tgt, val, im.MiningSettings(rounds=3, criterion="mined",
+                                                                    min_sentences=1))
+    assert [r.iteration for r in rounds] == [1, 2] and [r.kept for r in rounds] == [True, False]
