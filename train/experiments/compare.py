@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,7 @@ from ..modules import check_settings
 from ..reporting import report
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 from .compare_report import format_compare, format_differences, format_head_to_head
+from .seed_runs import SeedRun, load_seed_run, save_seed_run, seed_signature
 from .testbed import BibleConfig, prepare_bible
 
 class EvaluateEachEpoch(pl.Callback):
@@ -61,7 +62,7 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     bed = prepare_bible(BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
                                     test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed),
                         with_dev=cfg.validation == "dev")
-    runs = [fit_rows(cfg, bed, specs, seed) for seed in seeds]
+    runs = [kept_or_fitted(cfg, bed, specs, seed) for seed in seeds]
     rows, hits, notes, tracking = merge_seeds(runs, seeds)
     base = parse_method(BASELINE).label
     diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
@@ -92,6 +93,23 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     return flat
 
 
+def kept_or_fitted(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
+    """This seed's rows, reused from ``out/seeds/`` when a finished run with the same
+    settings is kept there, else fitted and kept as soon as they are done."""
+    if cfg.out_dir is None:
+        return fit_rows(cfg, bed, specs, seed)
+    settings = {k: v for k, v in asdict(cfg).items() if k not in ("out_dir", "seeds", "bootstrap")}
+    signature = seed_signature(settings, seed)
+    folder = Path(cfg.out_dir) / "seeds"
+    run = load_seed_run(folder, seed, signature)
+    if run is not None:
+        print(f"seed {seed}: reusing the finished run kept in {folder}")
+        return run
+    run = fit_rows(cfg, bed, specs, seed)
+    save_seed_run(folder, seed, signature, run)
+    return run
+
+
 def best_row(hits: dict[str, np.ndarray], base: str) -> str | None:
     """The row with the highest mean held-out P@1 other than the baseline; None when fewer
     than two such rows exist (nothing to set it against)."""
@@ -106,17 +124,6 @@ def save_hits(path: Path, runs: list[SeedRun], seeds: list[int]) -> None:
               for seed, run in zip(seeds, runs) for label, hits in run.hits.items()}
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         np.savez_compressed(f, **arrays)
-
-
-@dataclass(frozen=True)
-class SeedRun:
-    """One training seed's rows (``method/selection`` → metrics), per-verse hits of the
-    semantic-selected epoch, notes and criterion-tracking correlations."""
-
-    rows: dict[str, dict[str, float]]
-    hits: dict[str, np.ndarray]
-    notes: dict[str, str]
-    tracking: dict[str, float]
 
 
 def merge_seeds(runs: list[SeedRun], seeds: list[int]) -> tuple[dict, dict, dict, dict]:
