@@ -10,7 +10,7 @@ import pytorch_lightning as pl
 from torch.utils.data import DataLoader, Dataset
 
 from alignment.data.corpus import ParallelCorpus, fingerprint_lines, read_parallel
-from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.encoding.encoder_tokenizer import EncoderSpec, EncoderTokenizer
 from alignment.errors import InputError
 from alignment.encoding.joint_align import WordPairExample, collate_pairs, tokenize_pair
 from alignment.data.pipeline import tokenize_corpus, word_alignment
@@ -99,17 +99,23 @@ class ParallelTextDataModule(pl.LightningDataModule):
         self.save_hyperparameters()
         self.corpora_spec = corpora
         self.data: list[CorpusData] = []
-        self.encoder: Encoder | None = None
+        self._tokenization: EncoderTokenizer | None = None
         self._provenance: DataProvenance | None = None
 
     # -- building -----------------------------------------------------------------------------
-    def load_encoder(self) -> Encoder:
-        """The encoder (tokenizer + model) this data is tokenised for; the module trains it."""
-        if self.encoder is None:
-            hp = self.hparams
-            self.encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
-                                   device="cpu", word_tokenizer=Tokenizer(lowercase=hp.lowercase))
-        return self.encoder
+    @property
+    def encoder_spec(self) -> EncoderSpec:
+        """The encoder this data is tokenised for; the module builds and trains that model."""
+        hp = self.hparams
+        return EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length)
+
+    @property
+    def tokenization(self) -> EncoderTokenizer:
+        """The encoder's tokenizer, word splitter and limits (its files, not its weights)."""
+        if self._tokenization is None:
+            self._tokenization = EncoderTokenizer(
+                self.encoder_spec, word_tokenizer=Tokenizer(lowercase=self.hparams.lowercase))
+        return self._tokenization
 
     def _read(self, spec: dict) -> tuple[ParallelCorpus, ParallelCorpus | None]:
         corpus = read_parallel(spec["src"], spec.get("tgt"), spec.get("fmt", "auto"))
@@ -140,7 +146,7 @@ class ParallelTextDataModule(pl.LightningDataModule):
             return
         hp = self.hparams
         read = [self._read(spec) for spec in self.corpora_spec]  # every file checked first
-        encoder = self.load_encoder()
+        encoder = self.tokenization
         cache = Path(hp.cache_dir) if hp.cache_dir else None
         for spec, (corpus, val) in zip(self.corpora_spec, read):
             corpus, val = self.normalise(corpus), self.normalise(val) if val else None
@@ -187,7 +193,7 @@ class ParallelTextDataModule(pl.LightningDataModule):
 
     # -- loaders ------------------------------------------------------------------------------
     def _collate(self, items):
-        pad = self.encoder.tokenizer.pad_token_id or 0
+        pad = self.tokenization.tokenizer.pad_token_id or 0
         batch = collate_pairs([e for e, _ in items], pad)
         size = items[0][1]
         return batch, float(size if size is not None else len(items))

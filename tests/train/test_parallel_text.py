@@ -1,6 +1,7 @@
 """The raw-text data module for encoder fine-tuning: global batches sharded across processes,
 checks before any work, real eflomal links and tokenisation on the tiny BERT."""
 import pytest
+import torch
 
 from alignment.errors import InputError
 from tests.conftest import EN, ES
@@ -53,6 +54,12 @@ def test_setup_aligns_tokenises_and_holds_out_validation(parallel_files, tiny_be
     assert sum(len(e.links) for e in data.train) > 0  # eflomal found 1-to-1 links
     prov = dm.provenance
     assert (prov.src_lang, prov.tgt_lang, prov.n_sentences) == ("es", "en", len(ES) - 3)
+    # the data holds the encoder's tokenizer and identity, never its weights: the module
+    # that trains the model builds it
+    assert not hasattr(dm.tokenization, "model")
+    assert not any(isinstance(v, torch.nn.Module) for v in vars(dm).values())
+    from alignment.encoding.encoder import Encoder
+    assert Encoder(dm.encoder_spec).identity() == prov.encoder
     short = tmp_path / "short.es"
     short.write_text("uno\n")
     bad = ParallelTextDataModule(src=str(short), tgt=str(short), src_lang="es",

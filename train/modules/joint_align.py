@@ -15,7 +15,7 @@ from alignment.encoding.joint_align import PairBatch, joint_align_loss, pooled_w
 
 
 class JointAlign(pl.LightningModule):
-    """Fine-tunes the data module's encoder (its layer and subword pooling).
+    """Fine-tunes the encoder the data is tokenised for (its layer and subword pooling).
 
     Loss per global batch: Σ_links ‖f(src word) − f(pivot word)‖² + ``reg_weight`` ·
     Σ_pivot tokens ‖f(t) − f₀(t)‖², both divided by the global batch's sentence count. f₀ (the
@@ -60,11 +60,16 @@ class JointAlign(pl.LightningModule):
                              "XLM-R large on one 80 GB GPU)", parameter="trainer.strategy")
 
     def configure_model(self) -> None:
-        """Take the encoder the data is tokenised for (its model, tokenizer, layer and
-        pooling) and own it from here on: set dropout, keep a frozen copy as the original."""
+        """Build the encoder the data is tokenised for (its spec and word splitter) and own
+        it from here on: set dropout, keep a frozen copy as the original."""
         if self.encoder_model is not None:
             return
-        self.encoder = self.trainer.datamodule.load_encoder()
+        data = self.trainer.datamodule.tokenization
+        self.encoder = Encoder(data.spec, device="cpu", word_tokenizer=data.word_tokenizer)
+        if self.encoder.identity() != data.identity():
+            raise InputError(f"the encoder loaded for training ({self.encoder.identity()}) is "
+                             f"not the one the data was tokenised for ({data.identity()})",
+                             parameter="encoder")
         model = self.encoder.model
         if self.hparams.dropout is not None:
             for m in model.modules():

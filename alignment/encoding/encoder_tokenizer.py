@@ -1,0 +1,80 @@
+"""What an encoder's data is tokenised with — its subword tokenizer, word splitter, layer and
+length limits — loaded from the encoder's files without its weights, so data can be prepared
+(and identified) before, and apart from, the model that a module owns and trains."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from alignment.data.tokenize import Tokenizer
+from alignment.errors import InputError
+from alignment.export.provenance import EncoderIdentity
+from .hub import DOWNLOAD_HINT, allow_download, resolve_encoder, usable_length, weights_fingerprint
+from .pooling import POOLINGS
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """Everything that determines the word vectors an encoder produces."""
+
+    name: str
+    layer: int = -1
+    pooling: str = "first"
+    max_length: int = 512
+    revision: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.pooling not in POOLINGS:
+            raise InputError(f"unknown subword pooling '{self.pooling}' (choose {POOLINGS})",
+                             parameter="pooling")
+
+
+class EncoderTokenizer:
+    """An encoder's tokenizer and config (no weights): the chosen layer as an index, the
+    usable input length, the revision and the identity that vectors, caches and exports carry."""
+
+    def __init__(self, spec: EncoderSpec, word_tokenizer: Tokenizer | None = None) -> None:
+        from transformers import AutoConfig, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # a bar per file is noise on every command
+        self.spec = spec
+        self.word_tokenizer = word_tokenizer or Tokenizer()
+        self.source, self.local = resolve_encoder(spec.name)
+        self.load_options = {"revision": spec.revision,
+                             "local_files_only": not (allow_download() or self.local)}
+        try:
+            self.config = AutoConfig.from_pretrained(self.source, **self.load_options)
+            self.tokenizer = AutoTokenizer.from_pretrained(self.source, use_fast=True,
+                                                           **self.load_options)
+        except OSError as err:
+            raise self.load_error(err) from None
+        if not self.tokenizer.is_fast:
+            raise InputError(f"encoder '{spec.name}' has no fast tokenizer (needed for word pooling)",
+                             parameter="encoder")
+        n_layers = self.config.num_hidden_layers
+        if not -(n_layers + 1) <= spec.layer <= n_layers:
+            raise InputError(f"layer {spec.layer} out of range for '{spec.name}', which has "
+                             f"{n_layers} layers (0 = embeddings, 1..{n_layers}, or negative)",
+                             parameter="layer")
+        self.layer = spec.layer % (n_layers + 1)
+        self.max_length = usable_length(self.config, self.tokenizer, spec.max_length)
+        self.revision = (getattr(self.config, "_commit_hash", None) or spec.revision
+                         or (weights_fingerprint(self.source) if self.local else None))
+
+    def load_error(self, err: Exception) -> InputError:
+        """One line saying why the encoder's files could not be loaded."""
+        hint = "" if self.local else f" ({DOWNLOAD_HINT})"
+        return InputError(f"cannot load encoder '{self.spec.name}'{hint}: "
+                          f"{str(err).splitlines()[0]}", parameter="encoder")
+
+    @property
+    def dim(self) -> int:
+        return int(self.config.hidden_size)
+
+    def identity(self) -> EncoderIdentity:
+        """What identifies these vectors: part of cache keys, exports and signatures."""
+        return EncoderIdentity(self.spec.name, self.revision, self.layer, self.spec.pooling,
+                               self.max_length, **self.word_tokenizer.settings())
+
+    def tokenize_words(self, sentences: list[str]) -> list[list[str]]:
+        return [self.word_tokenizer(s) for s in sentences]
