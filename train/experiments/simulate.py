@@ -2,7 +2,6 @@
 through the same bring-your-own-vectors DataModule as real data."""
 from __future__ import annotations
 
-import copy
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,16 +18,14 @@ from ..callbacks import CollapseGuard, KeepBest
 from ..datamodule import PairedVectorDataModule
 from ..fitting import fit_method
 from ..modules import check_settings
-from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
 from .shared import VARIANTS_HELP
+from .simulate_unpaired import GAN, GAN_BOOT, GAN_METHOD, fit_unpaired, format_distances
 
 # the trained maps at 2-D toy-language size, written as the variants they are (the table says
 # exactly what ran; the registry's defaults are sized for encoder vectors)
 DEFAULT_METHODS = ["clp", "center > clp", "linear", "fcnn:lr=0.005,hidden=64",
                    "realnvp:transforms=4,hidden=64"]
-GAN_METHOD = ("gan_realnvp:lr=0.001,critic_lr=0.001,transforms=4,hidden=64,critic_hidden=64,"
-              "critic_steps=5,nll_weight=0.1")
 TRUE_MAP = "true map (ceiling)"
 
 
@@ -56,34 +53,11 @@ class SimulationConfig:
                                "unpaired occurrences, alone and after bootstrapping"})
     gan_method: str = field(default=GAN_METHOD, metadata={"help": "the unsupervised map and "
                             "its settings (with --unsupervised)"})
-    gan_epochs: int = field(default=200, metadata={"help": "GAN-Real-NVP epochs (each a few "
-                            "steps: the toy has 20 × k occurrences)"})
+    gan_map_steps: int = field(default=2000, metadata={"help": "GAN-Real-NVP's budget in map "
+                               "updates (each after critic_steps critic updates)"})
     rounds: int = field(default=10, metadata={"help": "bootstrapping rounds (paper: 10 here)"})
     out_dir: str = field(default="checkpoints/simulate", metadata={"flag": "out"})
     progress: bool = field(default=True, metadata={"help": "no progress bar"})
-
-
-GAN = "gan_realnvp (unpaired)"
-GAN_BOOT = "gan_realnvp + bootstrap (unpaired)"
-
-
-def fit_unpaired(train, method: str, seed: int, epochs: int, rounds: int):
-    """GAN-Real-NVP on the training occurrences with the pairing dropped (targets shuffled),
-    epoch chosen by the semantic criterion on shuffled validation occurrences; then
-    bootstrapping (cross-correlation constraint). Returns both maps."""
-    from ..bootstrap import BootstrapConfig, bootstrap
-
-    rng = np.random.default_rng(seed + 1000)
-    y = train.y_train[rng.permutation(len(train.y_train))]
-    val = (train.x_val, train.y_val[rng.permutation(len(train.y_val))])
-    torch.manual_seed(seed)
-    dm = UnpairedVectorDataModule.from_arrays(train.x_train, y, val=val, batch_size=64,
-                                              shuffle=True, seed=seed)
-    gan = fit_method(method, dm, epochs, callbacks=[KeepBest("semantic")])
-    boot, _ = bootstrap(copy.deepcopy(gan), train.x_train, y, val,
-                        BootstrapConfig(rounds=rounds, top=len(y) // 2, epochs=5, lr=1e-3,
-                                        batch_size=64, seed=seed))
-    return gan, boot
 
 
 def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
@@ -105,6 +79,7 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     results: dict[tuple, list[float]] = {}
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     collapsed: dict[tuple, list[str]] = {}
+    distances: dict[tuple[int, int], list] = {}
     for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
         train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
         for eps in cfg.epsilons:  # the ceiling: the true map T on the test sources
@@ -132,15 +107,24 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         if cfg.unsupervised:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*(Checkpoint directory).*")
-                gan, boot = fit_unpaired(train, cfg.gan_method, seed, cfg.gan_epochs, cfg.rounds)
+                gan, boot, trace = fit_unpaired(train, cfg.gan_method, seed, cfg.gan_map_steps,
+                                                cfg.rounds)
+            distances.setdefault((t, k), []).append(trace)
             _score(results, GAN, t, k, seed, gan, cfg)
             _score(results, GAN_BOOT, t, k, seed, boot, cfg)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
     if len(cfg.seeds) > 1:  # the 95% interval's half-width over seeds
         metrics.update({f"{m}/t{t}/k{k}/eps{e:g}/ci95": seed_interval(v)
                         for (m, t, k, e), v in results.items()})
+    for (t, k), traces in distances.items():
+        metrics.update({f"{GAN}/t{t}/k{k}/mmd_start": float(np.mean([d.start for d in traces])),
+                        f"{GAN}/t{t}/k{k}/mmd_lowest": float(np.mean([min(d.trace) for d in traces])),
+                        f"{GAN}/t{t}/k{k}/mmd_selected": float(np.mean([d.selected for d in traces]))})
     labels = [TRUE_MAP, *variants] + ([GAN, GAN_BOOT] if cfg.unsupervised else [])
-    report(format_simulation(results, cfg, labels, collapsed), metrics, cfg.out_dir, cfg)
+    text = format_simulation(results, cfg, labels, collapsed)
+    if distances:
+        text += "\n\n" + format_distances(distances)
+    report(text, metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics
 

@@ -37,7 +37,9 @@ class AdversarialFit(MappingFit):
     (``map_extra``) and an optional step after each map update (``after_map_step``).
 
     Each training step updates the critic; every ``critic_steps``-th update, counted over the
-    whole run, also updates the map. ``objective`` names the loss pair in
+    whole run, also updates the map. ``map_steps``: the budget in map updates (training stops
+    after that many; the epochs are then only an upper bound) — what the map learns from is
+    its own steps, not epochs of a data set whose size sets how many there are. ``objective`` names the loss pair in
     ``alignment.unsupervised.objectives.OBJECTIVES`` (``wgan``: + ``gp_weight`` × gradient
     penalty with ``lipschitz="penalty"``; ``gan``: binary cross-entropy with
     ``label_smoothing``). Adam with β = (0.5, 0.9). Validation logs label-free criteria only
@@ -50,7 +52,11 @@ class AdversarialFit(MappingFit):
                  objective: str = "wgan", critic_steps: int = 5, gp_weight: float = 10.0,
                  lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,
-                 semantic_top: float = 1000, semantic_mutual: bool = False) -> None:
+                 semantic_top: float = 1000, semantic_mutual: bool = False,
+                 map_steps: int | None = None) -> None:
+        if map_steps is not None and map_steps < 1:
+            raise InputError(f"must be >= 1 (or null: the epochs decide), got {map_steps}",
+                             parameter="map_steps")
         if objective not in OBJECTIVES:
             raise InputError(f"must be one of {tuple(OBJECTIVES)}, got '{objective}'",
                              parameter="objective")
@@ -65,6 +71,7 @@ class AdversarialFit(MappingFit):
         self.automatic_optimization = False
         self.objective = make_objective(objective, lipschitz, gp_weight, label_smoothing)
         self.critic: Critic | None = None
+        self.map_updates = 0  # map steps taken (kept in checkpoints)
 
     def _check_method(self, spec: MethodSpec):
         return check_unpaired(spec, super()._check_method(spec))
@@ -114,6 +121,12 @@ class AdversarialFit(MappingFit):
             return batch_idx + 1
         return trainer.fit_loop.epoch_loop.batch_progress.total.ready
 
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        checkpoint["map_updates"] = self.map_updates
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self.map_updates = int(checkpoint.get("map_updates", 0))
+
     def training_step(self, batch, batch_idx: int) -> None:
         opt_map, opt_critic = self.optimizers()
         with torch.no_grad():
@@ -132,6 +145,9 @@ class AdversarialFit(MappingFit):
             self.critic.requires_grad_(True)
             self.after_map_step()
             parts.update(map_parts)
+            self.map_updates += 1
+            if self.hparams.map_steps is not None and self.map_updates >= self.hparams.map_steps:
+                self.trainer.should_stop = True
         self._track_finite(*parts.values())
         self.log_dict({f"train_{k}": v.detach() for k, v in parts.items()}, on_step=False,
                       on_epoch=True, batch_size=len(x))
@@ -151,10 +167,10 @@ class GanRealNVPFit(AdversarialFit):
                  layers: int = 2, warm_start: bool = True,
                  constant_rel_std: float = CONSTANT_REL_STD, passive: list[int] | None = None,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
-                 dim: int | None = None) -> None:
+                 map_steps: int | None = None, dim: int | None = None) -> None:
         super().__init__(method, lr, critic_lr, objective, critic_steps, gp_weight, lipschitz,
                          critic_hidden, critic_layers, critic_dropout, label_smoothing,
-                         semantic_top, semantic_mutual)
+                         semantic_top, semantic_mutual, map_steps)
         self.save_hyperparameters()
         self._build_now(dim)
 
@@ -180,12 +196,13 @@ class MuseFit(AdversarialFit):
                  lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,
                  orthogonalise: float = 0.01, semantic_top: float = 1000,
-                 semantic_mutual: bool = False, dim: int | None = None) -> None:
+                 semantic_mutual: bool = False, map_steps: int | None = None,
+                 dim: int | None = None) -> None:
         if orthogonalise < 0:
             raise InputError(f"must be >= 0, got {orthogonalise}", parameter="orthogonalise")
         super().__init__(method, lr, critic_lr, objective, critic_steps, gp_weight, lipschitz,
                          critic_hidden, critic_layers, critic_dropout, label_smoothing,
-                         semantic_top, semantic_mutual)
+                         semantic_top, semantic_mutual, map_steps)
         self.save_hyperparameters()
         self._build_now(dim)
 

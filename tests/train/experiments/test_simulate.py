@@ -79,10 +79,13 @@ def test_a_diverging_variant_is_reported_not_scored_and_fit_stops_with_one_clear
 
 def test_unsupervised_rows_join_the_simulation_table(tmp_path, capsys):
     assert main(["simulate", "--t", "1", "--k", "5", "--eps", "0", "--seeds", "0", "--epochs", "2",
-                 "--methods", "clp", "--unsupervised", "--gan-epochs", "2", "--rounds", "1",
+                 "--methods", "clp", "--unsupervised", "--gan-map-steps", "3", "--rounds", "1",
                  "--out", str(tmp_path / "sim"), "--no-progress"]) == 0
     table = (tmp_path / "sim" / "table.txt").read_text()
     assert "gan_realnvp (unpaired)" in table and "gan_realnvp + bootstrap (unpaired)" in table
     metrics = json.loads((tmp_path / "sim" / "metrics.json").read_text())
     for row in ("gan_realnvp (unpaired)", "gan_realnvp + bootstrap (unpaired)"):
         assert 0.0 <= metrics[f"{row}/t1/k5/eps0"] <= 1.0
+    # the distance the GAN optimises is traced from before its first step
+    assert "MMD² between mapped source and target validation pools" in table
+    assert metrics["gan_realnvp (unpaired)/t1/k5/mmd_start"] > 0

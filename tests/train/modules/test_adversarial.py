@@ -96,3 +96,17 @@ def test_the_map_steps_every_critic_steps_updates_across_epoch_boundaries():
     opt_map, opt_critic = module.optimizers()
     steps = lambda opt: int(next(iter(opt.optimizer.state.values()))["step"])  # noqa: E731
     assert steps(opt_critic) == 70 and steps(opt_map) == 14
+    assert module.map_updates == 14
+
+
+def test_a_map_step_budget_stops_training_there_whatever_the_epochs():
+    from train.fitting import fit_module
+    from train.unpaired_datamodule import UnpairedVectorDataModule
+
+    x, y, _ = planted_rotation(n=400)
+    dm = UnpairedVectorDataModule.from_arrays(x, y, batch_size=64, shuffle=True)
+    module = fit_module(f"{MUSE_TOY},map_steps=9,critic_steps=5", dm, epochs=1000)
+    assert module.map_updates == 9
+    assert module.trainer.current_epoch < 10  # 45 critic updates: 7 epochs, not 1000
+    with pytest.raises(InputError, match="parameter 'map_steps'"):
+        GanRealNVPFit("gan_realnvp", map_steps=0)
