@@ -20,7 +20,7 @@ from ..fitting import fit_method
 from ..modules import check_settings
 from ..reporting import report
 from .shared import VARIANTS_HELP
-from .simulate_unpaired import GAN, GAN_BOOT, GAN_METHOD, fit_unpaired, format_distances
+from .simulate_unpaired import GAN_METHOD, fit_unpaired, format_distances, unpaired_labels
 
 # the trained maps at 2-D toy-language size, written as the variants they are (the table says
 # exactly what ran; the registry's defaults are sized for encoder vectors)
@@ -51,8 +51,9 @@ class SimulationConfig:
                                   "spectrum, val_p1, or none for the last epoch"})
     unsupervised: bool = field(default=False, metadata={"help": "add GAN-Real-NVP trained on "
                                "unpaired occurrences, alone and after bootstrapping"})
-    gan_method: str = field(default=GAN_METHOD, metadata={"help": "the unsupervised map and "
-                            "its settings (with --unsupervised)"})
+    gan_method: str = field(default=GAN_METHOD, metadata={"help": "the adversarial map and its "
+                            "settings (with --unsupervised); a muse:... string gives the linear "
+                            "control"})
     gan_map_steps: int = field(default=2000, metadata={"help": "GAN-Real-NVP's budget in map "
                                "updates (each after critic_steps critic updates)"})
     rounds: int = field(default=10, metadata={"help": "bootstrapping rounds (paper: 10 here)"})
@@ -80,6 +81,7 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     collapsed: dict[tuple, list[str]] = {}
     distances: dict[tuple[int, int], list] = {}
+    gan_label, boot_label = unpaired_labels(cfg.gan_method)
     for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
         train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
         for eps in cfg.epsilons:  # the ceiling: the true map T on the test sources
@@ -110,20 +112,20 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
                 gan, boot, trace = fit_unpaired(train, cfg.gan_method, seed, cfg.gan_map_steps,
                                                 cfg.rounds)
             distances.setdefault((t, k), []).append(trace)
-            _score(results, GAN, t, k, seed, gan, cfg)
-            _score(results, GAN_BOOT, t, k, seed, boot, cfg)
+            _score(results, gan_label, t, k, seed, gan, cfg)
+            _score(results, boot_label, t, k, seed, boot, cfg)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
     if len(cfg.seeds) > 1:  # the 95% interval's half-width over seeds
         metrics.update({f"{m}/t{t}/k{k}/eps{e:g}/ci95": seed_interval(v)
                         for (m, t, k, e), v in results.items()})
     for (t, k), traces in distances.items():
-        metrics.update({f"{GAN}/t{t}/k{k}/mmd_start": float(np.mean([d.start for d in traces])),
-                        f"{GAN}/t{t}/k{k}/mmd_lowest": float(np.mean([min(d.trace) for d in traces])),
-                        f"{GAN}/t{t}/k{k}/mmd_selected": float(np.mean([d.selected for d in traces]))})
-    labels = [TRUE_MAP, *variants] + ([GAN, GAN_BOOT] if cfg.unsupervised else [])
+        metrics.update({f"{gan_label}/t{t}/k{k}/mmd_start": float(np.mean([d.start for d in traces])),
+                        f"{gan_label}/t{t}/k{k}/mmd_lowest": float(np.mean([min(d.trace) for d in traces])),
+                        f"{gan_label}/t{t}/k{k}/mmd_selected": float(np.mean([d.selected for d in traces]))})
+    labels = [TRUE_MAP, *variants] + ([gan_label, boot_label] if cfg.unsupervised else [])
     text = format_simulation(results, cfg, labels, collapsed)
     if distances:
-        text += "\n\n" + format_distances(distances)
+        text += "\n\n" + format_distances(distances, gan_label)
     report(text, metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics
