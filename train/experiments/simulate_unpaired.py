@@ -70,7 +70,8 @@ def fit_unpaired(train, method: str, seed: int, map_steps: int, rounds: int):
     dm = UnpairedVectorDataModule.from_arrays(train.x_train, y, val=val, batch_size=BATCH,
                                               shuffle=True, seed=seed)
     spec = parse_method(method, "gan_method")
-    critic_steps = int(spec.overrides.get("critic_steps", 5))
+    settings = {**spec.methods[-1].defaults, **spec.overrides}
+    critic_steps = int(settings.get("critic_steps", 5))
     epochs = math.ceil(map_steps * critic_steps / math.ceil(len(y) / BATCH)) + 1  # a bound
     trace = DistanceTrace(*val)
     gan = fit_method(spec, dm, epochs, callbacks=[KeepBest("semantic"), trace],
