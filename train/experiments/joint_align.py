@@ -248,15 +248,17 @@ def format_joint_align(rows, hits, deltas, drift, cfg: JointAlignConfig, bed, en
     if base_label in hits:
         text += (f"\nes→en P@1 against {base_label} (points; paired bootstrap 95% CI over the "
                  f"test verses, {cfg.bootstrap_samples} resamples):\n")
+        width = max(len(n) for n in hits)
         for name in hits:
             if name != base_label:
-                text += f"  {name:<34} {format_difference(*deltas[name]['delta_vs_baseline'])}\n"
+                text += f"  {name:<{width}} {format_difference(*deltas[name]['delta_vs_baseline'])}\n"
     with_text = [n for n in hits if n in deltas and "text_delta" in deltas[n]]
     if with_text:
         text += ("\nTEXT's effect: each ⊕ TEXT row against the same row without TEXT (es→en P@1, "
                  "points, same test verses; paired bootstrap 95% CI):\n")
+        width = max(len(n) for n in with_text)
         for name in with_text:
-            text += f"  {name:<34} {format_difference(*deltas[name]['text_delta'])}\n"
+            text += f"  {name:<{width}} {format_difference(*deltas[name]['text_delta'])}\n"
     for name, m in drift.items():
         text += (f"\n{name}: selected step {int(m.get('selected_step', -1))} "
                  f"({cfg.criterion} {m.get('selected_value', float('nan')):.4f}); at the last "
