@@ -134,7 +134,9 @@ def test_two_ddp_processes_on_cpu_equal_one_process(tmp_path, tiny_bert):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     runs = {}
     for name, extra in (("one", []), ("two", ["--trainer.devices", "2", "--trainer.strategy", "ddp"])):
-        recipe = _recipe(tmp_path, tiny_bert, name)
+        # eflomal samples without a seed: both runs (and both ranks) read the links the first
+        # run cached, so they train on the same pairs
+        recipe = _recipe(tmp_path, tiny_bert, name, cache_dir=str(tmp_path / "cache"))
         done = subprocess.run([sys.executable, "-m", "train.cli", "fit", "--config", str(recipe),
                                *extra], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=600)
