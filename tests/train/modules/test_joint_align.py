@@ -146,7 +146,7 @@ def test_two_ddp_processes_on_cpu_equal_one_process(tmp_path, tiny_bert):
     one_meta = json.loads((tmp_path / "one" / "metrics.json").read_text())
     two_meta = json.loads((tmp_path / "two" / "metrics.json").read_text())
     assert one_meta["selected_step"] == two_meta["selected_step"]
-    moved, total_gap, total_travel = 0, 0.0, 0.0
+    moved, total_gap, total_travel, apart = 0, 0.0, 0.0, []
     for key, value in runs["one"].items():
         if key.endswith("attention.self.key.bias"):
             # softmax ignores a constant added to every score of a query: this bias's true
@@ -156,8 +156,10 @@ def test_two_ddp_processes_on_cpu_equal_one_process(tmp_path, tiny_bert):
         gap = float((runs["two"][key] - value).norm())
         # per tensor loosely: Adam divides by √v, so a tensor with tiny gradients (a LayerNorm
         # bias) turns the two summation orders' rounding into ~1e-3 of its travel
-        assert gap <= 1e-2 * travel + 1e-7, (key, gap, travel)
+        if gap > 1e-2 * travel + 1e-7:
+            apart.append((key, gap, travel))
         total_gap, total_travel = total_gap + gap, total_travel + travel
         moved += travel > 0
+    assert not apart, apart  # every tensor that differs, to tell one from many
     assert moved > 10
     assert total_gap <= 1e-4 * total_travel, (total_gap, total_travel)  # the model as a whole
