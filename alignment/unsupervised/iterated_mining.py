@@ -80,6 +80,7 @@ class MiningRound:
     word_pairs: int
     semantic: float
     kept: bool = field(default=False)
+    links: list = field(default_factory=list, repr=False)  # eflomal's, per mined pair
 
     def score(self, criterion: str) -> float:
         return self.semantic if criterion == "semantic" else float(len(self.src))
@@ -93,13 +94,19 @@ def _mapped_means(side: SentenceSide, mapping: Mapping | None, target: bool) -> 
     return torch.from_numpy(side.vectors.sentence_means(vectors.numpy()))
 
 
+def align_mined(src: SentenceSide, tgt: SentenceSide, src_rows: np.ndarray,
+                tgt_rows: np.ndarray) -> list:
+    """eflomal's word links inside the mined sentence pairs (row indices of the two sides)."""
+    return word_alignment([src.tokens[int(i)] for i in src_rows],
+                          [tgt.tokens[int(j)] for j in tgt_rows])
+
+
 def mined_word_pairs(src: SentenceSide, tgt: SentenceSide, src_rows: np.ndarray,
-                     tgt_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The word vectors eflomal aligns inside the mined sentence pairs (row indices of the two
-    sides): the training pairs of the map fitted after mining."""
-    s_idx, t_idx = [int(i) for i in src_rows], [int(j) for j in tgt_rows]
-    links = word_alignment([src.tokens[i] for i in s_idx], [tgt.tokens[j] for j in t_idx])
-    xs, ys, _ = aligned_pairs(src.vectors.subset(s_idx), tgt.vectors.subset(t_idx), links)
+                     tgt_rows: np.ndarray, links: list) -> tuple[np.ndarray, np.ndarray]:
+    """The word vectors ``links`` align inside the mined sentence pairs: the training pairs of
+    the map fitted after mining."""
+    xs, ys, _ = aligned_pairs(src.vectors.subset([int(i) for i in src_rows]),
+                              tgt.vectors.subset([int(j) for j in tgt_rows]), links)
     return xs, ys
 
 
@@ -119,13 +126,15 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
                            k=settings.k, threshold=settings.threshold)
         if len(mined) < settings.min_sentences:
             break
-        xs, ys = mined_word_pairs(src, tgt, mined.src.numpy(), mined.tgt.numpy())
+        rows = mined.src.numpy(), mined.tgt.numpy()
+        links = align_mined(src, tgt, *rows)
+        xs, ys = mined_word_pairs(src, tgt, *rows, links)
         mapping = fit_composition(PairMoments.of(torch.from_numpy(xs), torch.from_numpy(ys)),
                                   settings.fit)
         with torch.no_grad():
             score = semantic_criterion(mapping(val[0]), mapping.map_target(val[1]),
                                        settings.semantic_top, mutual=settings.semantic_mutual)
-        record = MiningRound(it, mined.src.numpy(), mined.tgt.numpy(), len(xs), float(score))
+        record = MiningRound(it, *rows, len(xs), float(score), links=links)
         rounds.append(record)
         if progress is not None:
             progress(record)

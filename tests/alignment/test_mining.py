@@ -108,6 +108,10 @@ def test_iterated_mining_finds_the_translations_and_recovers_the_map(criterion):
     scores = [r.score(criterion) for r in rounds]
     assert kept.score(criterion) == max(scores)
     assert len(rounds) == 3 or scores[-1] <= max(scores[:-1])  # stopped: no longer rising
+    # the kept round carries its own links: its word pairs come back without aligning again
+    from alignment.unsupervised.iterated_mining import mined_word_pairs
+    xs, ys = mined_word_pairs(src, tgt, kept.src, kept.tgt, kept.links)
+    assert len(xs) == len(ys) == kept.word_pairs and len(kept.links) == len(kept.src)
 
 
 def test_mining_settings_are_checked():
@@ -131,6 +135,7 @@ def test_a_round_that_only_ties_the_best_is_not_kept(monkeypatch):
     fixed = im.mine_pairs(torch.zeros(len(src.vectors), 4) + torch.eye(len(src.vectors), 4),
                           torch.zeros(len(tgt.vectors), 4) + torch.eye(len(tgt.vectors), 4))
     monkeypatch.setattr(im, "mine_pairs", lambda *a, **k: fixed)  # the same pairs every round
+    monkeypatch.setattr(im, "align_mined", lambda *a: [])
     monkeypatch.setattr(im, "mined_word_pairs", lambda *a: (np.eye(8, 16, dtype=np.float32),
                                                             np.eye(8, 16, dtype=np.float32)))
     _, rounds = im.iterate_mining(src, tgt, val, im.MiningSettings(rounds=3, criterion="mined",

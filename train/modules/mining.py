@@ -19,8 +19,9 @@ from .base import MappingFit, NoGradientSteps
 
 class MiningFit(NoGradientSteps, MappingFit):
     """``mining`` on an ``UnpairedVectorDataModule`` (it reads the encoded sentences of both
-    sides, ``sides``, and its unpaired validation pools for the semantic criterion). ``rounds``, ``threshold``, ``k``, ``fit``, ``min_sentences`` and
-    ``criterion`` are ``MiningSettings``; the saved mapping is the ``fit`` composition of the kept iteration.
+    sides, ``sides``, and its unpaired validation pools for the semantic criterion).
+    ``rounds``, ``threshold``, ``k``, ``fit``, ``min_sentences`` and ``criterion`` are
+    ``MiningSettings``; the saved mapping is the ``fit`` composition of the kept iteration.
     Run it for one epoch; every iteration's record is ``self.rounds``."""
 
     datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"
@@ -72,9 +73,10 @@ class MiningFit(NoGradientSteps, MappingFit):
         self.mapping = mapping.to(device)
 
     def mined_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The kept iteration's aligned word pairs (to train a map on them)."""
+        """The word pairs the kept iteration's map was fitted on (its own eflomal links; eflomal
+        has no seed, so aligning again would give other pairs), to train a map on them."""
         kept = next(r for r in self.rounds if r.kept)
-        return mined_word_pairs(self._sides[0], self._sides[1], kept.src, kept.tgt)
+        return mined_word_pairs(self._sides[0], self._sides[1], kept.src, kept.tgt, kept.links)
 
     def training_step(self, batch, batch_idx: int) -> None:
         return None
