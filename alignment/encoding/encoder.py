@@ -15,7 +15,8 @@ from alignment.data.tokenize import Tokenizer
 from alignment.errors import InputError
 from .encoder_tokenizer import EncoderSpec, EncoderTokenizer
 from .hub import (DOWNLOAD_HINT, NOT_WEIGHTS, PACKAGED_ENCODERS, allow_download,  # noqa: F401
-                  encoder_depth, looks_local, resolve_encoder, usable_length, weights_fingerprint)
+                  encoder_depth, load_failure, looks_local, resolve_encoder, usable_length,
+                  weights_fingerprint)
 from .pooling import pool_subwords
 
 __all__ = ["Encoder", "EncoderSpec", "EncoderTokenizer", "load_encoder", "resolve_encoder",
@@ -32,13 +33,15 @@ class Encoder(EncoderTokenizer):
 
         super().__init__(spec, word_tokenizer)
         try:
-            self.model = AutoModel.from_pretrained(self.source, **self.load_options)
+            # the config already read with the tokenizer (not read from disk again)
+            self.model = AutoModel.from_pretrained(self.source, config=self.config,
+                                                   **self.load_options)
         except SafetensorError as err:  # a half-copied or damaged weights file
             raise InputError(f"cannot load encoder '{spec.name}': its weights file is damaged "
                              f"or incomplete ({str(err).splitlines()[0]})",
                              parameter="encoder") from None
         except OSError as err:
-            raise self.load_error(err) from None
+            raise load_failure(spec.name, self.local, err) from None
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
         self.model.to(self.device).eval()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from alignment.data.tokenize import Tokenizer
 from alignment.errors import InputError
 from alignment.export.provenance import EncoderIdentity
-from .hub import DOWNLOAD_HINT, allow_download, resolve_encoder, usable_length, weights_fingerprint
+from .hub import allow_download, load_failure, resolve_encoder, usable_length, weights_fingerprint
 from .pooling import POOLINGS
 
 
@@ -47,7 +47,7 @@ class EncoderTokenizer:
             self.tokenizer = AutoTokenizer.from_pretrained(self.source, use_fast=True,
                                                            **self.load_options)
         except OSError as err:
-            raise self.load_error(err) from None
+            raise load_failure(spec.name, self.local, err) from None
         if not self.tokenizer.is_fast:
             raise InputError(f"encoder '{spec.name}' has no fast tokenizer (needed for word pooling)",
                              parameter="encoder")
@@ -60,12 +60,6 @@ class EncoderTokenizer:
         self.max_length = usable_length(self.config, self.tokenizer, spec.max_length)
         self.revision = (getattr(self.config, "_commit_hash", None) or spec.revision
                          or (weights_fingerprint(self.source) if self.local else None))
-
-    def load_error(self, err: Exception) -> InputError:
-        """One line saying why the encoder's files could not be loaded."""
-        hint = "" if self.local else f" ({DOWNLOAD_HINT})"
-        return InputError(f"cannot load encoder '{self.spec.name}'{hint}: "
-                          f"{str(err).splitlines()[0]}", parameter="encoder")
 
     @property
     def dim(self) -> int:

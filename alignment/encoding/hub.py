@@ -53,6 +53,14 @@ DOWNLOAD_HINT = ("offline by default: give a local path, or set CROSSALIGN_ALLOW
                  "fetch it from the hub")
 
 
+def load_failure(name: str, local: bool, err: Exception) -> InputError:
+    """One line saying why encoder ``name``'s files could not be loaded (offline: how to
+    allow a download)."""
+    hint = "" if local else f" ({DOWNLOAD_HINT})"
+    return InputError(f"cannot load encoder '{name}'{hint}: {str(err).splitlines()[0]}",
+                      parameter="encoder")
+
+
 def encoder_depth(name_or_path: str) -> int:
     """The number of transformer layers of an encoder, from its config alone (no weights)."""
     from transformers import AutoConfig
@@ -61,9 +69,7 @@ def encoder_depth(name_or_path: str) -> int:
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=not (allow_download() or local))
     except (OSError, ValueError) as err:
-        hint = "" if local else f" ({DOWNLOAD_HINT})"
-        raise InputError(f"cannot load encoder '{name_or_path}'{hint}: {str(err).splitlines()[0]}",
-                         parameter="encoder") from None
+        raise load_failure(name_or_path, local, err) from None
     return int(config.num_hidden_layers)
 
 
