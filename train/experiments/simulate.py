@@ -20,7 +20,8 @@ from ..fitting import fit_method
 from ..modules import check_settings
 from ..reporting import report
 from .shared import VARIANTS_HELP
-from .simulate_unpaired import GAN_METHOD, fit_unpaired, format_distances, unpaired_labels
+from .simulate_unpaired import (GAN_METHOD, distance_summary, fit_unpaired, format_distances,
+                                unpaired_labels)
 
 # the trained maps at 2-D toy-language size, written as the variants they are (the table says
 # exactly what ran; the registry's defaults are sized for encoder vectors)
@@ -119,9 +120,8 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         metrics.update({f"{m}/t{t}/k{k}/eps{e:g}/ci95": seed_interval(v)
                         for (m, t, k, e), v in results.items()})
     for (t, k), traces in distances.items():
-        metrics.update({f"{gan_label}/t{t}/k{k}/mmd_start": float(np.mean([d.start for d in traces])),
-                        f"{gan_label}/t{t}/k{k}/mmd_lowest": float(np.mean([min(d.trace) for d in traces])),
-                        f"{gan_label}/t{t}/k{k}/mmd_selected": float(np.mean([d.selected for d in traces]))})
+        metrics.update({f"{gan_label}/t{t}/k{k}/{name}": value
+                        for name, value in distance_summary(traces).items()})
     labels = [TRUE_MAP, *variants] + ([gan_label, boot_label] if cfg.unsupervised else [])
     text = format_simulation(results, cfg, labels, collapsed)
     if distances:

@@ -82,6 +82,14 @@ def fit_unpaired(train, method: str, seed: int, map_steps: int, rounds: int):
     return gan, boot, trace
 
 
+def distance_summary(traces: list[DistanceTrace]) -> dict[str, float]:
+    """Means over seeds of the distance at the start, its lowest during training (NaN for a run
+    that never validated) and at the selected epoch."""
+    return {"mmd_start": float(np.mean([d.start for d in traces])),
+            "mmd_lowest": float(np.mean([min(d.trace) if d.trace else np.nan for d in traces])),
+            "mmd_selected": float(np.mean([d.selected for d in traces]))}
+
+
 def format_distances(distances: dict[tuple[int, int], list[DistanceTrace]], label: str) -> str:
     """One line per (t, k): the distance at the start, its lowest value during training and at
     the selected epoch, means over seeds."""
@@ -89,9 +97,7 @@ def format_distances(distances: dict[tuple[int, int], list[DistanceTrace]], labe
              "estimates; unbiased, so ≈ 0 or below when they match; mean over seeds): start → "
              "lowest during training → at the selected epoch"]
     for (t, k), traces in distances.items():
-        start = np.mean([d.start for d in traces])
-        lowest = np.mean([min(d.trace) if d.trace else np.nan for d in traces])
-        selected = np.mean([d.selected for d in traces])
+        start, lowest, selected = distance_summary(traces).values()
         fall = (f"{start / lowest:.1f}× lower" if lowest > 0 else
                 "down to the estimate's zero: the pools match as far as their rows can tell")
         lines.append(f"  t={t} k={k}: {start:.4f} → {lowest:.4f} → {selected:.4f} ({fall}; per "
