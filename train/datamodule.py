@@ -22,6 +22,8 @@ from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import aligned_pairs
 from alignment.data.word_align import links_fingerprint
 
+from .distributed import check_same_on_every_rank
+
 
 class VectorDataModule(pl.LightningDataModule):
     """Rows (x, y) of source and target vectors in batches, with optional held-out rows for
@@ -59,7 +61,16 @@ class VectorDataModule(pl.LightningDataModule):
             dm._offer_validation()
         return dm
 
+    def prepare_data(self) -> None:
+        # one process per node aligns and encodes (filling the caches); the other ranks read them
+        self._build()
+
     def setup(self, stage: str | None = None) -> None:
+        self._build()
+        check_same_on_every_rank(getattr(self, "trainer", None), self._provenance.alignment,
+                                 "word alignments")
+
+    def _build(self) -> None:
         if self.x is not None:
             return
         self._load()

@@ -19,6 +19,7 @@ from alignment.encoding.text_normalise import SpanishTextNormaliser
 from alignment.data.tokenize import Tokenizer
 from alignment.data.word_align import links_fingerprint
 
+from .distributed import check_same_on_every_rank
 from .global_batches import EpochLoader, GlobalBatchSampler  # noqa: F401  (GlobalBatchSampler: public here)
 
 CORPUS_KEYS = {"src", "tgt", "src_lang", "fmt", "alignment", "max_sentences", "val_src", "val_tgt"}
@@ -141,7 +142,17 @@ class ParallelTextDataModule(pl.LightningDataModule):
             return corpus
         return ParallelCorpus(self.normaliser(corpus.src), corpus.tgt, corpus.name, corpus.ids)
 
+    def prepare_data(self) -> None:
+        # one process per node aligns (eflomal has no seed) and fills the cache; the other
+        # ranks' setup reads that alignment instead of sampling their own
+        self._build()
+
     def setup(self, stage: str | None = None) -> None:
+        self._build()
+        check_same_on_every_rank(getattr(self, "trainer", None), self.provenance.alignment,
+                                 "word alignments")
+
+    def _build(self) -> None:
         if self.data:
             return
         hp = self.hparams

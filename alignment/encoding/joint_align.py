@@ -135,8 +135,13 @@ def joint_align_loss(src_words: torch.Tensor, tgt_words: torch.Tensor, links: to
                      real_tokens: torch.Tensor, reg_weight: float, per: float) -> JointAlignLoss:
     """Σ_links ‖f(src word) − f(tgt word)‖² + reg_weight · Σ_pivot tokens ‖f(t) − f₀(t)‖²,
     both divided by ``per``."""
-    diff = src_words[links[:, 0]].float() - tgt_words[links[:, 1]].float()
+    diff = _at_least_fp32(src_words[links[:, 0]]) - _at_least_fp32(tgt_words[links[:, 1]])
     align = diff.pow(2).sum() / per
-    drift = (tgt_states.float() - tgt_original.float())[real_tokens]
+    drift = (_at_least_fp32(tgt_states) - _at_least_fp32(tgt_original))[real_tokens]
     reg = drift.pow(2).sum() / per
     return JointAlignLoss(align, reg, align + reg_weight * reg, int(len(links)))
+
+
+def _at_least_fp32(t: torch.Tensor) -> torch.Tensor:
+    """Half-precision states summed in float32; float64 ones (a 64-bit run) stay float64."""
+    return t if t.dtype == torch.float64 else t.float()

@@ -90,7 +90,10 @@ class JointAlign(pl.LightningModule):
 
     def on_fit_start(self) -> None:
         assert self._original is not None
-        self._original.to(self.device)
+        # the frozen original in the trained model's dtype too (a 64-true or bf16-true run
+        # converts only submodules), so f(t) - f0(t) is 0 at the start, not rounding
+        dtype = next(self.encoder_model.parameters()).dtype
+        self._original.to(device=self.device, dtype=dtype)
         self.encoder.device = self.device
 
     def original(self) -> torch.nn.Module:
