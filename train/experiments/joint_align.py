@@ -51,8 +51,9 @@ class JointAlignConfig(ReferenceConfig):
 
 
 def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
-    """One Joint-Align run through the Lightning trainer; returns its export directory."""
-    from ..callbacks import KeepBest, SaveEncoder
+    """One Joint-Align run through the Lightning trainer; returns its export directory. An
+    interrupted run with the same settings resumes from its last validation."""
+    from ..callbacks import KeepBest, LastCheckpoint, SaveEncoder
     from ..trainer import quiet_trainer
     from ..modules import JointAlign
     from ..parallel_text import ParallelTextDataModule
@@ -69,15 +70,40 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     torch.manual_seed(cfg.seed)
     logger = RunLog()
     logger.bind(str(run_dir))
-    trainer = quiet_trainer(max_epochs=cfg.epochs, callbacks=[KeepBest(cfg.criterion), SaveEncoder()],
+    last = run_dir / "checkpoints" / "last.ckpt"
+    resume = _same_settings(run_dir, cfg, text) and last.is_file()
+    if resume:
+        print(f"  resuming {run_dir.name} from its last validation ({last})", flush=True)
+    elif last.is_file():
+        last.unlink()  # an earlier run's, with other settings: never to be resumed by this one
+    trainer = quiet_trainer(max_epochs=cfg.epochs,
+                            callbacks=[KeepBest(cfg.criterion), LastCheckpoint(), SaveEncoder()],
                             val_check_interval=cfg.val_every, use_distributed_sampler=False,
+                            enable_checkpointing=True,
                             enable_progress_bar=cfg.progress, logger=logger,
                             default_root_dir=str(run_dir))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*(does not have many workers|"
                                 "val_check_interval|number of training batches|LeafSpec).*")
-        trainer.fit(module, datamodule=dm)
+        trainer.fit(module, datamodule=dm, ckpt_path=str(last) if resume else None)
     return run_dir / "export"
+
+
+def _same_settings(run_dir: Path, cfg: JointAlignConfig, text: bool) -> bool:
+    """Whether ``run_dir`` holds a run of exactly these settings (and version); records them
+    for the next call. Only such a run's last checkpoint may be resumed."""
+    import json
+
+    from alignment import __version__
+    from alignment.atomic import write_text
+
+    names = ("encoder", "layer", "pooling", "train_verses", "val_verses", "batch_size", "seed",
+             "epochs", "lr", "reg_weight", "val_every", "criterion", "data_dir")
+    settings = {n: getattr(cfg, n) for n in names} | {"text": text, "version": __version__}
+    stamp = run_dir / "settings.json"
+    same = stamp.is_file() and json.loads(stamp.read_text()) == settings
+    write_text(stamp, json.dumps(settings, indent=1))
+    return same
 
 
 def fine_tuned(cfg: JointAlignConfig, text: bool, run_dir: Path) -> float:
