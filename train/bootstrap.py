@@ -49,8 +49,8 @@ def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapCon
 
 def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
               val: tuple[np.ndarray, np.ndarray], cfg: BootstrapConfig | None = None,
-              run_dir: str | Path | None = None, progress: bool = False
-              ) -> tuple[Mapping, list[RoundRecord]]:
+              run_dir: str | Path | None = None, progress: bool = False,
+              judge: bootstrapping.Judge | None = None) -> tuple[Mapping, list[RoundRecord]]:
     """``alignment.unsupervised.bootstrapping.bootstrap`` with flows refitted by ``refit_flow``."""
     return bootstrapping.bootstrap(mapping, x_pool, y_pool, val, cfg, refit_flow, run_dir,
-                                   progress)
+                                   progress, judge)

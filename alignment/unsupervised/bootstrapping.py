@@ -2,7 +2,8 @@
 the two monolingual pools → refit on the induced pairs, keeping the round the label-free
 semantic criterion prefers. A linear map is refitted here by Procrustes (MUSE's refinement);
 a flow by the trainer the caller passes (``refit_flow``), so this loop needs no training
-framework. Each round can be saved, so a run resumes where it stopped."""
+framework. Each round can be saved, so a run resumes where it stopped. Where the truth is known, each
+round also reports the induced lexicon's precision (reporting only, never selection)."""
 from __future__ import annotations
 
 import copy
@@ -56,11 +57,35 @@ class BootstrapConfig:
 
 @dataclass
 class RoundRecord:
-    """What one round did: induced pairs kept, and the semantic criterion after the refit."""
+    """What one round did: induced pairs kept, the semantic criterion after the refit, and the
+    share of the induced pairs that are true translations (None where nothing says which are)."""
 
     round: int
     lexicon: int
     semantic: float
+    precision: float | None = None
+
+
+# (induced source rows, induced target rows) → the share of those pairs that are translations
+Judge = Callable[[np.ndarray, np.ndarray], float]
+
+
+def label_judge(src_labels: np.ndarray, tgt_labels: np.ndarray) -> Judge:
+    """Precision against known labels: a pair is true when both rows carry the same label
+    (the index of the aligned pair a row came from, or a simulated word's id)."""
+    src_labels, tgt_labels = np.asarray(src_labels), np.asarray(tgt_labels)
+    return lambda q, k: float(np.mean(src_labels[q] == tgt_labels[k])) if len(q) else float("nan")
+
+
+def lexicon_judge(src_words: list[str], tgt_words: list[str],
+                  lexicon: dict[str, list[str]]) -> Judge:
+    """Precision against a bilingual dictionary (source word → translations): the pair (word
+    of source row, word of target row) is one of its entries (case-insensitive)."""
+    entries = {(s.lower(), t.lower()) for s, ts in lexicon.items() for t in ts}
+    src = [w.lower() for w in src_words]
+    tgt = [w.lower() for w in tgt_words]
+    return lambda q, k: (float(np.mean([(src[i], tgt[j]) in entries for i, j in zip(q, k)]))
+                         if len(q) else float("nan"))
 
 
 # (mapping to continue, induced source rows, induced target rows, config, round folder)
@@ -89,12 +114,13 @@ def refit_linear(mapping: Mapping, x: np.ndarray, y: np.ndarray) -> None:
 def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
               val: tuple[np.ndarray, np.ndarray], cfg: BootstrapConfig | None = None,
               refit_flow: FlowRefit | None = None, run_dir: str | Path | None = None,
-              progress: bool = False) -> tuple[Mapping, list[RoundRecord]]:
+              progress: bool = False, judge: Judge | None = None
+              ) -> tuple[Mapping, list[RoundRecord]]:
     """Run ``cfg.rounds`` rounds from ``mapping`` (a linear map, or a Real-NVP flow refitted
     by ``refit_flow``, possibly after closed-form stages) and return the round the semantic
     criterion on the unpaired validation pools ``val`` likes best (round 0 = the start) with
     every round's record. With ``run_dir``, rounds are saved in ``run_dir/round-N`` and a
-    rerun resumes."""
+    rerun resumes. ``judge`` scores each round's induced pairs (reported, never selecting)."""
     cfg = cfg or BootstrapConfig()
     cfg.check()
     part = trainable_part(mapping)
@@ -126,13 +152,16 @@ def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
                     refit_linear(mapping, x_pool[q], y_pool[k])
                 else:
                     mapping = refit_flow(mapping, x_pool[q], y_pool[k], cfg, round_dir)
-                record = RoundRecord(r, int(len(q)), criterion(mapping))
+                record = RoundRecord(r, int(len(q)), criterion(mapping),
+                                     judge(q, k) if judge is not None else None)
                 if run_dir is not None:
                     mapping.save(round_dir / "mapping")
                     write_text(done, json.dumps(asdict(record), indent=2))
             records.append(record)
             if progress:
-                print(f"  round {r}: {record.lexicon} induced pairs, semantic "
+                correct = "" if record.precision is None else \
+                    f" ({100 * record.precision:.1f}% true translations)"
+                print(f"  round {r}: {record.lexicon} induced pairs{correct}, semantic "
                       f"{record.semantic:.4f}", flush=True)
             if record.semantic > best_score:
                 best, best_score = mapping, record.semantic

@@ -52,3 +52,25 @@ def test_the_loop_calls_the_given_flow_refit_with_the_induced_pairs(tmp_path):
     assert [c[2] for c in calls] == ["round-1", "round-2"]
     assert all(0 < n == m <= 50 for n, m, _ in calls)
     assert [r.lexicon for r in rounds[1:]] == [c[0] for c in calls]
+
+
+def test_each_round_reports_how_many_induced_pairs_are_true_and_resumes_it(tmp_path):
+    """Pools of permuted pairs: the judge knows every target row's partner; precision rises as
+    the rotation is recovered, and a resumed run reads it back (selection ignores it)."""
+    from alignment.unsupervised.bootstrapping import label_judge, lexicon_judge
+
+    x, _, rotation = isomorphic_toy(n=1500)
+    y = (x @ rotation).astype(np.float32)  # row i translates row i
+    perm = np.random.default_rng(1).permutation(len(y))
+    pools = (x, y[perm])  # target row j is the translation of source row perm[j]
+    judge = label_judge(np.arange(len(x)), perm)  # the pair each row came from
+    _, rounds = bootstrap(LinearMap(8), *pools, (x[:300], y[:300]),
+                          BootstrapConfig(rounds=3, top=500), run_dir=tmp_path, judge=judge)
+    assert rounds[0].precision is None  # round 0 induces nothing
+    assert 0 <= rounds[1].precision < rounds[-1].precision and rounds[-1].precision > 0.9
+    again = bootstrap(LinearMap(8), *pools, (x[:300], y[:300]), BootstrapConfig(rounds=3, top=500),
+                      run_dir=tmp_path)[1]
+    assert [r.precision for r in again] == [r.precision for r in rounds]
+    # a dictionary judge: rows stand for words, a pair is true if the dictionary lists it
+    dictionary = lexicon_judge(["Casa", "perro"], ["house", "dog"], {"casa": ["house", "home"]})
+    assert dictionary(np.array([0, 1, 0]), np.array([0, 1, 1])) == pytest.approx(1 / 3)

@@ -21,6 +21,7 @@ from ..modules import check_settings
 from ..reporting import report
 from .shared import VARIANTS_HELP
 from .simulate_unpaired import (GAN_METHOD, distance_summary, fit_unpaired, format_distances,
+                                format_round_precisions, round_precisions,
                                 unpaired_labels)
 
 # the trained maps at 2-D toy-language size, written as the variants they are (the table says
@@ -82,6 +83,7 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     collapsed: dict[tuple, list[str]] = {}
     distances: dict[tuple[int, int], list] = {}
+    boot_rounds: dict[tuple[int, int], list] = {}
     gan_label, boot_label = unpaired_labels(cfg.gan_method)
     for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
         train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
@@ -110,9 +112,10 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         if cfg.unsupervised:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*(Checkpoint directory).*")
-                gan, boot, trace = fit_unpaired(train, cfg.gan_method, seed, cfg.gan_map_steps,
-                                                cfg.rounds)
+                gan, boot, trace, records = fit_unpaired(train, cfg.gan_method, seed,
+                                                         cfg.gan_map_steps, cfg.rounds)
             distances.setdefault((t, k), []).append(trace)
+            boot_rounds.setdefault((t, k), []).append(records)
             _score(results, gan_label, t, k, seed, gan, cfg)
             _score(results, boot_label, t, k, seed, boot, cfg)
     metrics = {f"{m}/t{t}/k{k}/eps{e:g}": float(np.mean(v)) for (m, t, k, e), v in results.items()}
@@ -122,10 +125,15 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     for (t, k), traces in distances.items():
         metrics.update({f"{gan_label}/t{t}/k{k}/{name}": value
                         for name, value in distance_summary(traces).items()})
+    precisions = {key: round_precisions(runs) for key, runs in boot_rounds.items()}
+    for (t, k), ps in precisions.items():
+        metrics.update({f"{boot_label}/t{t}/k{k}/precision_r{r}": p for r, p in enumerate(ps, 1)})
     labels = [TRUE_MAP, *variants] + ([gan_label, boot_label] if cfg.unsupervised else [])
     text = format_simulation(results, cfg, labels, collapsed)
     if distances:
         text += "\n\n" + format_distances(distances, gan_label)
+    if precisions:
+        text += "\n\n" + format_round_precisions(precisions, boot_label)
     report(text, metrics, cfg.out_dir, cfg)
     plot_simulation(results, cfg, labels, Path(cfg.out_dir) / "p1_vs_eps.png")
     return metrics

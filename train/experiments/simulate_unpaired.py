@@ -13,6 +13,7 @@ import torch
 
 from alignment.evaluation.criteria import mmd
 from alignment.mappings import parse_method
+from alignment.unsupervised.bootstrapping import RoundRecord, label_judge
 
 from ..bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
@@ -61,10 +62,12 @@ class DistanceTrace(pl.Callback):
 def fit_unpaired(train, method: str, seed: int, map_steps: int, rounds: int):
     """GAN-Real-NVP for ``map_steps`` map updates on the training occurrences with the
     pairing dropped (targets shuffled), the epoch chosen by the semantic criterion on shuffled
-    validation occurrences; then bootstrapping (cross-correlation constraint). Returns both
-    maps and the distance trace."""
+    validation occurrences; then bootstrapping (cross-correlation constraint), each round's
+    induced pairs judged by the simulated words. Returns both maps, the distance trace and the
+    bootstrapping rounds."""
     rng = np.random.default_rng(seed + 1000)
-    y = train.y_train[rng.permutation(len(train.y_train))]
+    perm = rng.permutation(len(train.y_train))
+    y = train.y_train[perm]
     val = (train.x_val, train.y_val[rng.permutation(len(train.y_val))])
     torch.manual_seed(seed)
     dm = UnpairedVectorDataModule.from_arrays(train.x_train, y, val=val, batch_size=BATCH,
@@ -76,10 +79,26 @@ def fit_unpaired(train, method: str, seed: int, map_steps: int, rounds: int):
     trace = DistanceTrace(*val)
     gan = fit_method(spec, dm, epochs, callbacks=[KeepBest("semantic"), trace],
                      map_steps=map_steps)
-    boot, _ = bootstrap(copy.deepcopy(gan), train.x_train, y, val,
-                        BootstrapConfig(rounds=rounds, top=len(y) // 2, epochs=5, lr=1e-3,
-                                        batch_size=BATCH, seed=seed))
-    return gan, boot, trace
+    boot, records = bootstrap(copy.deepcopy(gan), train.x_train, y, val,
+                              BootstrapConfig(rounds=rounds, top=len(y) // 2, epochs=5, lr=1e-3,
+                                              batch_size=BATCH, seed=seed),
+                              judge=label_judge(train.word_train, train.word_train[perm]))
+    return gan, boot, trace, records
+
+
+def round_precisions(runs: list[list[RoundRecord]]) -> list[float]:
+    """Per bootstrapping round (1, 2, ...), the share of induced pairs that are occurrences of
+    the same simulated word, mean over seeds."""
+    return [float(np.mean([run[r].precision for run in runs])) for r in range(1, len(runs[0]))]
+
+
+def format_round_precisions(precisions: dict[tuple[int, int], list[float]], label: str) -> str:
+    """One line per (t, k): the induced lexicon's precision round by round."""
+    lines = [f"{label}: induced pairs that are the same word, per round (%, mean over seeds; "
+             "reported only, the round is chosen by the semantic criterion)"]
+    lines += [f"  t={t} k={k}: " + " → ".join(f"{100 * p:.1f}" for p in ps)
+              for (t, k), ps in precisions.items()]
+    return "\n".join(lines)
 
 
 def distance_summary(traces: list[DistanceTrace]) -> dict[str, float]:

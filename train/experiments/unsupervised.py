@@ -18,6 +18,7 @@ from alignment.evaluation.criteria import semantic_criterion
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import (apply_mapping, evaluate_mapping, retrieval_hits)
 from alignment.mappings import Mapping, parse_method
+from alignment.unsupervised.bootstrapping import Judge, label_judge, lexicon_judge
 from alignment.unsupervised.iterated_mining import SentenceSide
 from alignment.export.signature import signature
 from alignment.data.vectors import aligned_pairs
@@ -114,6 +115,7 @@ class Pools:
     y: np.ndarray
     val_x: np.ndarray
     val_y: np.ndarray
+    judge: Judge | None = None  # which pairs of x and y rows are translations (reporting only)
 
     def datamodule(self, batch_size: int, seed: int, rows: tuple[np.ndarray, np.ndarray] | None = None,
                    sides: tuple[SentenceSide, SentenceSide] | None = None
@@ -133,12 +135,16 @@ def make_pools(u: UnpairedBible, cfg: UnsupervisedConfig) -> Pools:
     language's tokens sampled on its own, at most ``per_type`` per word type."""
     if u.protocol == "pairs-permuted":
         return permuted_pairs(u.bed, cfg.pool_tokens, cfg.val_tokens, cfg.seed)
-    x = u.src.vectors[u.src.capped_sample(cfg.pool_tokens, cfg.per_type, cfg.seed)]
-    y = u.tgt.vectors[u.tgt.capped_sample(cfg.pool_tokens, cfg.per_type, cfg.seed + 1)]
+    xs = u.src.capped_sample(cfg.pool_tokens, cfg.per_type, cfg.seed)
+    ys = u.tgt.capped_sample(cfg.pool_tokens, cfg.per_type, cfg.seed + 1)
     vx = u.val_src.vectors[u.val_src.capped_sample(cfg.val_tokens, cfg.per_type, cfg.seed + 2)]
     vy = u.val_tgt.vectors[u.val_tgt.capped_sample(cfg.val_tokens, cfg.per_type, cfg.seed + 3)]
-    n, m = min(len(x), len(y)), min(len(vx), len(vy))
-    return Pools(x[:n], y[:n], vx[:m], vy[:m])
+    n, m = min(len(xs), len(ys)), min(len(vx), len(vy))
+    xs, ys = xs[:n], ys[:n]
+    judge = None if u.bed.lexicon is None else lexicon_judge(  # a row is its word's occurrence
+        [u.src.words[t] for t in u.src.type_ids[xs]], [u.tgt.words[t] for t in u.tgt.type_ids[ys]],
+        u.bed.lexicon)
+    return Pools(u.src.vectors[xs], u.tgt.vectors[ys], vx[:m], vy[:m], judge)
 
 
 def permuted_pairs(bed, pool_tokens: int, val_tokens: int, seed: int) -> Pools:
@@ -147,14 +153,16 @@ def permuted_pairs(bed, pool_tokens: int, val_tokens: int, seed: int) -> Pools:
     other pool, no row is paired with it."""
     rng = np.random.default_rng(seed)
 
-    def unpaired(x: np.ndarray, y: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def unpaired(x: np.ndarray, y: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pick = np.sort(rng.choice(len(x), min(n, len(x)), replace=False))
-        return x[pick], y[pick][rng.permutation(len(pick))]
+        perm = rng.permutation(len(pick))
+        return x[pick], y[pick][perm], perm
 
-    x, y = unpaired(bed.x, bed.y, pool_tokens)
+    x, y, perm = unpaired(bed.x, bed.y, pool_tokens)
     vx, vy, _ = aligned_pairs(bed.dev.src, bed.dev.tgt, bed.dev.alignments)
-    vx, vy = unpaired(vx, vy, val_tokens)
-    return Pools(x, y, vx, vy)
+    vx, vy, _ = unpaired(vx, vy, val_tokens)
+    # target row j came from the aligned pair of source row perm[j]
+    return Pools(x, y, vx, vy, label_judge(np.arange(len(x)), perm))
 
 
 def semantic_on(pools: Pools, mapping: Mapping | None) -> float:
@@ -253,9 +261,11 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
             with tempfile.TemporaryDirectory() as tmp:
                 refined, rounds = bootstrap(copy.deepcopy(fitted[route.after].mapping), pools.x, pools.y,
                                             (pools.val_x, pools.val_y), boot, run_dir=tmp,
-                                            progress=True)
+                                            progress=True, judge=pools.judge)
             record(name, refined, time.time() - t0 + rows[route.after]["seconds"],
-                   round=float(max(rounds, key=lambda r: r.semantic).round))
+                   round=float(max(rounds, key=lambda r: r.semantic).round),
+                   **{f"precision_r{r.round}": r.precision for r in rounds[1:]
+                      if r.precision is not None})
             continue
         dm = route_data(route, u, pools, cfg)
         for k, seed in enumerate(cfg.gan_seeds if route.seeds else [cfg.seed]):

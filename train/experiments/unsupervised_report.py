@@ -70,6 +70,17 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
                 d, lo, hi = (comparisons[f"{name}/vs_{key}{end}"] for end in ("", "_lo", "_hi"))
                 out.append(f"  {name:<44} {format_difference(d, lo, hi)}")
         out.append("")
+    judged = {n: [r[k] for k in sorted((k for k in r if k.startswith("precision_r")),
+                                       key=lambda k: int(k[len("precision_r"):]))]
+              for n, r in rows.items()}
+    judged = {n: ps for n, ps in judged.items() if ps}
+    if judged:
+        truth = ("the aligned pair" if cfg.protocol == "pairs-permuted"
+                 else "a FreeDict entry")
+        out.append(f"Bootstrapping's induced pairs that are {truth}, per round (%; reported "
+                   "only, the round is chosen by the semantic criterion):")
+        out += [f"  {n:<44} " + " → ".join(f"{100 * p:.1f}" for p in ps) for n, ps in judged.items()]
+        out.append("")
     if "criterion/pearson_semantic_p1" in comparisons:
         out.append(f"Label-free semantic criterion vs held-out es→en P@1 across the "
                    f"{len(unsupervised_rows(rows))} unsupervised rows: Pearson "

@@ -89,3 +89,6 @@ def test_unsupervised_rows_join_the_simulation_table(tmp_path, capsys):
     # the distance the GAN optimises is traced from before its first step
     assert "MMD² between mapped source and target validation pools" in table
     assert metrics["gan_realnvp (unpaired)/t1/k5/mmd_start"] > 0
+    # each bootstrapping round's induced pairs are judged by the simulated words
+    assert "induced pairs that are the same word, per round" in table
+    assert 0.0 <= metrics["gan_realnvp + bootstrap (unpaired)/t1/k5/precision_r1"] <= 1.0
