@@ -2,8 +2,9 @@
 the two monolingual pools → refit on the induced pairs, keeping the round the label-free
 semantic criterion prefers. A linear map is refitted here by Procrustes (MUSE's refinement);
 a flow by the trainer the caller passes (``refit_flow``), so this loop needs no training
-framework. Each round can be saved, so a run resumes where it stopped. Where the truth is known, each
-round also reports the induced lexicon's precision (reporting only, never selection)."""
+framework. Each round can be saved, so a run resumes where it stopped. Where the truth is
+known, each round also reports the induced lexicon's precision (reporting only, never
+selection)."""
 from __future__ import annotations
 
 import copy
