@@ -136,6 +136,8 @@ def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path):
     for route in ROUTES:
         assert 0 <= rows[route]["retrieval_cosine_src2tgt"] <= 1, route
     assert rows["mining > center > clp"]["mined_true_share"] == 0.0  # disjoint verse ids
+    for route in ("vecmap", "vecmap (identity start)"):  # seed dictionary judged by FreeDict
+        assert rows[route]["seed_pairs"] > 0 and 0.0 <= rows[route]["seed_precision"] <= 1.0
     # bootstrapping's induced pairs are judged against FreeDict, round by round
     booted = [r for r in rows.values() if "precision_r1" in r]
     assert booted and all(0.0 <= r["precision_r1"] <= 1.0 for r in booted)

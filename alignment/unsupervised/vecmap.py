@@ -75,6 +75,8 @@ class SelfLearning:
     init: str = "similarity"
     seed: int = 0
     history: list[float] = field(default_factory=list)
+    # filled by self_learning: the pairs (source rows, target rows) it started from
+    seed_dictionary: tuple[torch.Tensor, torch.Tensor] | None = None
 
 
 def induce(queries: torch.Tensor, keys: torch.Tensor, r_keys: torch.Tensor, keep_prob: float,
@@ -99,11 +101,13 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
     starting from ``seed_pairs`` (default: ``initial_dictionary``). The objective is the mean
     best (dropped-out, CSLS-adjusted) similarity of both directions; after ``patience``
     iterations without an improvement above ``threshold`` the keep probability doubles, and
-    at 1 the loop stops. ``settings.history`` keeps the objective."""
+    at 1 the loop stops. ``settings.history`` keeps the objective, ``settings.seed_dictionary``
+    the starting pairs (their precision says whether the initialisation had anything to build on)."""
     cfg = settings or SelfLearning()
     xs, ys = _prepare(x), _prepare(y)
     src, tgt = seed_pairs if seed_pairs is not None else \
         initial_dictionary(x, y, cfg.csls_k, cfg.init)
+    cfg.seed_dictionary = (src.clone(), tgt.clone())
     gen = torch.Generator().manual_seed(cfg.seed)
     p, best, stale = cfg.keep_prob, -float("inf"), 0
     w = torch.eye(xs.shape[1], dtype=torch.float64)

@@ -56,4 +56,7 @@ def test_self_learning_recovers_a_noisy_rotation_and_the_published_initialisatio
     settings = SelfLearning(patience=5)
     w = self_learning(x, y, settings)
     assert torch.linalg.norm(w - rotation) < 0.1 * torch.linalg.norm(rotation)
+    # the loop records the dictionary it started from, so its precision can be reported
+    assert torch.equal(settings.seed_dictionary[0], src)
+    assert torch.equal(settings.seed_dictionary[1], tgt)
     assert settings.history[-1] > settings.history[0]

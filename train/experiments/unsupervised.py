@@ -30,7 +30,8 @@ from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
 from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
-from .unsupervised_report import compare_routes, format_unsupervised
+from .unsupervised_report import (compare_routes, format_unsupervised, mining_report,
+                                  seed_dictionary_report)
 
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
 
@@ -201,20 +202,6 @@ def fit_route(route: Route, dm: UnpairedVectorDataModule, cfg: UnsupervisedConfi
     return module, last, int(keep.best_epoch or 0)
 
 
-def mining_report(module, u: UnpairedBible) -> dict[str, float]:
-    """Each mining iteration (printed) and the kept one's numbers; the share of mined pairs
-    that are the same verse is reporting only (never used to choose)."""
-    info: dict[str, float] = {}
-    for r in module.rounds:
-        same = float(np.mean([u.src_verses[a] == u.tgt_verses[b] for a, b in zip(r.src, r.tgt)]))
-        print(f"  mining iteration {r.iteration}: {len(r.src)} sentence pairs ({100 * same:.1f}% "
-              f"true translations), {r.word_pairs} word pairs, semantic {r.semantic:.4f}", flush=True)
-        if r.kept:
-            info = {"mined_sentences": float(len(r.src)), "mined_word_pairs": float(r.word_pairs),
-                    "mined_true_share": same, "mining_iteration": float(r.iteration)}
-    return info
-
-
 def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     cfg = replace(cfg, protocol=protocol_name(cfg.protocol))  # before anything is encoded
     unknown = [r for r in cfg.routes if r not in ROUTES]
@@ -271,7 +258,9 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
         for k, seed in enumerate(cfg.gan_seeds if route.seeds else [cfg.seed]):
             t0 = time.time()
             module, last, epoch = fit_route(route, dm, cfg, seed)
-            extra = mining_report(module, u) if route.rows == "sentences" else {}
+            extra = (mining_report(module, u) if route.rows == "sentences" else
+                     seed_dictionary_report(module, u, cfg.vecmap_types, bed.lexicon)
+                     if route.rows == "types" and k == 0 else {})
             if route.budget is not None:
                 extra["epoch"] = float(epoch)
             record(name if k == 0 else f"{name} (seed {seed})", module.mapping,

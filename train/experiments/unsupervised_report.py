@@ -7,8 +7,10 @@ import numpy as np
 from alignment.evaluation.correlation import pearson
 from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.mappings import BASELINE, parse_method
+from alignment.unsupervised.bootstrapping import lexicon_judge
 
 from ..reporting import Column, format_difference, format_table
+from .testbed import UnpairedBible
 
 COLUMNS = columns("es", "en")
 
@@ -22,6 +24,36 @@ def reference_rows() -> list[tuple[str, str, str]]:
 
 def unsupervised_rows(rows: dict) -> list[str]:
     return [n for n in rows if not n.startswith("supervised") and n != "unmapped"]
+
+
+def mining_report(module, u: UnpairedBible) -> dict[str, float]:
+    """Each mining iteration (printed) and the kept one's numbers; the share of mined pairs
+    that are the same verse is reporting only (never used to choose)."""
+    info: dict[str, float] = {}
+    for r in module.rounds:
+        same = float(np.mean([u.src_verses[a] == u.tgt_verses[b] for a, b in zip(r.src, r.tgt)]))
+        print(f"  mining iteration {r.iteration}: {len(r.src)} sentence pairs ({100 * same:.1f}% "
+              f"true translations), {r.word_pairs} word pairs, semantic {r.semantic:.4f}", flush=True)
+        if r.kept:
+            info = {"mined_sentences": float(len(r.src)), "mined_word_pairs": float(r.word_pairs),
+                    "mined_true_share": same, "mining_iteration": float(r.iteration)}
+    return info
+
+
+def seed_dictionary_report(module, u: UnpairedBible, types: int,
+                           lexicon: dict[str, list[str]] | None) -> dict[str, float]:
+    """VecMap's initial dictionary (pairs of the ``types`` most frequent word types) judged
+    against the bilingual dictionary: a lower bound on its precision, since FreeDict misses
+    many true pairs; reporting only (never used to choose)."""
+    if lexicon is None or module.seed_dictionary is None:
+        return {}
+    words = [p.centroids(top=types, min_count=3)[0] for p in (u.src, u.tgt)]
+    n = min(map(len, words))
+    src, tgt = (t.numpy() for t in module.seed_dictionary)
+    share = lexicon_judge(words[0][:n], words[1][:n], lexicon)(src, tgt)
+    print(f"  seed dictionary: {len(src)} type pairs, {100 * share:.1f}% of them FreeDict "
+          "entries", flush=True)
+    return {"seed_pairs": float(len(src)), "seed_precision": share}
 
 
 def compare_routes(rows: dict, hits: dict, cfg) -> dict[str, float]:

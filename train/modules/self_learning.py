@@ -41,6 +41,8 @@ class SelfLearningFit(NoGradientSteps, MappingFit):
         self._take_no_steps()
         self._rows: list[tuple[torch.Tensor, torch.Tensor]] = []
         self.history: list[float] = []
+        # the initial dictionary's (source row, target row) pairs, once fitted
+        self.seed_dictionary: tuple[torch.Tensor, torch.Tensor] | None = None
         self._build_now(dim)
 
     def _check_method(self, spec):
@@ -65,5 +67,6 @@ class SelfLearningFit(NoGradientSteps, MappingFit):
                                 max_iterations=hp.max_iterations, init=hp.init, seed=hp.seed)
         self.trainable.set_weight(self_learning(x, y, settings))
         self.history = settings.history
+        self.seed_dictionary = settings.seed_dictionary
         self.log("self_learning_iterations", float(len(settings.history)))
         self.log("self_learning_objective", settings.history[-1] if settings.history else 0.0)
