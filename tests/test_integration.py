@@ -158,7 +158,7 @@ def test_joint_align_experiment_on_the_bible(bible, tmp_path):
     pytest.importorskip("eflomal")
     from train.experiments.joint_align import JointAlignConfig, run_joint_align
 
-    cfg = JointAlignConfig(data_dir=str(bible), out_dir=str(tmp_path / "ja"), train_verses=80,
+    cfg = JointAlignConfig(data_dir=str(bible), out_dir=str(tmp_path / "ja"), train_verses=80, epochs=1,
                            test_verses=200, books=["Gen", "Matt"], progress=False, val_every=5,
                            val_verses=20, supervised=["center > clp"], bootstrap_samples=100)
     rows = run_joint_align(cfg)
