@@ -3,6 +3,7 @@ with and without NORM and TEXT, against ``center > clp`` and the best trained ma
 the held-out verses through the *exports* (what a user loads), with the English side's drift."""
 from __future__ import annotations
 
+import json
 import time
 import warnings
 from dataclasses import dataclass, field, replace
@@ -11,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from alignment import __version__
+from alignment.atomic import write_text
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.evaluation.retrieval import columns, evaluate_mapping, paired_bootstrap, retrieval_hits
 from alignment.export.remapped import load_remapped
@@ -93,11 +96,6 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
 def _same_settings(run_dir: Path, cfg: JointAlignConfig, text: bool) -> bool:
     """Whether ``run_dir`` holds a run of exactly these settings (and version); records them
     for the next call. Only such a run's last checkpoint may be resumed."""
-    import json
-
-    from alignment import __version__
-    from alignment.atomic import write_text
-
     names = ("encoder", "layer", "pooling", "train_verses", "val_verses", "batch_size", "seed",
              "epochs", "lr", "reg_weight", "val_every", "criterion", "data_dir")
     settings = {n: getattr(cfg, n) for n in names} | {"text": text, "version": __version__}
@@ -110,10 +108,6 @@ def _same_settings(run_dir: Path, cfg: JointAlignConfig, text: bool) -> bool:
 def fine_tuned(cfg: JointAlignConfig, text: bool, run_dir: Path) -> float:
     """Fine-tune into ``run_dir`` (or, with ``reuse``, take the export a finished run left
     there); returns the fit's wall-clock seconds (kept in ``RUN/fit.json``)."""
-    import json
-
-    from alignment.atomic import write_text
-
     record = run_dir / "fit.json"
     if cfg.reuse and record.is_file() and (run_dir / "export" / "remap.json").is_file():
         return float(json.loads(record.read_text())["seconds"])
@@ -227,8 +221,6 @@ def slug(label: str) -> str:
 
 
 def _run_metrics(run_dir: Path) -> dict[str, float]:
-    import json
-
     m = json.loads((run_dir / "metrics.json").read_text())
     return {k: m[k] for k in ("selected_step", "selected_value", "pivot_drift", "pivot_cosine",
                               "reg_loss", "align_loss") if k in m}

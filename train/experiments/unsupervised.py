@@ -172,12 +172,19 @@ def semantic_on(pools: Pools, mapping: Mapping | None) -> float:
                               torch.from_numpy(apply_mapping(mapping, pools.val_y, "tgt")))
 
 
-def route_data(route: Route, u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig
-               ) -> UnpairedVectorDataModule:
-    """What a route reads (``Route.rows``)."""
+def type_centroids(u: UnpairedBible, cfg: UnsupervisedConfig) -> tuple[tuple, tuple]:
+    """((source words, target words), (source rows, target rows)): the centroids of each
+    language's ``vecmap_types`` most frequent types with at least 3 tokens."""
+    words, rows = zip(*(p.centroids(top=cfg.vecmap_types, min_count=3) for p in (u.src, u.tgt)))
+    return words, rows
+
+
+def route_data(route: Route, u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig,
+               types: tuple[tuple, tuple] | None) -> UnpairedVectorDataModule:
+    """What a route reads (``Route.rows``); ``types``: ``type_centroids``' output (needed by
+    ``types`` routes only)."""
     if route.rows == "types":
-        rows = tuple(p.centroids(top=cfg.vecmap_types, min_count=3)[1] for p in (u.src, u.tgt))
-        return pools.datamodule(route.batch_size, cfg.seed, rows=rows)
+        return pools.datamodule(route.batch_size, cfg.seed, rows=types[1])
     if route.rows == "sentences":
         tr = u.bed.train_data
         sides = (SentenceSide(tr.src.subset(u.src_verses), [tr.src_tokens[i] for i in u.src_verses]),
@@ -229,6 +236,7 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
         t0 = time.time()
         record(f"supervised: {spec.label}", fit_supervised(spec, bed, cfg), time.time() - t0)
     fitted: dict[str, object] = {}  # route -> its fitted module (first seed)
+    types = type_centroids(u, cfg) if any(ROUTES[r].rows == "types" for r in cfg.routes) else None
     for name in cfg.routes:
         route, t0 = ROUTES[name], time.time()
         if route.after is not None:
@@ -254,13 +262,13 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
                    **{f"precision_r{r.round}": r.precision for r in rounds[1:]
                       if r.precision is not None})
             continue
-        dm = route_data(route, u, pools, cfg)
+        dm = route_data(route, u, pools, cfg, types)
         for k, seed in enumerate(cfg.gan_seeds if route.seeds else [cfg.seed]):
             t0 = time.time()
             module, last, epoch = fit_route(route, dm, cfg, seed)
             extra = (mining_report(module, u) if route.rows == "sentences" else
-                     seed_dictionary_report(module, u, cfg.vecmap_types, bed.lexicon)
-                     if route.rows == "types" and k == 0 else {})
+                     seed_dictionary_report(module, types[0], bed.lexicon)
+                     if route.rows == "types" else {})
             if route.budget is not None:
                 extra["epoch"] = float(epoch)
             record(name if k == 0 else f"{name} (seed {seed})", module.mapping,

@@ -40,17 +40,15 @@ def mining_report(module, u: UnpairedBible) -> dict[str, float]:
     return info
 
 
-def seed_dictionary_report(module, u: UnpairedBible, types: int,
+def seed_dictionary_report(module, words: tuple[list[str], list[str]],
                            lexicon: dict[str, list[str]] | None) -> dict[str, float]:
-    """VecMap's initial dictionary (pairs of the ``types`` most frequent word types) judged
-    against the bilingual dictionary: a lower bound on its precision, since FreeDict misses
-    many true pairs; reporting only (never used to choose)."""
+    """VecMap's initial dictionary (pairs of rows of the type centroids whose ``words`` are
+    given, most frequent first) judged against the bilingual dictionary: a lower bound on its
+    precision, since FreeDict misses many true pairs; reporting only (never used to choose)."""
     if lexicon is None or module.seed_dictionary is None:
         return {}
-    words = [p.centroids(top=types, min_count=3)[0] for p in (u.src, u.tgt)]
-    n = min(map(len, words))
     src, tgt = (t.numpy() for t in module.seed_dictionary)
-    share = lexicon_judge(words[0][:n], words[1][:n], lexicon)(src, tgt)
+    share = lexicon_judge(*words, lexicon)(src, tgt)
     print(f"  seed dictionary: {len(src)} type pairs, {100 * share:.1f}% of them FreeDict "
           "entries", flush=True)
     return {"seed_pairs": float(len(src)), "seed_precision": share}
