@@ -1,9 +1,11 @@
 """Bootstrapping with flows refitted through the Lightning trainer: the loop is
-``alignment.unsupervised.bootstrapping``; this module supplies its flow refit (density
-matching + nll + the constraint g on the induced pairs, resumable from the round's
-``last.ckpt``)."""
+``alignment.unsupervised.bootstrapping``; this module supplies its flow refits — ``adversarial``
+(Algorithm 1 as published: GAN-Real-NVP on the two pools + the constraint g on the induced
+pairs) and ``supervised`` (density matching + nll + g on the induced pairs) — each resumable
+from the round's ``last.ckpt``."""
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -11,29 +13,53 @@ import numpy as np
 import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.mappings import Mapping
+from alignment.mappings import Mapping, parse_method
 from alignment.mappings.staged import trainable_part
 from alignment.unsupervised import bootstrapping
 from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord
 
 from .datamodule import PairedVectorDataModule
 from .modules import FlowFit
+from .modules.constrained_gan import ConstrainedGanFit
 from .trainer import RECIPE_NOISE, quiet_trainer
+from .unpaired_datamodule import UnpairedVectorDataModule
 
 __all__ = ["BootstrapConfig", "RoundRecord", "bootstrap", "refit_flow"]
 
 
 def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapConfig,
-               round_dir: Path) -> Mapping:
-    """Density matching + nll + constraint on the induced pairs, continuing the current flow;
-    ``round_dir/checkpoints/last.ckpt`` is written each epoch and resumed from if present."""
+               round_dir: Path, pools: tuple[np.ndarray, np.ndarray] | None = None) -> Mapping:
+    """Continue the current flow on the induced pairs (``x``, ``y``) as ``cfg.refit`` says
+    (``adversarial`` also reads the two ``pools``); ``round_dir/checkpoints/last.ckpt`` is
+    written each epoch and resumed from if present."""
     part = trainable_part(mapping)
-    module = FlowFit("realnvp", lr=cfg.lr, nll_weight=cfg.nll_weight, constraint=cfg.constraint,
-                     constraint_weight=cfg.constraint_weight, transforms=part.transforms,
-                     hidden=part.hidden, layers=part.layers, passive=part.passive)
+    flow = dict(transforms=part.transforms, hidden=part.hidden, layers=part.layers,
+                passive=part.passive)
+    if cfg.refit == "adversarial":
+        if pools is None:
+            raise ValueError("the adversarial refit trains on the two pools: pass pools")
+        gan = {**parse_method("gan_realnvp").trained.defaults, "lr": cfg.lr,
+               "nll_weight": cfg.nll_weight, **cfg.adversarial, **flow,
+               "map_steps": cfg.map_steps}
+        module = ConstrainedGanFit(constraint=cfg.constraint,
+                                   constraint_weight=cfg.constraint_weight,
+                                   constraint_batch=cfg.batch_size,
+                                   critic_warmup=cfg.critic_warmup, seed=cfg.seed, **gan)
+        module.set_induced(torch.from_numpy(x), torch.from_numpy(y))
+        n = min(len(pools[0]), len(pools[1]))
+        dm = UnpairedVectorDataModule.from_arrays(pools[0][:n], pools[1][:n],
+                                                  batch_size=cfg.batch_size, shuffle=True,
+                                                  seed=cfg.seed)
+        updates = cfg.critic_warmup + cfg.map_steps * module.hparams.critic_steps
+        epochs = math.ceil(updates / math.ceil(n / cfg.batch_size)) + 1  # a bound: map_steps stops
+    else:
+        module = FlowFit("realnvp", lr=cfg.lr, nll_weight=cfg.nll_weight,
+                         constraint=cfg.constraint, constraint_weight=cfg.constraint_weight,
+                         **flow)
+        dm = PairedVectorDataModule.from_arrays(x, y, batch_size=cfg.batch_size, shuffle=True,
+                                                seed=cfg.seed)
+        epochs = cfg.epochs
     module.mapping = mapping.train()
-    dm = PairedVectorDataModule.from_arrays(x, y, batch_size=cfg.batch_size, shuffle=True,
-                                            seed=cfg.seed)
     ckpt_dir = round_dir / "checkpoints"
     last = ckpt_dir / "last.ckpt"
     saver = ModelCheckpoint(dirpath=str(ckpt_dir), save_last=True, save_top_k=0)
@@ -41,7 +67,7 @@ def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapCon
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=f"{RECIPE_NOISE}|.*(val_dataloader|"
                                 "validation_step|Checkpoint directory).*")
-        trainer = quiet_trainer(cfg.epochs, [saver], enable_checkpointing=True,
+        trainer = quiet_trainer(epochs, [saver], enable_checkpointing=True,
                                 default_root_dir=str(round_dir))
         trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.is_file() else None)
     return module.mapping.eval()

@@ -1,8 +1,10 @@
 """Bootstrapping (Zhao & Eger 2022, Algorithm 1): rounds of map → induce a lexicon by CSLS on
-the two monolingual pools → refit on the induced pairs, keeping the round the label-free
-semantic criterion prefers. A linear map is refitted here by Procrustes (MUSE's refinement);
-a flow by the trainer the caller passes (``refit_flow``), so this loop needs no training
-framework. Each round can be saved, so a run resumes where it stopped. Where the truth is
+the two monolingual pools → refit, keeping the round the label-free semantic criterion
+prefers. A linear map is refitted here by Procrustes (MUSE's refinement); a flow by the
+trainer the caller passes (``refit_flow``), so this loop needs no training framework: either
+as published (``refit="adversarial"``: the adversarial objective on the two pools plus the
+constraint g on the induced pairs) or ``refit="supervised"`` (density matching on the induced
+pairs plus g; crossalign's variant, no adversarial term). Each round can be saved, so a run resumes where it stopped. Where the truth is
 known, each round also reports the induced lexicon's precision (reporting only, never
 selection)."""
 from __future__ import annotations
@@ -11,7 +13,7 @@ import copy
 import json
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +32,19 @@ from alignment.mappings.staged import through_pre_stages, trainable_part
 ROUND_FILE = "round.json"
 
 
+REFITS = ("supervised", "adversarial")
+
+
 @dataclass
 class BootstrapConfig:
-    """Algorithm 1's settings (paper: 10 rounds in simulation, 3 on real data)."""
+    """Algorithm 1's settings (paper: 10 rounds in simulation, 3 on real data). A flow is
+    refitted ``refit``: ``adversarial`` (the paper's: GAN-Real-NVP's objective on the two pools
+    + ``constraint_weight`` × g on a batch of induced pairs, ``map_steps`` map updates a round
+    after ``critic_warmup`` updates of a fresh critic, the GAN's settings in ``adversarial``)
+    or ``supervised`` (density matching ‖f(x) − y‖² on the induced pairs + g, ``epochs``).
+    Both use ``lr``, ``nll_weight``, ``batch_size``. The constraints are means (over
+    dimensions, entries or pairs) where the paper's Eq. 4–5 are sums: cross-correlation at
+    weight w is the paper's at w / d."""
 
     rounds: int = 3
     top: int = 10000                 # most confident induced pairs kept per round
@@ -40,7 +52,11 @@ class BootstrapConfig:
     csls_k: int = 10
     constraint: str = "cross_correlation"   # flows: cross_correlation, graph, procrustes
     constraint_weight: float = 1.0
-    epochs: int = 3                  # flow refit epochs per round
+    refit: str = "supervised"        # flows: supervised, adversarial (Algorithm 1 as published)
+    epochs: int = 3                  # supervised refit: epochs over the induced pairs a round
+    map_steps: int = 500             # adversarial refit: map updates a round
+    critic_warmup: int = 100         # adversarial refit: critic updates before the first map step
+    adversarial: dict = field(default_factory=dict)  # adversarial refit: GanRealNVPFit settings
     lr: float = 1e-4
     nll_weight: float = 0.1
     batch_size: int = 512
@@ -53,6 +69,12 @@ class BootstrapConfig:
             raise InputError(f"must be >= 2, got {self.top}", parameter="top")
         if self.csls_k < 1:
             raise InputError(f"must be >= 1, got {self.csls_k}", parameter="csls_k")
+        if self.refit not in REFITS:
+            raise InputError(f"must be one of {REFITS}, got '{self.refit}'", parameter="refit")
+        if self.map_steps < 1 or self.critic_warmup < 0:
+            raise InputError(f"map_steps must be >= 1 and critic_warmup >= 0, got "
+                             f"{self.map_steps}, {self.critic_warmup}",
+                             parameter="map_steps" if self.map_steps < 1 else "critic_warmup")
         get_constraint(self.constraint)
 
 
@@ -89,9 +111,10 @@ def lexicon_judge(src_words: list[str], tgt_words: list[str],
                          if len(q) else float("nan"))
 
 
-# (mapping to continue, induced source rows, induced target rows, config, round folder)
-#   → the refitted mapping
-FlowRefit = Callable[[Mapping, np.ndarray, np.ndarray, BootstrapConfig, Path], Mapping]
+# (mapping to continue, induced source rows, induced target rows, config, round folder,
+#  (source pool, target pool)) → the refitted mapping
+FlowRefit = Callable[[Mapping, np.ndarray, np.ndarray, BootstrapConfig, Path,
+                      tuple[np.ndarray, np.ndarray]], Mapping]
 
 
 def induce_lexicon(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
@@ -152,7 +175,8 @@ def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
                 if isinstance(part, LinearMap):
                     refit_linear(mapping, x_pool[q], y_pool[k])
                 else:
-                    mapping = refit_flow(mapping, x_pool[q], y_pool[k], cfg, round_dir)
+                    mapping = refit_flow(mapping, x_pool[q], y_pool[k], cfg, round_dir,
+                                         (x_pool, y_pool))
                 record = RoundRecord(r, int(len(q)), criterion(mapping),
                                      judge(q, k) if judge is not None else None)
                 if run_dir is not None:

@@ -27,12 +27,13 @@ class Wasserstein:
     def critic_lipschitz(self) -> str:
         return self.lipschitz
 
-    def critic_loss(self, critic: nn.Module, real: torch.Tensor, fake: torch.Tensor
-                    ) -> dict[str, torch.Tensor]:
+    def critic_loss(self, critic: nn.Module, real: torch.Tensor, fake: torch.Tensor,
+                    generator: torch.Generator | None = None) -> dict[str, torch.Tensor]:
+        """``generator``: draws the penalty's interpolates (default: the global RNG)."""
         out = {"critic_gap": critic(real).mean() - critic(fake).mean()}
         out["critic_loss"] = -out["critic_gap"]
         if self.lipschitz == "penalty":
-            out["gradient_penalty"] = gradient_penalty(critic, real, fake)
+            out["gradient_penalty"] = gradient_penalty(critic, real, fake, generator)
             out["critic_loss"] = out["critic_loss"] + self.gp_weight * out["gradient_penalty"]
         return out
 
@@ -55,9 +56,9 @@ class StandardGAN:
     def critic_lipschitz(self) -> str:
         return "none"
 
-    def critic_loss(self, critic: nn.Module, real: torch.Tensor, fake: torch.Tensor
-                    ) -> dict[str, torch.Tensor]:
-        s = self.label_smoothing
+    def critic_loss(self, critic: nn.Module, real: torch.Tensor, fake: torch.Tensor,
+                    generator: torch.Generator | None = None) -> dict[str, torch.Tensor]:
+        s = self.label_smoothing  # deterministic given its inputs: no generator needed
         h_real, h_fake = critic(real), critic(fake)
         logits = torch.cat([h_real, h_fake])
         labels = torch.cat([torch.full_like(h_real, 1 - s), torch.full_like(h_fake, s)])

@@ -28,6 +28,10 @@ def test_bad_settings_are_refused_before_any_round():
         bootstrap(LinearMap(8), x, y, (x, y), BootstrapConfig(constraint="corr"))
     with pytest.raises(InputError, match="parameter 'rounds'"):
         bootstrap(LinearMap(8), x, y, (x, y), BootstrapConfig(rounds=0))
+    with pytest.raises(InputError, match="parameter 'refit'"):
+        bootstrap(LinearMap(8), x, y, (x, y), BootstrapConfig(refit="gan"))
+    with pytest.raises(InputError, match="parameter 'map_steps'"):
+        bootstrap(LinearMap(8), x, y, (x, y), BootstrapConfig(refit="adversarial", map_steps=0))
 
 
 def test_a_flow_needs_the_trainer_that_refits_it():
@@ -37,11 +41,13 @@ def test_a_flow_needs_the_trainer_that_refits_it():
 
 
 def test_the_loop_calls_the_given_flow_refit_with_the_induced_pairs(tmp_path):
-    """The caller's refit receives the induced rows and its result is the round's mapping."""
+    """The caller's refit receives the induced rows and the two pools (Algorithm 1's
+    adversarial refit trains on them), and its result is the round's mapping."""
     x, y, _ = isomorphic_toy(n=400)
     calls = []
 
-    def refit(mapping, xs, ys, cfg, round_dir):
+    def refit(mapping, xs, ys, cfg, round_dir, pools):
+        assert pools[0] is x and pools[1] is y
         calls.append((len(xs), len(ys), round_dir.name))
         return mapping
 

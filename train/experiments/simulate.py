@@ -20,7 +20,8 @@ from ..fitting import fit_method
 from ..modules import check_settings
 from ..reporting import report
 from .shared import VARIANTS_HELP
-from .simulate_unpaired import (GAN_METHOD, distance_summary, fit_unpaired, format_distances,
+from .simulate_unpaired import (GAN_METHOD, boot_config, distance_summary, fit_unpaired,
+                                format_distances,
                                 format_round_precisions, round_precisions,
                                 unpaired_labels)
 
@@ -59,6 +60,12 @@ class SimulationConfig:
     gan_map_steps: int = field(default=2000, metadata={"help": "GAN-Real-NVP's budget in map "
                                "updates (each after critic_steps critic updates)"})
     rounds: int = field(default=10, metadata={"help": "bootstrapping rounds (paper: 10 here)"})
+    boot_refit: str = field(default="supervised", metadata={
+        "help": "how bootstrapping refits the flow: supervised (density matching on the "
+                "induced pairs + the constraint) or adversarial (Algorithm 1 as published: "
+                "the GAN's objective on the pools + the constraint on the induced pairs)"})
+    boot_map_steps: int = field(default=500, metadata={
+        "help": "the adversarial refit's map updates a round"})
     out_dir: str = field(default="checkpoints/simulate", metadata={"flag": "out"})
     progress: bool = field(default=True, metadata={"help": "no progress bar"})
 
@@ -84,7 +91,9 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     collapsed: dict[tuple, list[str]] = {}
     distances: dict[tuple[int, int], list] = {}
     boot_rounds: dict[tuple[int, int], list] = {}
-    gan_label, boot_label = unpaired_labels(cfg.gan_method)
+    gan_label, boot_label = unpaired_labels(cfg.gan_method, cfg.boot_refit)
+    if cfg.unsupervised:  # bootstrapping's settings fail here, before any training
+        boot_config(cfg.gan_method, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps)
     for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
         train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
         for eps in cfg.epsilons:  # the ceiling: the true map T on the test sources
@@ -112,8 +121,9 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         if cfg.unsupervised:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*(Checkpoint directory).*")
-                gan, boot, trace, records = fit_unpaired(train, cfg.gan_method, seed,
-                                                         cfg.gan_map_steps, cfg.rounds)
+                gan, boot, trace, records = fit_unpaired(
+                    train, cfg.gan_method, seed, cfg.gan_map_steps,
+                    boot_config(cfg.gan_method, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps))
             distances.setdefault((t, k), []).append(trace)
             boot_rounds.setdefault((t, k), []).append(records)
             _score(results, gan_label, t, k, seed, gan, cfg)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytorch_lightning as pl
@@ -22,11 +23,26 @@ from ..unpaired_datamodule import UnpairedVectorDataModule
 
 
 
-def unpaired_labels(method: str) -> tuple[str, str]:
+def unpaired_labels(method: str, refit: str = "supervised") -> tuple[str, str]:
     """The table's rows for the adversarial map and its bootstrapped refit, named after the
-    method (``gan_realnvp (unpaired)``; ``muse (unpaired)`` for a linear control)."""
+    method (``gan_realnvp (unpaired)``; ``muse (unpaired)`` for a linear control) and, for a
+    flow, the refit (``+ bootstrap``: supervised; ``+ Algorithm 1``: adversarial)."""
     name = parse_method(method, "gan_method").name
-    return f"{name} (unpaired)", f"{name} + bootstrap (unpaired)"
+    boot = "Algorithm 1" if refit == "adversarial" and name != "muse" else "bootstrap"
+    return f"{name} (unpaired)", f"{name} + {boot} (unpaired)"
+
+
+def boot_config(method: str, refit: str, rounds: int, map_steps: int) -> BootstrapConfig:
+    """Bootstrapping's settings at toy size (checked): the supervised refit 5 epochs at lr 1e-3;
+    the adversarial one with the GAN's own settings (``method``'s), ``map_steps`` a round."""
+    spec = parse_method(method, "gan_method")
+    gan = {k: v for k, v in spec.overrides.items() if k not in ("map_steps", "semantic_top")}
+    cfg = BootstrapConfig(rounds=rounds, epochs=5, batch_size=BATCH, refit=refit,
+                          lr=float(gan.get("lr", 1e-4)) if refit == "adversarial" else 1e-3,
+                          nll_weight=float(gan.get("nll_weight", 0.1)), map_steps=map_steps,
+                          adversarial=gan)
+    cfg.check()
+    return cfg
 
 # toy-size settings: the map's learning rate below the critic's (at 1e-3 the flow oscillates
 # and the distance does not fall on the 2-D toy; docs/unsupervised.md)
@@ -59,12 +75,12 @@ class DistanceTrace(pl.Callback):
         self.selected = self._now(pl_module)
 
 
-def fit_unpaired(train, method: str, seed: int, map_steps: int, rounds: int):
+def fit_unpaired(train, method: str, seed: int, map_steps: int, boot: BootstrapConfig):
     """GAN-Real-NVP for ``map_steps`` map updates on the training occurrences with the
     pairing dropped (targets shuffled), the epoch chosen by the semantic criterion on shuffled
-    validation occurrences; then bootstrapping (cross-correlation constraint), each round's
-    induced pairs judged by the simulated words. Returns both maps, the distance trace and the
-    bootstrapping rounds."""
+    validation occurrences; then bootstrapping (``boot``; cross-correlation constraint), each
+    round's induced pairs (half the pool) judged by the simulated words. Returns both maps, the
+    distance trace and the bootstrapping rounds."""
     rng = np.random.default_rng(seed + 1000)
     perm = rng.permutation(len(train.y_train))
     y = train.y_train[perm]
@@ -80,8 +96,7 @@ def fit_unpaired(train, method: str, seed: int, map_steps: int, rounds: int):
     gan = fit_method(spec, dm, epochs, callbacks=[KeepBest("semantic"), trace],
                      map_steps=map_steps)
     boot, records = bootstrap(copy.deepcopy(gan), train.x_train, y, val,
-                              BootstrapConfig(rounds=rounds, top=len(y) // 2, epochs=5, lr=1e-3,
-                                              batch_size=BATCH, seed=seed),
+                              replace(boot, top=len(y) // 2, seed=seed),
                               judge=label_judge(train.word_train, train.word_train[perm]))
     return gan, boot, trace, records
 

@@ -43,8 +43,9 @@ class Route:
     pools plus the encoded sentences, for mining), with fitter settings taken from config
     fields (``settings``: setting → field) and its epochs from the field ``budget`` (none:
     one pass, for methods that take no steps); or
-    bootstrapping (``rounds`` from that field, ``constraint``) of the fit of route ``after``,
-    or (``then``) a trained method fitted on the word pairs route ``after`` mined.
+    bootstrapping (``rounds`` from that field, ``constraint``, ``refit``: supervised or
+    adversarial, Algorithm 1 as published) of the fit of route ``after``, or (``then``) a
+    trained method fitted on the word pairs route ``after`` mined.
     ``seeds``: one fit per ``gan_seeds`` entry."""
 
     method: str | None = None
@@ -56,6 +57,7 @@ class Route:
     after: str | None = None
     rounds: str = "rounds"
     constraint: str | None = None
+    refit: str = "supervised"
     then: str | None = None
 
 
@@ -70,6 +72,8 @@ ROUTES: dict[str, Route] = {
     "gan_realnvp + boot (cross-corr)": Route(after="gan_realnvp", constraint="cross_correlation"),
     "gan_realnvp + boot (graph)": Route(after="gan_realnvp", constraint="graph"),
     "gan_realnvp + boot (procrustes)": Route(after="gan_realnvp", constraint="procrustes"),
+    "gan_realnvp + Algorithm 1 (cross-corr)": Route(after="gan_realnvp", refit="adversarial",
+                                                    constraint="cross_correlation"),
     "mining > center > clp": Route("mining:fit=center > clp", "sentences",
                                    (("rounds", "mining_rounds"), ("threshold", "mining_threshold"),
                                     ("criterion", "mining_criterion"))),
@@ -98,6 +102,9 @@ class UnsupervisedConfig(ReferenceConfig):
         "help": "GAN-Real-NVP seeds: the first is bootstrapped, the others are reported alone "
                 "(seed-to-seed spread, collapses)"})
     rounds: int = field(default=3, metadata={"help": "bootstrapping rounds (paper: 3 on real data)"})
+    boot_map_steps: int = field(default=250, metadata={
+        "help": "Algorithm 1's adversarial refit: map updates a round (GAN-Real-NVP's own "
+                "16 epochs are ~250)"})
     refinement_rounds: int = field(default=5, metadata={"help": "MUSE's Procrustes refinement rounds"})
     mining_rounds: int = field(default=5, metadata={"help": "mine → align → fit iterations"})
     mining_threshold: float = field(default=1.05, metadata={"help": "ratio-margin threshold"})
@@ -251,8 +258,12 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
                        time.time() - t0 + rows[route.after]["seconds"],
                        mined_word_pairs=float(len(xs)))
                 continue
-            boot = BootstrapConfig(rounds=getattr(cfg, route.rounds), seed=cfg.seed,
-                                   **({"constraint": route.constraint} if route.constraint else {}))
+            gan = ROUTES[route.after]  # the adversarial refit takes its settings and batch
+            boot = BootstrapConfig(
+                rounds=getattr(cfg, route.rounds), seed=cfg.seed, refit=route.refit,
+                constraint=route.constraint or BootstrapConfig.constraint,
+                map_steps=cfg.boot_map_steps, adversarial=dict(parse_method(gan.method).overrides),
+                batch_size=gan.batch_size if route.refit == "adversarial" else BootstrapConfig.batch_size)
             with tempfile.TemporaryDirectory() as tmp:
                 refined, rounds = bootstrap(copy.deepcopy(fitted[route.after].mapping), pools.x, pools.y,
                                             (pools.val_x, pools.val_y), boot, run_dir=tmp,

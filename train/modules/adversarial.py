@@ -72,6 +72,7 @@ class AdversarialFit(MappingFit):
         self.objective = make_objective(objective, lipschitz, gp_weight, label_smoothing)
         self.critic: Critic | None = None
         self.map_updates = 0  # map steps taken (kept in checkpoints)
+        self.critic_warmup = 0  # critic updates before the first map step (a subclass sets it)
 
     def _check_method(self, spec: MethodSpec):
         return check_unpaired(spec, super()._check_method(spec))
@@ -100,8 +101,12 @@ class AdversarialFit(MappingFit):
         return (torch.optim.Adam(self.trainable.parameters(), lr=hp.lr, betas=betas),
                 torch.optim.Adam(self.critic.parameters(), lr=hp.critic_lr, betas=betas))
 
+    def step_generator(self) -> torch.Generator | None:
+        """What draws this critic update's random numbers (None: the global RNG)."""
+        return None
+
     def critic_loss(self, real: torch.Tensor, fake: torch.Tensor) -> dict[str, torch.Tensor]:
-        return self.objective.critic_loss(self.critic, real, fake)
+        return self.objective.critic_loss(self.critic, real, fake, self.step_generator())
 
     def map_loss(self, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
         out = {"map_adversarial": self.objective.map_loss(self.critic(self.trainable(x)))}
@@ -136,7 +141,8 @@ class AdversarialFit(MappingFit):
         opt_critic.zero_grad()
         self.manual_backward(parts["critic_loss"])
         opt_critic.step()
-        if self._critic_updates(batch_idx) % self.hparams.critic_steps == 0:
+        updates = self._critic_updates(batch_idx) - self.critic_warmup
+        if updates > 0 and updates % self.hparams.critic_steps == 0:
             self.critic.requires_grad_(False)
             map_parts = self.map_loss(x, y)
             opt_map.zero_grad()
