@@ -20,6 +20,9 @@ def _shrink(recipe: Path, tmp_path: Path, data: dict) -> Path:
     for cb in cfg["trainer"]["callbacks"]:
         if cb["class_path"].endswith("Bootstrap"):
             cb["init_args"].update(rounds=2, top=20, epochs=1)
+            if cb["init_args"].get("refit") == "adversarial":
+                cb["init_args"].update(map_steps=3, critic_warmup=2, batch_size=16,
+                                       adversarial={"critic_hidden": 16})
     args = cfg["model"]["init_args"]
     for key, value in {"critic_hidden": 16, "hidden": 16, "transforms": 2, "max_rows": 40}.items():
         if key in args:
@@ -30,7 +33,8 @@ def _shrink(recipe: Path, tmp_path: Path, data: dict) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["muse.yaml", "gan-realnvp.yaml", "vecmap.yaml"])
+@pytest.mark.parametrize("name", ["muse.yaml", "gan-realnvp.yaml", "gan-realnvp-algorithm1.yaml",
+                                  "vecmap.yaml"])
 def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert, capsys):
     src, tgt = tmp_path / "mono.es", tmp_path / "mono.en"
     src.write_text("".join(s + "\n" for s in ES * 3), encoding="utf-8")
@@ -46,6 +50,11 @@ def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert, c
     if name != "vecmap.yaml":
         rounds = json.loads((run / "bootstrap" / "rounds.json").read_text())
         assert [r["round"] for r in rounds] == [0, 1, 2] and rounds[1]["lexicon"] > 0
+    if name.startswith("gan-realnvp"):  # a flow: refitted through the trainer, checkpointed
+        refit = torch.load(run / "bootstrap" / "round-1" / "checkpoints" / "last.ckpt",
+                           weights_only=False)  # this test's own file
+        adversarial = "critic_warmup" in refit["hyper_parameters"]  # ConstrainedGanFit's
+        assert adversarial == (name == "gan-realnvp-algorithm1.yaml")
 
     from alignment import load_remapped
 
