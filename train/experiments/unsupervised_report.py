@@ -26,6 +26,15 @@ def unsupervised_rows(rows: dict) -> list[str]:
     return [n for n in rows if not n.startswith("supervised") and n != "unmapped"]
 
 
+def criterion_pick(rows: dict) -> str | None:
+    """The unsupervised row (``center`` included) with the highest semantic criterion on the
+    unpaired validation pools: what a user without labels would export."""
+    unsup = unsupervised_rows(rows)
+    if "center" not in unsup or len(unsup) < 2:
+        return None
+    return max(unsup, key=lambda n: rows[n]["semantic"])
+
+
 def mining_report(module, u: UnpairedBible) -> dict[str, float]:
     """Each mining iteration (printed) and the kept one's numbers; the share of mined pairs
     that are the same verse is reporting only (never used to choose)."""
@@ -66,6 +75,9 @@ def compare_routes(rows: dict, hits: dict, cfg) -> dict[str, float]:
                 d, lo, hi = paired_bootstrap(h, hits[ref], cfg.bootstrap_samples, cfg.seed)
                 out.update({f"{name}/vs_{key}": d, f"{name}/vs_{key}_lo": lo,
                             f"{name}/vs_{key}_hi": hi})
+    pick = criterion_pick(rows)
+    if pick is not None:
+        out["criterion/pick_src2tgt"] = rows[pick]["retrieval_cosine_src2tgt"]
     unsup = unsupervised_rows(rows)
     if len(unsup) > 2:
         out["criterion/pearson_semantic_p1"] = pearson(
@@ -111,6 +123,14 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
                    "only, the round is chosen by the semantic criterion):")
         out += [f"  {n:<44} " + " → ".join(f"{100 * p:.1f}" for p in ps) for n, ps in judged.items()]
         out.append("")
+    pick = criterion_pick(rows)
+    if pick is not None:
+        vs = ("" if pick == "center" else ", against center " + format_difference(
+            *(comparisons[f"{pick}/vs_center{end}"] for end in ("", "_lo", "_hi"))))
+        out.append(f"The route the label-free criterion picks among the "
+                   f"{len(unsupervised_rows(rows))} unsupervised "
+                   f"rows (center included): {pick}, es→en "
+                   f"{100 * rows[pick]['retrieval_cosine_src2tgt']:.1f}{vs}")
     if "criterion/pearson_semantic_p1" in comparisons:
         out.append(f"Label-free semantic criterion vs held-out es→en P@1 across the "
                    f"{len(unsupervised_rows(rows))} unsupervised rows: Pearson "
