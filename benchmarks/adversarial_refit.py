@@ -22,20 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from alignment.atomic import atomic_path  # noqa: E402
 from alignment.evaluation.criteria import mmd  # noqa: E402
-from alignment.mappings import RealNVPMapping  # noqa: E402
-from alignment.mappings.moments import PairStatistics  # noqa: E402
 from alignment.unsupervised.bootstrapping import BootstrapConfig  # noqa: E402
 from alignment.unsupervised.constraints import cross_correlation  # noqa: E402
-from tests.conftest import planted_rotation  # noqa: E402
+from tests.conftest import identity_flow, planted_rotation  # noqa: E402
 from train.bootstrap import refit_flow  # noqa: E402
-
-
-def identity_flow(x: np.ndarray, y: np.ndarray) -> RealNVPMapping:
-    torch.manual_seed(0)
-    flow = RealNVPMapping(x.shape[1], transforms=2, hidden=32)
-    flow.standardise_with(PairStatistics.of(torch.from_numpy(x), torch.from_numpy(y)), shared=True)
-    flow.start_as_identity()
-    return flow
 
 
 def measure(flow, x: torch.Tensor, truth: torch.Tensor, pool: torch.Tensor) -> dict[str, float]:

@@ -104,3 +104,18 @@ def planted_rotation(n: int, d: int = 8, clusters: int = 30, angle: float = 0.5,
     a = rng.standard_normal((d, d))
     rotation = scipy.linalg.expm((a - a.T) / 2 * angle)
     return x, (x @ rotation).astype(np.float32)[rng.permutation(n)], rotation
+
+
+def identity_flow(x, y, transforms: int = 2, hidden: int = 32):
+    """A Real-NVP flow on one shared standardisation of x and y that starts as the identity
+    (seeded): the start every flow-refit toy uses."""
+    import torch
+
+    from alignment.mappings import RealNVPMapping
+    from alignment.mappings.moments import PairStatistics
+
+    torch.manual_seed(0)
+    flow = RealNVPMapping(x.shape[1], transforms=transforms, hidden=hidden)
+    flow.standardise_with(PairStatistics.of(torch.from_numpy(x), torch.from_numpy(y)), shared=True)
+    flow.start_as_identity()
+    return flow

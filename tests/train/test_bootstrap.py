@@ -5,8 +5,7 @@ import pytest
 import torch
 
 from alignment.mappings import RealNVPMapping, load_mapping
-from alignment.mappings.moments import PairStatistics
-from tests.conftest import planted_rotation
+from tests.conftest import identity_flow, planted_rotation
 from alignment.unsupervised.bootstrapping import BootstrapConfig, induce_lexicon
 from train.bootstrap import bootstrap, refit_flow
 
@@ -15,20 +14,12 @@ def isomorphic_toy(n=3000, d=8, clusters=40, angle=0.3, seed=0):
     return planted_rotation(n, d, clusters, angle, seed)
 
 
-def _flow(x, y):
-    torch.manual_seed(0)
-    flow = RealNVPMapping(8, transforms=2, hidden=32)
-    flow.standardise_with(PairStatistics.of(torch.from_numpy(x), torch.from_numpy(y)), shared=True)
-    flow.start_as_identity()
-    return flow
-
-
 @pytest.mark.parametrize("constraint", ["cross_correlation", "graph", "procrustes"])
 def test_flow_rounds_log_the_lexicon_and_the_criterion(constraint, tmp_path):
     x, y, _ = isomorphic_toy(n=1500)
     cfg = BootstrapConfig(rounds=2, top=600, epochs=2, lr=1e-3, constraint=constraint,
                           batch_size=200)
-    mapping, rounds = bootstrap(_flow(x, y), x, y, (x[:300], y[:300]), cfg, run_dir=tmp_path)
+    mapping, rounds = bootstrap(identity_flow(x, y), x, y, (x[:300], y[:300]), cfg, run_dir=tmp_path)
     assert isinstance(mapping, RealNVPMapping)
     saved = json.loads((tmp_path / "round-2" / "round.json").read_text())
     assert saved["round"] == 2 and 0 < saved["lexicon"] <= 600
@@ -41,16 +32,16 @@ def test_resume_mid_round_equals_an_uninterrupted_run(tmp_path):
     x, y, _ = isomorphic_toy(n=1200)
     cfg = BootstrapConfig(rounds=2, top=500, epochs=2, lr=1e-3, batch_size=200)
     val = (x[:300], y[:300])
-    whole, _ = bootstrap(_flow(x, y), x, y, val, cfg, run_dir=tmp_path / "whole")
+    whole, _ = bootstrap(identity_flow(x, y), x, y, val, cfg, run_dir=tmp_path / "whole")
     # interrupted: round 1 finished, round 2 stopped after its first epoch
     part = tmp_path / "part"
-    bootstrap(_flow(x, y), x, y, val, BootstrapConfig(**{**vars(cfg), "rounds": 1}), run_dir=part)
+    bootstrap(identity_flow(x, y), x, y, val, BootstrapConfig(**{**vars(cfg), "rounds": 1}), run_dir=part)
     first = load_mapping(part / "round-1" / "mapping")
     q, k = induce_lexicon(first, x, y, cfg)
     refit_flow(first, x[q], y[k], BootstrapConfig(**{**vars(cfg), "epochs": 1}), part / "round-2")
     assert (part / "round-2" / "checkpoints" / "last.ckpt").is_file()
     assert not (part / "round-2" / "round.json").exists()
-    resumed, rounds = bootstrap(_flow(x, y), x, y, val, cfg, run_dir=part)
+    resumed, rounds = bootstrap(identity_flow(x, y), x, y, val, cfg, run_dir=part)
     final_whole = load_mapping(tmp_path / "whole" / "round-2" / "mapping")
     final_resumed = load_mapping(part / "round-2" / "mapping")
     for name, t in final_whole.tensors().items():

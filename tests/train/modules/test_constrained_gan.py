@@ -4,11 +4,9 @@ import pytest
 import torch
 
 from alignment.evaluation.criteria import mmd
-from alignment.mappings import RealNVPMapping, load_mapping
-from alignment.mappings.moments import PairStatistics
 from alignment.unsupervised.bootstrapping import BootstrapConfig
 from alignment.unsupervised.constraints import cross_correlation
-from tests.conftest import planted_rotation
+from tests.conftest import identity_flow, planted_rotation
 from train.bootstrap import refit_flow
 from train.modules.constrained_gan import ConstrainedGanFit
 
@@ -17,14 +15,6 @@ def _toy():
     """Shuffled pools of a planted rotation and the true pairs (what a perfect lexicon gives)."""
     x, y, rotation = planted_rotation(1500, 8, 40, 0.6, 0)
     return x, y, (x @ rotation).astype(np.float32)
-
-
-def _identity_flow(x, y):
-    torch.manual_seed(0)
-    flow = RealNVPMapping(8, transforms=2, hidden=32)
-    flow.standardise_with(PairStatistics.of(torch.from_numpy(x), torch.from_numpy(y)), shared=True)
-    flow.start_as_identity()
-    return flow
 
 
 def _cfg(**kw):
@@ -39,7 +29,7 @@ def test_the_adversarial_refit_trains_on_a_toy_whose_answer_is_known(tmp_path):
     towards the planted rotation."""
     x, y, truth = _toy()
     X, T, Y = map(torch.from_numpy, (x, truth, y))
-    flow = _identity_flow(x, y)
+    flow = identity_flow(x, y)
     with torch.no_grad():
         before = (float(cross_correlation(flow(X), T)), mmd(flow(X), Y),
                   float((flow(X) - T).norm(dim=1).mean()))
@@ -58,11 +48,11 @@ def test_a_resumed_refit_equals_an_uninterrupted_one(tmp_path):
     (last.ckpt is written there; 8 batches an epoch, map steps after 50 warm-up updates and
     then every 5th: 6 map steps end epoch 10) and resumed ends where a 40-step run does."""
     x, y, truth = _toy()
-    whole = refit_flow(_identity_flow(x, y), x[:300], truth[:300], _cfg(map_steps=40),
+    whole = refit_flow(identity_flow(x, y), x[:300], truth[:300], _cfg(map_steps=40),
                        tmp_path / "whole", (x, y))
-    refit_flow(_identity_flow(x, y), x[:300], truth[:300], _cfg(map_steps=6), tmp_path / "part",
+    refit_flow(identity_flow(x, y), x[:300], truth[:300], _cfg(map_steps=6), tmp_path / "part",
                (x, y))
-    resumed = refit_flow(_identity_flow(x, y), x[:300], truth[:300], _cfg(map_steps=40),
+    resumed = refit_flow(identity_flow(x, y), x[:300], truth[:300], _cfg(map_steps=40),
                          tmp_path / "part", (x, y))
     for name, t in whole.tensors().items():
         assert torch.allclose(t, resumed.tensors()[name], atol=1e-5), name
