@@ -42,11 +42,10 @@ class Route:
     pools; ``types``: per-type centroids of the most frequent types; ``sentences``: the token
     pools plus the encoded sentences, for mining), with fitter settings taken from config
     fields (``settings``: setting → field) and its epochs from the field ``budget`` (none:
-    one pass, for methods that take no steps); or
-    bootstrapping (``rounds`` from that field, ``constraint``, ``refit``: supervised or
-    adversarial, Algorithm 1 as published) of the fit of route ``after``, or (``then``) a
-    trained method fitted on the word pairs route ``after`` mined.
-    ``seeds``: one fit per ``gan_seeds`` entry."""
+    one pass, for methods that take no steps); or bootstrapping (``rounds`` from that field,
+    ``constraint``, ``refit``: supervised or adversarial, Algorithm 1 as published) of the fit
+    of route ``after``, or (``then``) a trained method fitted on the word pairs route ``after``
+    mined. ``seeds``: one fit per ``gan_seeds`` entry."""
 
     method: str | None = None
     rows: str = "tokens"
@@ -102,9 +101,9 @@ class UnsupervisedConfig(ReferenceConfig):
         "help": "GAN-Real-NVP seeds: the first is bootstrapped, the others are reported alone "
                 "(seed-to-seed spread, collapses)"})
     rounds: int = field(default=3, metadata={"help": "bootstrapping rounds (paper: 3 on real data)"})
-    boot_map_steps: int = field(default=250, metadata={
-        "help": "Algorithm 1's adversarial refit: map updates a round (GAN-Real-NVP's own "
-                "16 epochs are ~250)"})
+    boot_map_steps: int = field(default=250, metadata={"help": "Algorithm 1: map updates a round"})
+    boot_weight: float = field(default=1.0, metadata={"help": "bootstrapping's constraint "
+                               "weight (a mean: × d gives the paper's sum)"})
     refinement_rounds: int = field(default=5, metadata={"help": "MUSE's Procrustes refinement rounds"})
     mining_rounds: int = field(default=5, metadata={"help": "mine → align → fit iterations"})
     mining_threshold: float = field(default=1.05, metadata={"help": "ratio-margin threshold"})
@@ -262,6 +261,7 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
             boot = BootstrapConfig(
                 rounds=getattr(cfg, route.rounds), seed=cfg.seed, refit=route.refit,
                 constraint=route.constraint or BootstrapConfig.constraint,
+                constraint_weight=cfg.boot_weight,
                 map_steps=cfg.boot_map_steps, adversarial=dict(parse_method(gan.method).overrides),
                 batch_size=gan.batch_size if route.refit == "adversarial" else BootstrapConfig.batch_size)
             with tempfile.TemporaryDirectory() as tmp:
