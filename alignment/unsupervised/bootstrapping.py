@@ -4,9 +4,9 @@ prefers. A linear map is refitted here by Procrustes (MUSE's refinement); a flow
 trainer the caller passes (``refit_flow``), so this loop needs no training framework: either
 as published (``refit="adversarial"``: the adversarial objective on the two pools plus the
 constraint g on the induced pairs) or ``refit="supervised"`` (density matching on the induced
-pairs plus g; crossalign's variant, no adversarial term). Each round can be saved, so a run resumes where it stopped. Where the truth is
-known, each round also reports the induced lexicon's precision (reporting only, never
-selection)."""
+pairs plus g; crossalign's variant, no adversarial term). Each round can be saved, so a run
+resumes where it stopped. Where the truth is known, each round also reports the induced
+lexicon's precision (reporting only, never selection)."""
 from __future__ import annotations
 
 import copy
