@@ -127,9 +127,8 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
     if pick is not None:
         vs = ("" if pick == "center" else ", against center " + format_difference(
             *(comparisons[f"{pick}/vs_center{end}"] for end in ("", "_lo", "_hi"))))
-        out.append(f"The route the label-free criterion picks among the "
-                   f"{len(unsupervised_rows(rows))} unsupervised "
-                   f"rows (center included): {pick}, es→en "
+        out.append(f"The route the label-free criterion picks among the {len(unsupervised_rows(rows))}"
+                   f" unsupervised rows (center included): {pick}, es→en "
                    f"{100 * rows[pick]['retrieval_cosine_src2tgt']:.1f}{vs}")
     if "criterion/pearson_semantic_p1" in comparisons:
         out.append(f"Label-free semantic criterion vs held-out es→en P@1 across the "
