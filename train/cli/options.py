@@ -49,7 +49,7 @@ def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
             if default:
                 parser.add_argument("--no-" + f.metadata.get("flag", f.name).replace("_", "-"),
                                     dest=f.name, action="store_false",
-                                    help=f"{help_} (on by default; this flag turns it off)")
+                                    help=f"turns off what is on by default: {help_}")
             else:
                 parser.add_argument(_flag(f), dest=f.name, action="store_true", help=help_)
             continue

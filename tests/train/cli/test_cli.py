@@ -37,6 +37,26 @@ def test_every_verb_parses_and_its_options_carry_the_config_defaults():
         assert exit_.value.code == 0
 
 
+def test_a_no_flag_says_that_it_turns_the_default_off():
+    """A bool field that defaults to True becomes ``--no-NAME``, and its help says the flag
+    turns off what the field's help describes (not that the flag does it)."""
+    import argparse
+    import dataclasses
+
+    from train.cli.options import add_dataclass_options, dataclass_from_args
+
+    @dataclasses.dataclass
+    class Config:
+        stack: bool = dataclasses.field(default=True, metadata={"help": "fit stacked rows"})
+
+    parser = argparse.ArgumentParser()
+    add_dataclass_options(parser, Config)
+    (action,) = [a for a in parser._actions if "--no-stack" in a.option_strings]
+    assert action.help.startswith("turns off") and action.help.endswith("fit stacked rows")
+    assert dataclass_from_args(Config, parser.parse_args(["--no-stack"])).stack is False
+    assert dataclass_from_args(Config, parser.parse_args([])).stack is True
+
+
 def test_an_unknown_option_is_refused(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["demo", "--trian-verses", "5"])
