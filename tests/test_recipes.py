@@ -101,7 +101,7 @@ def test_encoder_recipe_parses_with_the_raw_text_data(path):
         ["KeepBest", "LastCheckpoint", "SaveEncoder"]
     if cli is not None:
         assert type(cli.datamodule).__name__ == "ParallelTextDataModule"
-        assert cli.datamodule.hparams.pivot == "en" and cli.model.hparams.lr == 5e-5
+        assert cli.datamodule.hparams.pivot == "en" and cli.model.hparams.lr == 1e-4
 
 
 def test_multigpu_recipe_differs_from_the_single_device_one_only_in_scale():

@@ -42,7 +42,9 @@ class JointAlignConfig(ReferenceConfig):
     epochs: int = field(default=3, metadata={
         "help": "fine-tuning epochs (Cao et al.: 1; 3 is the measured best, docs/joint_align.md)"})
     batch_size: int = field(default=8, metadata={"help": "sentence pairs per step"})
-    lr: float = 5e-5
+    lr: float = field(default=1e-4, metadata={
+        "help": "learning rate (Cao et al.: 5e-5; 1e-4 is the measured best at 3 epochs, "
+                "docs/joint_align.md)"})
     reg_weight: float = field(default=1.0, metadata={"help": "pivot regulariser weight"})
     val_every: int = field(default=250, metadata={"help": "criteria every N steps"})
     val_verses: int = field(default=500, metadata={"help": "dev verses for the criteria"})

@@ -29,7 +29,7 @@ class JointAlign(pl.LightningModule):
 
     datamodule_class = "train.parallel_text.ParallelTextDataModule"
 
-    def __init__(self, lr: float = 5e-5, betas: tuple[float, float] = (0.9, 0.98),
+    def __init__(self, lr: float = 1e-4, betas: tuple[float, float] = (0.9, 0.98),
                  weight_decay: float = 0.0, warmup: float = 0.1, reg_weight: float = 1.0,
                  dropout: float | None = 0.0, gradient_checkpointing: bool = False,
                  semantic_top: float = 1000, semantic_mutual: bool = False) -> None:
