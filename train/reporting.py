@@ -56,6 +56,17 @@ def format_difference(d: float, lo: float, hi: float) -> str:
     return f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict(lo, hi)}"
 
 
+def format_against(base: str, differences: dict[str, tuple[float, float, float]], resamples: int,
+                   direction: str = "es→en", items: str = "test verses") -> str:
+    """Every row's retrieval P@1 minus the baseline's, with paired-bootstrap intervals: the
+    block each comparison table ends with."""
+    width = max(len(n) for n in differences)
+    lines = [f"{direction} P@1 against {base} (points; paired bootstrap 95% CI over the {items}, "
+             f"{resamples} resamples):"]
+    lines += [f"  {name:<{width}} {format_difference(*d)}" for name, d in differences.items()]
+    return "\n".join(lines) + "\n"
+
+
 def write_metrics(path: str | Path, metrics: dict[str, float]) -> Path:
     """``metrics.json``: flat keys, numbers only, sorted; written atomically."""
     flat = {k: float(v) for k, v in metrics.items()}

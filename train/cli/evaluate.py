@@ -12,43 +12,62 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from ..reporting import check_report_dir, format_table, report
+from ..reporting import check_report_dir, format_against, format_table, report
 from .scoring import add_scorer_options, build_scorer
 
 
 VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate rfeval`, `evaluate w2w`, `evaluate challenge` for XMoverScore"}
 
+def _row_labels(remapped: list, paths: list[str]) -> list[str]:
+    """A row name per export: its mapping and folder name, or its path where folder names repeat."""
+    names = [Path(p).name for p in paths]
+    return [f"{r.mapping.describe()} ({n if names.count(n) == 1 else p})"
+            for r, n, p in zip(remapped, names, paths)]
+
+
 def run_retrieval(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_parallel
-    from alignment.evaluation.retrieval import char_ngram_reference, columns, evaluate_mapping
+    from alignment.evaluation.retrieval import (char_ngram_reference, columns, evaluate_mapping,
+                                                paired_bootstrap, retrieval_hits)
     from alignment.export.remapped import load_remapped
     from alignment.data.lexicon import read_lexicon, single_word_pairs
     from alignment.data.pipeline import prepare
-
 
     check_report_dir(args.out)
     if not args.export or not args.src:
         raise InputError("give --encoder EXPORT... and --src (and --ref) held-out text, or a task: "
                          "evaluate rfeval | evaluate w2w", parameter="export")
+    if args.bootstrap < 1:
+        raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     lexicon = single_word_pairs(read_lexicon(args.lexicon)) if args.lexicon else None
     remapped = [load_remapped(e) for e in args.export]
-    encoder = remapped[0].encoder
-    for r in remapped[1:]:
-        if r.encoder.identity() != encoder.identity():
-            raise InputError("all exports must share encoder, layer and pooling", parameter="export")
-    data = prepare(corpus, encoder, args.alignment or "eflomal")
-    rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(data)),
-            ("unmapped", evaluate_mapping(data, None, lexicon, args.csls))]
-    for path, r in zip(args.export, remapped):
-        rows.append((f"{r.mapping.describe()} ({Path(path).name})",
-                     evaluate_mapping(data, r.mapping, lexicon, args.csls)))
+    prepared: dict[str, object] = {}  # exports of one encoder share its vectors
+    for r in remapped:
+        key = repr(r.encoder.identity())
+        if key not in prepared:
+            prepared[key] = prepare(corpus, r.encoder, args.alignment or "eflomal")
+    data = [prepared[repr(r.encoder.identity())] for r in remapped]
+    labels = _row_labels(remapped, args.export)
+    unmapped = "unmapped" if len(prepared) == 1 else f"unmapped ({labels[0]}'s encoder)"
+    rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(data[0])),
+            (unmapped, evaluate_mapping(data[0], None, lexicon, args.csls))]
+    rows += [(label, evaluate_mapping(d, r.mapping, lexicon, args.csls))
+             for label, d, r in zip(labels, data, remapped)]
     langs = (remapped[0].meta.get("src_lang") or "src", remapped[0].meta.get("tgt_lang") or "tgt")
     shown = [*columns(*langs), ("lexicon_unseen_p1", "unseen")] + (
         [("retrieval_csls_src2tgt", f"{langs[0]}→{langs[1]} CSLS"),
          ("retrieval_csls_tgt2src", f"{langs[1]}→{langs[0]} CSLS")] if args.csls else [])
-    text = format_table(rows, shown) + "\n" + "\n".join(
-        f"{path}: {r.signature}" for path, r in zip(args.export, remapped))
+    text = format_table(rows, shown) + "\n"
+    if len(remapped) > 1:  # every export against the first, on the same sentences
+        hits = [retrieval_hits(d, r.mapping) for d, r in zip(data, remapped)]
+        differences = {label: paired_bootstrap(h, hits[0], args.bootstrap, args.seed)
+                       for label, h in zip(labels[1:], hits[1:])}
+        for label, (d, lo, hi) in differences.items():
+            dict(rows)[label].update(delta_vs_first=d, delta_lo=lo, delta_hi=hi)
+        text += "\n" + format_against(labels[0], differences, args.bootstrap,
+                                       f"{langs[0]}→{langs[1]}", "test sentences")
+    text += "\n" + "\n".join(f"{path}: {r.signature}" for path, r in zip(args.export, remapped))
     report(text, {f"{name}/{k}": v for name, m in rows for k, v in m.items()}, args.out)
 
 
@@ -129,7 +148,8 @@ def register(sub) -> None:
                         epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help, "
                         "crossalign evaluate challenge --help")
     ev.add_argument("--encoder", "--export", dest="export", nargs="+",
-                    help="one or more crossalign exports")
+                    help="one or more crossalign exports (of any encoders); with several, each "
+                    "is compared with the first, with a paired bootstrap interval")
     ev.add_argument("--src", help="held-out source text (or one TSV / fast_align file)")
     ev.add_argument("--ref", "--tgt", dest="tgt", help="held-out target text, line by line "
                     "the translation of --src")
@@ -138,6 +158,9 @@ def register(sub) -> None:
     ev.add_argument("--alignment", help="Pharaoh file for CBLI (default: align with eflomal)")
     ev.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the lexicon check")
     ev.add_argument("--csls", action="store_true", help="also report CSLS retrieval")
+    ev.add_argument("--bootstrap", type=int, default=1000,
+                    help="bootstrap resamples for the intervals against the first export")
+    ev.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     ev.add_argument("--out", help="folder for table.txt and metrics.json")
     ev.set_defaults(func=run_retrieval)
     tasks = ev.add_subparsers(dest="task", metavar="TASK")

@@ -22,7 +22,7 @@ from alignment.data.pipeline import PreparedCorpus
 from alignment.export.signature import signature
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 
-from ..reporting import Column, format_difference, format_table, report
+from ..reporting import Column, format_against, format_difference, format_table, report
 from .shared import ReferenceConfig, fit_supervised
 from .testbed import prepare_bible
 from .tuned_vectors import (TunedPairs, encoded, english_cosine, norm_variants, text_test_corpus,
@@ -268,12 +268,9 @@ def format_joint_align(rows, hits, deltas, drift, cfg: JointAlignConfig, bed, en
              "word vectors as the row delivers them (encoder, then map or head) to the original "
              "model's (100 = unchanged)\n")
     if base_label in hits:
-        text += (f"\nes→en P@1 against {base_label} (points; paired bootstrap 95% CI over the "
-                 f"test verses, {cfg.bootstrap_samples} resamples):\n")
-        width = max(len(n) for n in hits)
-        for name in hits:
-            if name != base_label:
-                text += f"  {name:<{width}} {format_difference(*deltas[name]['delta_vs_baseline'])}\n"
+        text += "\n" + format_against(base_label, {
+            name: deltas[name]["delta_vs_baseline"] for name in hits if name != base_label},
+            cfg.bootstrap_samples)
     with_text = [n for n in hits if n in deltas and "text_delta" in deltas[n]]
     if with_text:
         text += ("\nTEXT's effect: each ⊕ TEXT row against the same row without TEXT (es→en P@1, "
