@@ -9,6 +9,7 @@ import copy
 from alignment.errors import InputError
 
 from ..reporting import check_report_dir, report
+from .options import add_interval_options
 
 TESTS = [("ranking", "ref>MT>lit"), ("ref>mt", "ref>MT"), ("ref>literal", "ref>lit"),
          ("content", "content"), ("negation", "negation"), ("number", "number"),
@@ -81,8 +82,7 @@ def register(tasks) -> None:
     p.add_argument("--lexicon", required=True,
                    help="FreeDict .index or TSV lexicon for the word-by-word translation")
     p.add_argument("--n", type=int, help="only the first N pairs (default: all)")
-    p.add_argument("--seed", type=int, default=0, help="perturbations and bootstrap")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the CIs")
+    add_interval_options(p, seed_help="perturbations and bootstrap")
     p.add_argument("--out", help="folder for table.txt and metrics.json")
     add_scorer_options(p, many=True)
     p.set_defaults(func=run)

@@ -13,6 +13,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from ..reporting import check_report_dir, format_against, format_table, report
+from .options import add_interval_options
 from .scoring import add_scorer_options, build_scorer
 
 
@@ -169,8 +170,7 @@ def register(sub) -> None:
                           description="Correlation of metric scores with human judgments.")
     rf.add_argument("--data", required=True, help="TSV: lp, src, mt, ref, score [, system]")
     rf.add_argument("--scores", help="precomputed metric scores, one a line (else score now)")
-    rf.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the CIs")
-    rf.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    add_interval_options(rf)
     rf.add_argument("--out", help="folder for table.txt and metrics.json")
     add_scorer_options(rf, encoder_required=False)
     rf.set_defaults(func=run_rfeval)

@@ -69,3 +69,12 @@ def dataclass_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> An
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)
               if hasattr(args, f.name)}
     return cls(**{**values, **fixed})
+
+
+def add_interval_options(parser: argparse.ArgumentParser, seed_help: str = "bootstrap seed") -> None:
+    """A task's ``--bootstrap``/``--seed``: given before or after the task's name, either counts
+    (the task leaves ``evaluate``'s value alone unless the option is given after it)."""
+    parser.add_argument("--bootstrap", type=int, default=argparse.SUPPRESS,
+                        help="bootstrap resamples for the CIs (default: 1000)")
+    parser.add_argument("--seed", type=int, default=argparse.SUPPRESS,
+                        help=f"{seed_help} (default: 0)")

@@ -83,3 +83,17 @@ def test_a_bad_resample_count_is_refused_before_any_work(tmp_path, parallel_file
     assert main(["evaluate", "--export", str(a), "--src", str(src), "--tgt", str(tgt),
                  "--bootstrap", "0", "--out", str(tmp_path / "o")]) == 2
     assert "bootstrap" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("task", [["rfeval", "--data", "j.tsv"],
+                                  ["challenge", "--src", "a", "--ref", "b", "--lexicon", "l",
+                                   "--encoder", "e"]])
+def test_interval_options_count_before_or_after_the_task(task):
+    from train.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert (lambda a: (a.bootstrap, a.seed))(parse(["evaluate", *task])) == (1000, 0)
+    assert (lambda a: (a.bootstrap, a.seed))(
+        parse(["evaluate", "--bootstrap", "500", "--seed", "3", *task])) == (500, 3)
+    assert (lambda a: (a.bootstrap, a.seed))(
+        parse(["evaluate", *task, "--bootstrap", "300", "--seed", "4"])) == (300, 4)
