@@ -43,12 +43,12 @@ def run_retrieval(args: argparse.Namespace) -> None:
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     lexicon = single_word_pairs(read_lexicon(args.lexicon)) if args.lexicon else None
     remapped = [load_remapped(e) for e in args.export]
+    keys = [repr(r.encoder.identity()) for r in remapped]
     prepared: dict[str, object] = {}  # exports of one encoder share its vectors
-    for r in remapped:
-        key = repr(r.encoder.identity())
+    for key, r in zip(keys, remapped):
         if key not in prepared:
             prepared[key] = prepare(corpus, r.encoder, args.alignment or "eflomal")
-    data = [prepared[repr(r.encoder.identity())] for r in remapped]
+    data = [prepared[key] for key in keys]
     labels = _row_labels(remapped, args.export)
     unmapped = "unmapped" if len(prepared) == 1 else f"unmapped ({labels[0]}'s encoder)"
     rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(data[0])),

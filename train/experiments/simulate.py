@@ -92,8 +92,9 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     distances: dict[tuple[int, int], list] = {}
     boot_rounds: dict[tuple[int, int], list] = {}
     gan_label, boot_label = unpaired_labels(cfg.gan_method, cfg.boot_refit)
-    if cfg.unsupervised:  # bootstrapping's settings fail here, before any training
-        boot_config(cfg.gan_method, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps)
+    # bootstrapping's settings, built (and checked) once, before any training
+    boot_cfg = (boot_config(cfg.gan_method, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps)
+                if cfg.unsupervised else None)
     for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
         train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
         for eps in cfg.epsilons:  # the ceiling: the true map T on the test sources
@@ -121,9 +122,8 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         if cfg.unsupervised:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*(Checkpoint directory).*")
-                gan, boot, trace, records = fit_unpaired(
-                    train, cfg.gan_method, seed, cfg.gan_map_steps,
-                    boot_config(cfg.gan_method, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps))
+                gan, boot, trace, records = fit_unpaired(train, cfg.gan_method, seed,
+                                                         cfg.gan_map_steps, boot_cfg)
             distances.setdefault((t, k), []).append(trace)
             boot_rounds.setdefault((t, k), []).append(records)
             _score(results, gan_label, t, k, seed, gan, cfg)
