@@ -20,7 +20,7 @@ from alignment.data.pipeline import prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import aligned_pairs
-from alignment.data.word_align import links_fingerprint
+from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
 from .distributed import check_same_on_every_rank
 
@@ -138,6 +138,7 @@ class PairedVectorDataModule(VectorDataModule):
                  layer: int = -1, pooling: str = "first", lowercase: bool = False,
                  max_length: int = 512, alignment: str = "eflomal",
                  symmetrise: str = "grow-diag-final-and", one_to_one: bool = False,
+                 align_seed: int | None = DEFAULT_SEED,
                  max_sentences: int | None = None, src_lang: str = "src", tgt_lang: str = "tgt",
                  batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
                  val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0) -> None:
@@ -166,7 +167,8 @@ class PairedVectorDataModule(VectorDataModule):
                               word_tokenizer=Tokenizer(lowercase=hp.lowercase))
             data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
                            Path(hp.cache_dir) if hp.cache_dir else None, hp.progress,
-                           pharaoh_lines=full)  # a Pharaoh file covers the whole corpus
+                           pharaoh_lines=full,  # a Pharaoh file covers the whole corpus
+                           align_seed=hp.align_seed)
             x, y, _ = aligned_pairs(data.src, data.tgt, data.alignments)
             if not len(x):
                 raise InputError("no aligned word pairs in the corpus: nothing to fit",
@@ -174,7 +176,9 @@ class PairedVectorDataModule(VectorDataModule):
             self._provenance = replace(self._provenance, encoder=encoder.identity(),
                                        data_fingerprint=corpus.fingerprint(),
                                        n_sentences=len(corpus), corpus=corpus.name,
-                                       alignment=links_fingerprint(data.alignments))
+                                       alignment=links_fingerprint(data.alignments),
+                                       aligner=aligner_identity(hp.align_seed, hp.symmetrise,
+                                                                hp.alignment))
         self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 
 def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) -> TensorDataset:

@@ -17,7 +17,7 @@ from alignment.data.pipeline import tokenize_corpus, word_alignment
 from alignment.export.provenance import DataProvenance
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 from alignment.data.tokenize import Tokenizer
-from alignment.data.word_align import links_fingerprint
+from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
 from .distributed import check_same_on_every_rank
 from .global_batches import EpochLoader, GlobalBatchSampler  # noqa: F401  (GlobalBatchSampler: public here)
@@ -65,7 +65,7 @@ class ParallelTextDataModule(pl.LightningDataModule):
                  one_to_one: bool = True, max_sentences: int | None = None,
                  val_sentences: int = 200, text: bool = False, batch_size: int = 8,
                  shuffle: bool = True, seed: int = 0, cache_dir: str | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, align_seed: int | None = DEFAULT_SEED) -> None:
         super().__init__()
         if corpora is None:
             if src is None:
@@ -143,8 +143,8 @@ class ParallelTextDataModule(pl.LightningDataModule):
         return ParallelCorpus(self.normaliser(corpus.src), corpus.tgt, corpus.name, corpus.ids)
 
     def prepare_data(self) -> None:
-        # one process per node aligns (eflomal has no seed) and fills the cache; the other
-        # ranks' setup reads that alignment instead of sampling their own
+        # one process per node aligns and fills the cache; the other ranks' setup reads that
+        # alignment (an unseeded or differently built aligner would give each rank its own)
         self._build()
 
     def setup(self, stage: str | None = None) -> None:
@@ -166,7 +166,8 @@ class ParallelTextDataModule(pl.LightningDataModule):
             src_tok, tgt_tok = tokenize_corpus(both, encoder.word_tokenizer)
             alignment = spec.get("alignment", "eflomal")
             links = word_alignment(src_tok, tgt_tok, alignment, hp.symmetrise, hp.one_to_one, cache,
-                                   pharaoh_lines=len(both) if alignment != "eflomal" else None)
+                                   pharaoh_lines=len(both) if alignment != "eflomal" else None,
+                                   seed=hp.align_seed)
             examples = [tokenize_pair(encoder.tokenizer, s, t, l, encoder.max_length)
                         for s, t, l in zip(src_tok, tgt_tok, links)]
             n = len(corpus)
@@ -181,7 +182,9 @@ class ParallelTextDataModule(pl.LightningDataModule):
         self._provenance = DataProvenance(
             encoder.identity(), fp, sum(len(d.corpus) for d in self.data), n_links,
             "+".join(d.corpus.name for d in self.data), first.src_lang, hp.pivot,
-            links_fingerprint([l for d in self.data for l in (e.links for e in d.train)]))
+            links_fingerprint([l for d in self.data for l in (e.links for e in d.train)]),
+            "+".join(sorted({aligner_identity(hp.align_seed, hp.symmetrise, s.get("alignment", "eflomal"))
+                             for s in self.corpora_spec})))
 
     @property
     def provenance(self) -> DataProvenance:

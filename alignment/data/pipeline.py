@@ -12,7 +12,8 @@ from alignment.encoding.encoder import Encoder
 from alignment.errors import InputError
 from .tokenize import Tokenizer
 from .vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
-from .word_align import Links, eflomal_align, one_to_one, read_pharaoh, write_pharaoh
+from .word_align import (DEFAULT_SEED, Links, aligner_identity, eflomal_align, one_to_one,
+                         read_pharaoh, write_pharaoh)
 
 
 @dataclass
@@ -48,9 +49,10 @@ def tokenize_corpus(corpus: ParallelCorpus, tokenizer: Tokenizer) -> tuple[list[
 def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
                    alignment: str | Path = "eflomal", symmetrise: str = "grow-diag-final-and",
                    keep_one_to_one: bool = False, cache_dir: Path | None = None,
-                   pharaoh_lines: int | None = None) -> list[Links]:
+                   pharaoh_lines: int | None = None, seed: int | None = DEFAULT_SEED) -> list[Links]:
     """Links for every sentence pair: from a Pharaoh file (``pharaoh_lines``: the file covers
-    that many pairs, of which these are the first), or from eflomal (cached by content)."""
+    that many pairs, of which these are the first), or from eflomal with sampler ``seed``
+    (cached by content, aligner version and seed; an unseeded run is cached too)."""
     if str(alignment) != "eflomal":
         links = read_pharaoh(alignment, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens],
                              total_lines=pharaoh_lines)
@@ -58,7 +60,7 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
         key = hashlib.sha256(json.dumps({
             "src": fingerprint_lines([" ".join(s) for s in src_tokens]),
             "tgt": fingerprint_lines([" ".join(t) for t in tgt_tokens]),
-            "aligner": "eflomal", "symmetrise": symmetrise}).encode()).hexdigest()[:24]
+            "aligner": aligner_identity(seed, symmetrise)}).encode()).hexdigest()[:24]
         path = (cache_dir or default_cache_dir()) / "alignments" / f"{key}.pharaoh"
         links = None
         if path.is_file():
@@ -67,7 +69,7 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
             except InputError as err:  # a damaged cache entry is rebuilt, not trusted
                 warnings.warn(f"alignment cache entry unreadable ({err}); aligning again")
         if links is None:
-            links = eflomal_align(src_tokens, tgt_tokens, symmetrise)
+            links = eflomal_align(src_tokens, tgt_tokens, symmetrise, seed=seed, cache_dir=cache_dir)
             write_pharaoh(path, links)
     return [one_to_one(l) for l in links] if keep_one_to_one else links
 
@@ -136,11 +138,11 @@ def save_cache_entry(vectors: WordVectors, path: Path, made_by: dict) -> None:
 def prepare(corpus: ParallelCorpus, encoder: Encoder, alignment: str | Path = "eflomal",
             symmetrise: str = "grow-diag-final-and", keep_one_to_one: bool = False,
             cache_dir: Path | None = None, progress: bool = True,
-            pharaoh_lines: int | None = None) -> PreparedCorpus:
+            pharaoh_lines: int | None = None, align_seed: int | None = DEFAULT_SEED) -> PreparedCorpus:
     """Tokenise, align and encode a corpus; every check runs before the encoder does."""
     src_tokens, tgt_tokens = tokenize_corpus(corpus, encoder.word_tokenizer)
     links = word_alignment(src_tokens, tgt_tokens, alignment, symmetrise, keep_one_to_one, cache_dir,
-                           pharaoh_lines)
+                           pharaoh_lines, align_seed)
     src = encode_side(encoder, corpus.src, src_tokens, cache_dir, progress, f"encoding {corpus.name} src")
     tgt = encode_side(encoder, corpus.tgt, tgt_tokens, cache_dir, progress, f"encoding {corpus.name} tgt")
     return PreparedCorpus(corpus, src_tokens, tgt_tokens, links, src, tgt)

@@ -1,13 +1,21 @@
 """Word alignment: Pharaoh ``i-j`` files, symmetrisation, the eflomal aligner, 1-to-1 filtering."""
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
+import os
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
 from alignment.errors import InputError
 
 Links = list[tuple[int, int]]
+
+DEFAULT_SEED = 0  # eflomal's sampler seed unless a caller names another (None: unseeded)
+_ENVIRON_LOCK = threading.Lock()
 
 
 def parse_pharaoh_line(line: str, path: str | Path | None = None, number: int | None = None) -> Links:
@@ -75,8 +83,6 @@ def format_pharaoh(links: Links) -> str:
 
 def links_fingerprint(alignments: list[Links]) -> str:
     """Content hash of a corpus's links as their Pharaoh text (16 hex digits)."""
-    import hashlib
-
     h = hashlib.sha256()
     for links in alignments:
         h.update(format_pharaoh(links).encode() + b"\n")
@@ -138,17 +144,64 @@ def one_to_one(links: Links) -> Links:
     return [(i, j) for i, j in links if src_count[i] == 1 and tgt_count[j] == 1]
 
 
+def aligner_identity(seed: int | None = DEFAULT_SEED, symmetrise: str = "grow-diag-final-and",
+                     alignment: str | Path = "eflomal") -> str:
+    """What made a corpus's links, for signatures and run records: aligner, version and build,
+    the sampler's seed (``unseeded`` when eflomal drew its own) and the symmetrisation."""
+    if str(alignment) != "eflomal":
+        return "pharaoh-file"  # the user's own links; the links fingerprint identifies them
+    return f"eflomal-{eflomal_build()},seed={'unseeded' if seed is None else seed},{symmetrise}"
+
+
+@functools.lru_cache(maxsize=1)
+def eflomal_build() -> str:
+    """``VERSION@HASH``: eflomal's release and its binary's hash. eflomal compiles itself on
+    install, by default for the installing CPU (``-march=native``), and builds for different
+    CPUs sample differently; a portable build (README) has the same hash on every machine."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("eflomal")
+        import eflomal
+    except (PackageNotFoundError, ImportError):
+        return "missing"
+    binary = Path(eflomal.__file__).parent / "bin" / "eflomal"
+    digest = hashlib.sha256(binary.read_bytes()).hexdigest()[:8] if binary.is_file() else "nobinary"
+    return f"{release}@{digest}"
+
+
+@contextlib.contextmanager
+def _environment(extra: dict[str, str]):
+    """``os.environ`` with ``extra`` set while the aligner's process starts, then restored."""
+    with _ENVIRON_LOCK:
+        saved = {k: os.environ.get(k) for k in extra}
+        os.environ.update(extra)
+        try:
+            yield
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
 def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
                   symmetrise: str = "grow-diag-final-and", model: int = 3,
-                  n_samplers: int = 3) -> list[Links]:
+                  n_samplers: int = 3, seed: int | None = DEFAULT_SEED,
+                  cache_dir: Path | None = None) -> list[Links]:
     """Align tokenised sentence pairs with eflomal (both directions) and symmetrise.
 
-    eflomal samples without a settable seed: cache its output (see ``pipeline``) to make runs
-    repeatable, or pass an existing Pharaoh file instead.
+    ``seed`` fixes eflomal's sampler (see ``seeded_eflomal``): the same corpus and seed give
+    the same links on every run. ``None`` lets eflomal draw its own seed (links vary by run).
     """
     if symmetrise not in SYMMETRISERS:
         raise InputError(f"unknown symmetrisation '{symmetrise}' (choose {sorted(SYMMETRISERS)})",
                          parameter="symmetrise")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < 2 ** 63):
+        raise InputError(f"alignment seed must be an integer in [0, 2^63), got {seed!r}",
+                         parameter="align_seed")
     try:
         import eflomal
     except ImportError:
@@ -157,11 +210,23 @@ def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
     for k, (s, t) in enumerate(zip(src_tokens, tgt_tokens)):
         if not s or not t:
             raise InputError(f"sentence pair {k + 1} has no tokens on one side", parameter="corpus")
+    env: dict[str, str] = {}
+    if seed is not None:
+        from .vectors import default_cache_dir
+        from .seeded_eflomal import AlignerNotSeedable, seeded_environment
+
+        try:
+            env = seeded_environment(seed, cache_dir or default_cache_dir())
+        except AlignerNotSeedable as err:
+            raise InputError(f"{err}; pass --align-seed none to align unseeded (links then vary "
+                             "from run to run)", parameter="align_seed") from None
     with tempfile.TemporaryDirectory(prefix="crossalign-eflomal-") as tmp:
         fwd_path, rev_path = Path(tmp) / "fwd", Path(tmp) / "rev"
         aligner = eflomal.Aligner(model=model, n_samplers=n_samplers)
-        aligner.align([" ".join(s) for s in src_tokens], [" ".join(t) for t in tgt_tokens],
-                      links_filename_fwd=str(fwd_path), links_filename_rev=str(rev_path), quiet=True)
+        with _environment(env):
+            aligner.align([" ".join(s) for s in src_tokens], [" ".join(t) for t in tgt_tokens],
+                          links_filename_fwd=str(fwd_path), links_filename_rev=str(rev_path),
+                          quiet=True)
         fwd = read_pharaoh(fwd_path)
         rev = read_pharaoh(rev_path)
     sym = SYMMETRISERS[symmetrise]

@@ -38,7 +38,8 @@ class EncoderIdentity:
 class DataProvenance:
     """Where a fit's pairs came from (``encoder`` is None for bring-your-own vectors;
     ``alignment`` fingerprints the exact word links, so a run can be matched to the cached or
-    given Pharaoh file it used)."""
+    given Pharaoh file it used; ``aligner`` says what made them, e.g.
+    ``eflomal-2.0.0,seed=0,grow-diag-final-and``, or ``pharaoh-file``)."""
 
     encoder: EncoderIdentity | None = None
     data_fingerprint: str | None = None
@@ -47,7 +48,8 @@ class DataProvenance:
     corpus: str = "vectors"
     src_lang: str = "src"
     tgt_lang: str = "tgt"
-    alignment: str | None = None  # fingerprint of the word links used (eflomal has no seed)
+    alignment: str | None = None  # fingerprint of the word links used
+    aligner: str | None = None    # what made them: aligner, version, seed, symmetrisation
 
     def with_languages(self, src_lang: str | None, tgt_lang: str | None) -> "DataProvenance":
         return replace(self, src_lang=src_lang or self.src_lang, tgt_lang=tgt_lang or self.tgt_lang)

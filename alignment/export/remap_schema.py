@@ -27,6 +27,7 @@ FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "tgt_lang": ((_STR,), True),
     "data_fingerprint": ((_STR, _NONE), False),
     "n_pairs": ((_INT, _NONE), False),
+    "aligner": ((_STR, _NONE), False),
     "n_sentences": ((_INT, _NONE), False),
     "package_version": ((_STR,), False),
     "encoder_weights": ((_STR, _NONE), False),

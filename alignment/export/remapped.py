@@ -36,6 +36,7 @@ def remap_fields(mapping: Mapping, data: DataProvenance, **revision: str | None)
         "mapped_side": "src" if mapping.is_source_only() else "both", "dim": mapping.dim,
         "src_lang": data.src_lang, "tgt_lang": data.tgt_lang,
         "data_fingerprint": data.data_fingerprint, "n_pairs": data.n_pairs,
+        "aligner": data.aligner,
         "n_sentences": data.n_sentences, "package_version": __version__,
     }
 

@@ -29,6 +29,7 @@ def export_signature(meta: dict) -> str:
         "map": f"{meta['mapping_type']}#{meta['mapping_fingerprint']}",
         "side": meta["mapped_side"], "lang": f"{meta['src_lang']}-{meta['tgt_lang']}",
         "data": meta.get("data_fingerprint"), "pairs": meta.get("n_pairs"),
+        "align": meta.get("aligner"),
         "ft": f"{meta['fine_tuned']}@{meta.get('base_revision') or 'unknown'}"
         if meta.get("fine_tuned") else None,
         "text": text_description(meta.get("text")),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from .options import ALIGN_SEED_HELP, align_seed
+
 
 VERBS = {"align": "word-align a parallel corpus with eflomal (Pharaoh output)"}
 
@@ -20,7 +22,8 @@ def run(args: argparse.Namespace) -> None:
         raise InputError("is a folder; give the Pharaoh file to write", path=args.out)
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     src, tgt = tokenize_corpus(corpus, Tokenizer(lowercase=args.lowercase))
-    links = word_alignment(src, tgt, "eflomal", args.symmetrise, args.one_to_one)
+    links = word_alignment(src, tgt, "eflomal", args.symmetrise, args.one_to_one,
+                           seed=args.align_seed)
     write_pharaoh(args.out, links)
     print(f"wrote {sum(map(len, links))} links for {len(links)} sentence pairs to {args.out}")
 
@@ -36,5 +39,6 @@ def register(sub) -> None:
                    choices=["grow-diag-final-and", "intersect"],
                    help="how the two directions' links are combined")
     p.add_argument("--one-to-one", action="store_true", help="keep 1-to-1 links only")
+    p.add_argument("--align-seed", type=align_seed, default=0, help=ALIGN_SEED_HELP)
     p.add_argument("--lowercase", action="store_true", help="lower-case words before aligning")
     p.set_defaults(func=run)

@@ -78,3 +78,20 @@ def add_interval_options(parser: argparse.ArgumentParser, seed_help: str = "boot
                         help="bootstrap resamples for the CIs (default: 1000)")
     parser.add_argument("--seed", type=int, default=argparse.SUPPRESS,
                         help=f"{seed_help} (default: 0)")
+
+
+def align_seed(text: str) -> int | None:
+    """``--align-seed``: eflomal's sampler seed, a whole number >= 0, or ``none`` (unseeded)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number or 'none'") from None
+    if not 0 <= value < 2 ** 63:
+        raise argparse.ArgumentTypeError(f"{value} is not in [0, 2^63)")
+    return value
+
+
+ALIGN_SEED_HELP = ("eflomal's sampler seed (default 0; 'none': unseeded, links then vary from "
+                   "run to run); the same text and seed give the same links on every machine")

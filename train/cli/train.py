@@ -7,6 +7,8 @@ from pathlib import Path
 
 from alignment.errors import InputError
 
+from .options import ALIGN_SEED_HELP, align_seed
+
 VERBS = {"train": "fit a mapping on your own parallel text in one command (no recipe needed)"}
 
 # The two trainer settings every recipe uses (recipes/trainer/{closed-form,trained}.yaml).
@@ -52,7 +54,7 @@ def recipe(args: argparse.Namespace) -> dict:
     data = {"src": args.src, "tgt": args.tgt, "src_lang": language_of(args.src, args.src_lang),
             "tgt_lang": language_of(args.tgt, args.tgt_lang), "encoder": args.encoder,
             "layer": args.layer, "pooling": args.pooling, "alignment": args.alignment,
-            "max_sentences": args.max_sentences}
+            "align_seed": args.align_seed, "max_sentences": args.max_sentences}
     model: dict = {"class_path": spec.fitter, "init_args": {"method": spec.name}}
     if trained is None:
         trainer = dict(CLOSED_FORM_TRAINER)
@@ -122,6 +124,7 @@ def register(sub) -> None:
                    help="how a word's subword vectors become one")
     p.add_argument("--alignment", default="eflomal",
                    help="'eflomal' (align now) or a Pharaoh i-j file")
+    p.add_argument("--align-seed", type=align_seed, default=0, help=ALIGN_SEED_HELP)
     p.add_argument("--max-sentences", type=int, help="use only the first N sentence pairs")
     p.add_argument("--epochs", type=int, default=10, help="epochs of a trained method")
     p.add_argument("--criterion", default="semantic",

@@ -50,7 +50,8 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
               f"Bible es–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
               f"{len(bed.test.corpus)} held-out verses")
     sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pooling, "data": bed.train.fingerprint()})
+                     "pool": ident.pooling, "data": bed.train.fingerprint(),
+                     "align": bed.provenance.aligner, "links": bed.alignment})
     base = dict(rows)["unmapped"]
     legend = (f"CBLI: gold = one-to-one links only ({int(base['cbli_pairs'])} occurrences); lex: "
               f"type vectors from held-out contexts, {int(base.get('lexicon_pairs', 0))} "

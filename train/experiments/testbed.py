@@ -16,7 +16,7 @@ from alignment.data.monolingual import MonolingualPool
 from alignment.data.pipeline import PreparedCorpus, prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.vectors import aligned_pairs
-from alignment.data.word_align import links_fingerprint
+from alignment.data.word_align import aligner_identity, links_fingerprint
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
 
@@ -57,7 +57,7 @@ class BibleTestBed:
     @property
     def provenance(self) -> DataProvenance:
         return DataProvenance(self.encoder.identity(), self.train.fingerprint(), len(self.train),
-                              len(self.x), "bible", "es", "en", self.alignment)
+                              len(self.x), "bible", "es", "en", self.alignment, aligner_identity())
 
 
 def ensure_bible(cfg: BibleConfig) -> None:
