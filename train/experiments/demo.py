@@ -14,7 +14,7 @@ from alignment.export.signature import signature
 
 from ..fitting import fit_arrays
 from ..reporting import format_table, report
-from .testbed import BibleConfig, prepare_bible
+from .testbed import BibleConfig, note_other_aligner_build, prepare_bible
 
 DEFAULT_METHODS = ["umd", "center", "clp", "center > clp", "umd > clp"]
 COLUMNS = [*columns("es", "en"), ("lexicon_unseen_p1", "unseen")]
@@ -33,6 +33,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
     """Run the demo; returns {row name: metrics} and writes table, metrics and exports."""
     start = time.time()
     specs = [parse_method(m, "methods") for m in cfg.methods]  # a typo fails before encoding
+    note_other_aligner_build()
     encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     bed = prepare_bible(cfg, encoder)
     rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(bed.test)),

@@ -3,6 +3,7 @@ aligned and encoded (cached), held-out verses prepared, the FreeDict lexicon rea
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,9 +17,21 @@ from alignment.data.monolingual import MonolingualPool
 from alignment.data.pipeline import PreparedCorpus, prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.vectors import aligned_pairs
-from alignment.data.word_align import aligner_identity, links_fingerprint
+from alignment.data.word_align import aligner_identity, eflomal_build, links_fingerprint
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
+# the eflomal build docs/ tables were made with: the README's portable build (any x86-64 CPU)
+DOCUMENTED_EFLOMAL_BUILD = "2.0.0@6ecc9920"
+
+
+def note_other_aligner_build() -> None:
+    """One note when this machine's eflomal is not the build the documented tables used: its
+    links differ, so the tables' last digits may too (the README installs the portable one)."""
+    build = eflomal_build()
+    if build != DOCUMENTED_EFLOMAL_BUILD:
+        print(f"crossalign: note: eflomal {build} is not the build docs/ tables were made with "
+              f"({DOCUMENTED_EFLOMAL_BUILD}): word links, and the tables' last digits, may "
+              "differ; the README's install command builds that one", file=sys.stderr)
 
 
 @dataclass
