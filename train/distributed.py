@@ -12,7 +12,8 @@ from alignment.errors import InputError
 
 def check_same_on_every_rank(trainer: pl.Trainer | None, value: str | None, what: str) -> None:
     """Raise on every rank if this rank's ``value`` (a fingerprint of its data) differs from
-    rank 0's: e.g. eflomal, which has no seed, ran on two nodes that share no cache folder."""
+    rank 0's: e.g. eflomal ran unseeded, or as different builds (``-march=native``), on two
+    nodes that share no cache folder."""
     if trainer is None or trainer.world_size <= 1:
         return
     first = trainer.strategy.broadcast(value, src=0)
@@ -21,9 +22,10 @@ def check_same_on_every_rank(trainer: pl.Trainer | None, value: str | None, what
         mine = (f"rank {trainer.global_rank}: {value}" if value != first
                 else "another rank built others")
         raise InputError(f"the ranks of this run built different {what} (rank 0: {first}; "
-                         f"{mine}); eflomal has no seed, so every "
-                         "rank must read one cached alignment: set cache_dir to a folder all "
-                         "nodes share, or give a Pharaoh alignment file", parameter="cache_dir")
+                         f"{mine}); unseeded or differently built eflomal samples other links, "
+                         "so every rank must read one cached alignment: set cache_dir to a "
+                         "folder all nodes share, or give a Pharaoh alignment file",
+                         parameter="cache_dir")
 
 
 def end_process_group() -> None:

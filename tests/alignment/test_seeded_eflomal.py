@@ -80,3 +80,17 @@ def test_identity_names_aligner_version_seed_and_symmetrisation():
     assert re.fullmatch(r"eflomal-[0-9.]+@[0-9a-f]{8},seed=4,intersect", ident), ident
     assert "seed=unseeded" in aligner_identity(None)
     assert aligner_identity(0, alignment="my.pharaoh") == "pharaoh-file"
+
+
+def test_links_equal_those_of_the_documented_build_on_any_machine(tmp_path):
+    """Cross-machine: with the README's portable eflomal build, seed 0 gives on this machine
+    the links it gave where docs/ tables were made (its fingerprint recorded there)."""
+    from train.experiments.testbed import DOCUMENTED_EFLOMAL_BUILD
+
+    from alignment.data.word_align import eflomal_build
+
+    if eflomal_build() != DOCUMENTED_EFLOMAL_BUILD:
+        pytest.skip(f"eflomal {eflomal_build()} is not the documented build")
+    src, tgt = noisy_corpus()
+    assert links_fingerprint(eflomal_align(src, tgt, seed=0, cache_dir=tmp_path)) == \
+        "c2d969e566065adf"

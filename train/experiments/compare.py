@@ -60,7 +60,8 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
         raise InputError(f"must be in (0, 1), got {cfg.val_fraction}", parameter="val_fraction")
     seeds = training_seeds(cfg)
     bed = prepare_bible(BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
-                                    test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed),
+                                    test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed,
+                                    align_seed=cfg.align_seed),
                         with_dev=cfg.validation == "dev")
     runs = [kept_or_fitted(cfg, bed, specs, seed) for seed in seeds]
     rows, hits, notes, tracking = merge_seeds(runs, seeds)

@@ -23,6 +23,8 @@ class CompareConfig:
     train_verses: int = 10000
     test_verses: int = 1000
     books: list[str] | None = field(default=None, metadata={"help": "restrict the corpus to these books"})
+    align_seed: int = field(default=0, metadata={
+        "help": "eflomal's sampler seed for the word links (same seed, same links)"})
     max_pairs: int = field(default=50000, metadata={"help": "training word pairs (a seeded sample)"})
     val_fraction: float = field(default=0.05, metadata={"help": "validation pairs for the criteria, "
                                                         "as a share of the training pairs"})

@@ -45,6 +45,8 @@ class BibleConfig:
     train_verses: int = field(default=10000, metadata={"help": "training verses used"})
     test_verses: int = field(default=1000, metadata={"help": "held-out verses"})
     seed: int = 0
+    align_seed: int = field(default=0, metadata={
+        "help": "eflomal's sampler seed for the word links (same seed, same links)"})
     lexicon: str | None = field(default=FREEDICT_SPA_ENG, metadata={"help": "FreeDict .index for lexicon P@1"})
     books: list[str] | None = field(default=None, metadata={"help": "restrict the corpus to these books"})
     cache_dir: str | None = field(default=None, metadata={"help": "vector cache folder (None: ~/.cache/crossalign)"})
@@ -66,11 +68,12 @@ class BibleTestBed:
     unseen_types: set[str] = field(default_factory=set)  # test source types absent from training
     dev: PreparedCorpus | None = None                      # the dev verses, when asked for
     train_data: PreparedCorpus | None = None               # the training verses, prepared
+    aligner: str | None = None                             # what made the links (identity)
 
     @property
     def provenance(self) -> DataProvenance:
         return DataProvenance(self.encoder.identity(), self.train.fingerprint(), len(self.train),
-                              len(self.x), "bible", "es", "en", self.alignment, aligner_identity())
+                              len(self.x), "bible", "es", "en", self.alignment, self.aligner)
 
 
 def ensure_bible(cfg: BibleConfig) -> None:
@@ -94,6 +97,10 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     """The test bed; alignments and vectors come from the cache when seen before.
     ``with_dev``: the dev verses too (aligned jointly with the rest), for validation pairs
     that come from neither training nor test verses."""
+    if not 0 <= cfg.align_seed < 2 ** 63:  # before the corpus is built or anything aligned
+        from alignment.errors import InputError
+
+        raise InputError(f"must be in [0, 2^63), got {cfg.align_seed}", parameter="align_seed")
     ensure_bible(cfg)
     data = Path(cfg.data_dir)
     train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
@@ -105,7 +112,8 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     encoder = encoder or Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     cache = Path(cfg.cache_dir) if cfg.cache_dir else None
     # eflomal aligns train and test together (unsupervised; more text gives better links).
-    prepared = prepare(both, encoder, "eflomal", cache_dir=cache, progress=cfg.progress)
+    prepared = prepare(both, encoder, "eflomal", cache_dir=cache, progress=cfg.progress,
+                       align_seed=cfg.align_seed)
     n = len(train)
     train_data = prepared.subset(list(range(n)), "bible-train")
     test_data = prepared.subset(list(range(n, n + len(test))), "bible-test")
@@ -117,7 +125,8 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
         if cfg.lexicon and Path(cfg.lexicon).is_file() else None
     return BibleTestBed(x, y, train, test_data, lexicon, encoder,
-                        links_fingerprint(prepared.alignments), unseen, dev_data, train_data)
+                        links_fingerprint(prepared.alignments), unseen, dev_data, train_data,
+                        aligner_identity(cfg.align_seed))
 
 
 PROTOCOLS = ("disjoint", "comparable", "pairs-permuted")

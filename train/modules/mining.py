@@ -73,8 +73,8 @@ class MiningFit(NoGradientSteps, MappingFit):
         self.mapping = mapping.to(device)
 
     def mined_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The word pairs the kept iteration's map was fitted on (its own eflomal links; eflomal
-        has no seed, so aligning again would give other pairs), to train a map on them."""
+        """The word pairs the kept iteration's map was fitted on (its own eflomal links, kept
+        rather than aligned again), to train a map on them."""
         kept = next(r for r in self.rounds if r.kept)
         return mined_word_pairs(self._sides[0], self._sides[1], kept.src, kept.tgt, kept.links)
 
