@@ -14,6 +14,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 from alignment.data.corpus import read_parallel
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
+from alignment.names import check_language
 from alignment.mappings.moments import PairMoments, PairStatistics
 from alignment.data.paired_vectors import load_paired_vectors
 from alignment.data.pipeline import prepare
@@ -44,7 +45,8 @@ class VectorDataModule(pl.LightningDataModule):
         self.val: tuple[torch.Tensor, torch.Tensor] | None = None
         if self.hparams.val_fraction > 0:
             self._offer_validation()
-        self._provenance = DataProvenance(src_lang=src_lang, tgt_lang=tgt_lang)
+        self._provenance = DataProvenance(src_lang=check_language(src_lang, "src_lang"),
+                                          tgt_lang=check_language(tgt_lang, "tgt_lang"))
 
     @classmethod
     def from_arrays(cls, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.ndarray] | None = None,

@@ -68,7 +68,8 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
                          progress: bool = True, overwrite: bool = False) -> dict:
     """Train tokenizer + model on ``text`` (one sentence per line) and save both to ``out``
     (atomically), with ``lm.json``: settings, data fingerprint, held-out perplexity, signature.
-    ``out`` may be new, empty or a previous LM folder; anything else needs ``overwrite``."""
+    ``out`` may be new, empty or a previous LM folder (``overwrite``: also one from before
+    outputs listed their files); a file crossalign did not write is never deleted."""
     import numpy as np
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers

@@ -12,6 +12,7 @@ from torch.utils.data import DataLoader, Dataset
 from alignment.data.corpus import ParallelCorpus, fingerprint_lines, read_parallel
 from alignment.encoding.encoder_tokenizer import EncoderSpec, EncoderTokenizer
 from alignment.errors import InputError
+from alignment.names import check_language
 from alignment.encoding.joint_align import WordPairExample, collate_pairs, tokenize_pair
 from alignment.data.pipeline import tokenize_corpus, word_alignment
 from alignment.export.provenance import DataProvenance
@@ -71,12 +72,14 @@ class ParallelTextDataModule(pl.LightningDataModule):
             if src is None:
                 raise InputError("give `corpora` (a list) or one corpus as src/tgt", parameter="data")
             corpora = [{"src": src, "tgt": tgt, "src_lang": src_lang}]
+        check_language(pivot, "pivot")
         for k, c in enumerate(corpora):
             unknown = set(c) - CORPUS_KEYS
             if unknown or "src" not in c or "src_lang" not in c:
                 raise InputError(f"corpus {k}: needs src and src_lang; unknown keys "
                                  f"{sorted(unknown)} (known: {sorted(CORPUS_KEYS)})",
                                  parameter="corpora")
+            check_language(c["src_lang"], "corpora")
             if c["src_lang"] == pivot:
                 raise InputError(f"corpus {k}: source language equals the pivot '{pivot}'",
                                  parameter="corpora")

@@ -74,8 +74,16 @@ def write_metrics(path: str | Path, metrics: dict[str, float]) -> Path:
     return Path(path)
 
 
+REPORT_MARKER = ".crossalign-report"  # beside the table.txt/metrics.json a report wrote
+REPORT_FILES = ("table.txt", "metrics.json", "config.json")
+NOT_A_REPORT_FOLDER = (".crossalign-run.json", "run.json", "remap.json", ".crossalign-output.json")
+
+
 def check_report_dir(out_dir: str | Path | None) -> None:
-    """Refuse an ``--out`` that cannot become a folder, before the work that fills it."""
+    """Refuse an ``--out`` that cannot become a folder, or whose table/metrics files are not a
+    report's (a run's or an export's own, or the user's), before the work that fills it."""
+    import os
+
     from alignment.errors import InputError
 
     if out_dir is None:
@@ -84,6 +92,15 @@ def check_report_dir(out_dir: str | Path | None) -> None:
     existing = next((p for p in (out, *out.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
         raise InputError(f"{out_dir} cannot be a folder: {existing} is a file", parameter="out")
+    names = set(os.listdir(out)) if out.is_dir() else set()
+    if names & set(NOT_A_REPORT_FOLDER):
+        raise InputError(f"{out_dir} is a run or export folder: its metrics.json is its own; "
+                         "write the report elsewhere", parameter="out")
+    clash = sorted(names & set(REPORT_FILES))
+    if clash and REPORT_MARKER not in names:
+        raise InputError(f"{out_dir} holds {', '.join(clash)} that no crossalign report wrote; "
+                         "crossalign never overwrites them: choose another folder",
+                         parameter="out")
 
 
 def report(text: str, metrics: dict[str, float], out_dir: str | Path | None,
@@ -94,6 +111,8 @@ def report(text: str, metrics: dict[str, float], out_dir: str | Path | None,
     if out_dir is None:
         return
     out = Path(out_dir)
+    write_text(out / REPORT_MARKER, "written by crossalign's report: table.txt, metrics.json, "
+               "config.json here may be replaced by the next report\n")
     write_text(out / "table.txt", text.strip("\n") + "\n")
     write_metrics(out / "metrics.json", metrics)
     if config is not None:

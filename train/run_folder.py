@@ -2,10 +2,11 @@
 keeps a second fit out while one is writing, and a fit never deletes what it did not write.
 
 Allowed without ``--overwrite``: a new or empty folder, and resuming (``--ckpt_path``) the
-run that the marker names with the same configuration. With ``--overwrite``: the previous
-run's own files (checkpoints, log, mapping, export, bootstrap rounds, metrics, records) are
-removed first, so nothing of it (a ``last.ckpt``, a bootstrap round) is taken for this run's;
-files crossalign did not write stay."""
+run that the marker names with the same configuration. With ``--overwrite``: the files the
+previous run wrote — listed in its marker when it ended — are removed first, so nothing of it
+(a ``last.ckpt``, a bootstrap round) is taken for this run's. A file crossalign did not write
+is never removed: at a name a run writes (``checkpoints/``, ``metrics.json``, …) it makes
+``--overwrite`` refuse; elsewhere it stays."""
 from __future__ import annotations
 
 import hashlib
@@ -13,6 +14,7 @@ import json
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +65,53 @@ def _lock(run: Path) -> Path:
     raise InputError(f"cannot lock {run}", parameter="trainer.default_root_dir")
 
 
-def claim(run: str | Path, config: dict[str, Any], resume: bool, overwrite: bool) -> Path:
-    """Take ``run`` for this fit (see the module's rules); returns the lock to release."""
+@dataclass
+class Claim:
+    """A run folder taken by this fit: its lock, and what lay under crossalign's names before
+    the fit (``before``) and what earlier fits of this run wrote (``written``)."""
+
+    run: Path
+    lock: Path
+    before: set[str]
+    written: set[str]
+
+    def release(self) -> None:
+        """Record in the marker every file this run wrote (its manifest), then unlock."""
+        try:
+            marker = _read_marker(self.run / MARKER)
+            if marker is not None:
+                now = owned_files(self.run)
+                marker["written"] = sorted(self.written | (now - self.before))
+                write_text(self.run / MARKER, json.dumps(marker, indent=1))
+        except OSError:
+            pass  # a full disk at the end: the marker keeps its earlier list
+        finally:
+            self.lock.unlink(missing_ok=True)
+
+
+def owned_files(run: Path) -> set[str]:
+    """Paths (relative, '/'-separated) of the files and links under the names a run writes."""
+    found: set[str] = set()
+    for name in OWNED:
+        path = run / name
+        if name == MARKER or not (path.exists() or path.is_symlink()):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            for root, dirs, files in os.walk(path):
+                base = Path(root).relative_to(run)
+                found.update((base / f).as_posix() for f in files)
+                found.update((base / d).as_posix() for d in dirs if (Path(root) / d).is_symlink())
+        else:
+            found.add(name)
+    return found
+
+
+def claim(run: str | Path, config: dict[str, Any], resume: bool, overwrite: bool) -> Claim:
+    """Take ``run`` for this fit (see the module's rules); ``release`` the claim when done."""
     run = Path(run)
     if run.exists() and not run.is_dir():
         raise InputError(f"{run} exists and is not a folder", parameter="trainer.default_root_dir")
+    check_not_over(run, (), "trainer.default_root_dir")
     try:
         run.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -93,19 +137,61 @@ def claim(run: str | Path, config: dict[str, Any], resume: bool, overwrite: bool
                              "resume with --ckpt_path RUN/checkpoints/last.ckpt, or pass "
                              "--overwrite (the previous run's files are replaced, others kept)",
                              parameter="trainer.default_root_dir")
+        written = set((marker or {}).get("written") or [])
+        present = owned_files(run)
         if overwrite and not resume:
-            for name in OWNED:
-                path = run / name
-                if path.is_dir() and not path.is_symlink():
-                    shutil.rmtree(path)
-                elif path.exists() or path.is_symlink():
-                    path.unlink()
+            foreign = sorted(present - written)
+            if foreign:  # at a name this run writes, but not written by crossalign: keep it
+                raise InputError(
+                    f"{run} holds files crossalign did not write where a run writes "
+                    f"({', '.join(foreign[:3])}{', …' if len(foreign) > 3 else ''}); "
+                    "--overwrite replaces only a previous run's own files: move these, or "
+                    f"choose another folder ({where})", parameter="trainer.default_root_dir")
+            _remove(run, written)
+            written, present = set(), owned_files(run)
         write_text(run / MARKER, json.dumps({"config": fingerprint, "pid": os.getpid(),
-                                             "started": time.strftime("%Y-%m-%dT%H:%M:%S")}))
+                                             "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                                             "written": sorted(written)}, indent=1))
     except BaseException:
         lock.unlink(missing_ok=True)
         raise
-    return lock
+    return Claim(run, lock, present - written, written)
+
+
+def _remove(run: Path, listed: set[str]) -> None:
+    """Delete the listed files (never following a link out of ``run``), then the folders
+    under crossalign's names that this left empty."""
+    root = run.resolve()
+    for rel in sorted(listed):
+        path = run / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            continue  # a crafted marker: never outside the run
+        parent = path.parent.resolve()
+        if parent != root and root not in parent.parents:
+            continue
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+    for name in OWNED:
+        top = run / name
+        if top.is_dir() and not top.is_symlink():
+            for folder in sorted((Path(r) for r, _, _ in os.walk(top)), reverse=True):
+                if not any(folder.iterdir()):
+                    folder.rmdir()
+
+
+def check_not_over(out: Path, inputs: tuple[str | Path, ...], parameter: str) -> None:
+    """Refuse an output folder that is or contains the working directory or an input, or that
+    lies inside an input folder."""
+    resolved = out.resolve()
+    cwd = Path.cwd().resolve()
+    if resolved == cwd or resolved in cwd.parents:
+        raise InputError(f"the output folder {out} is or contains the current directory; "
+                         "choose another", parameter=parameter)
+    for item in inputs:
+        path = Path(item).resolve()
+        if path == resolved or resolved in path.parents or (path.is_dir() and path in resolved.parents):
+            raise InputError(f"the output folder {out} is, contains or lies inside the input "
+                             f"{item}; choose another", parameter=parameter)
 
 
 def _read_marker(path: Path) -> dict | None:

@@ -5,6 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alignment.names import corpus_name_from
 from alignment.errors import InputError
 
 
@@ -100,7 +101,7 @@ def read_parallel(src: str | Path, tgt: str | Path | None = None, fmt: str = "au
             shorter = src if len(s) < len(t) else Path(tgt)
             raise InputError(f"line counts differ: {src} has {len(s)}, {tgt} has {len(t)} lines",
                              path=shorter, line=min(len(s), len(t)) + 1)
-        return ParallelCorpus(s, t, name or src.stem)
+        return ParallelCorpus(s, t, name or corpus_name_from(src.stem))
     if fmt not in ("tsv", "fast_align"):
         raise InputError(f"unknown format '{fmt}' (choose text, tsv, fast_align or auto)",
                          parameter="fmt")
@@ -116,7 +117,7 @@ def read_parallel(src: str | Path, tgt: str | Path | None = None, fmt: str = "au
             raise InputError("empty sentence on one side", path=src, line=number)
         s.append(a)
         t.append(b)
-    return ParallelCorpus(s, t, name or src.stem)
+    return ParallelCorpus(s, t, name or corpus_name_from(src.stem))
 
 
 def _sniff_single_file(path: Path) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from alignment.atomic import write_text
 from alignment.errors import InputError
+from alignment.names import check_corpus_name, check_language
 
 RUN_FILE = "run.json"
 
@@ -86,6 +87,9 @@ class RunRecord:
                 encoder=None if enc is None else EncoderIdentity.from_dict(enc),
                 **{f.name: raw[f.name] for f in fields(DataProvenance)
                    if f.name != "encoder" and raw.get(f.name) is not None})
+            check_corpus_name(data.corpus, path=path)  # they become parts of file names
+            check_language(data.src_lang, path=path)
+            check_language(data.tgt_lang, path=path)
             return cls(raw["mapping_type"], raw["mapping_fingerprint"], data)
         except json.JSONDecodeError as err:
             raise InputError(f"invalid JSON ({err.msg})", path=path, line=err.lineno) from None

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.atomic import atomic_path
+from alignment.names import check_corpus_name, check_language, inside
 from alignment.errors import InputError
 from alignment.mappings import CLP, UMD, AffineMapping, Composition, Mapping
 from alignment.mappings.base import MAX_WEIGHT
@@ -45,11 +46,14 @@ def xmover_arrays(mapping: Mapping) -> tuple[dict[str, np.ndarray], str]:
 
 def write_xmover_files(directory: Path, mapping: Mapping, corpus: str, src: str, tgt: str,
                        n_sentences: int, layer: int) -> tuple[list[str], str]:
+    check_corpus_name(corpus)  # parts of a file name: never a path
+    check_language(src, "src_lang")
+    check_language(tgt, "tgt_lang")
     arrays, why_not = xmover_arrays(mapping)
     names = []
     for kind, arr in arrays.items():
         name = xmover_filename(corpus, src, tgt, n_sentences, layer, kind)
-        save_npy_exact(directory / name, arr)
+        save_npy_exact(inside(directory, name), arr)
         names.append(name)
     return names, why_not
 

@@ -58,10 +58,10 @@ def test_export_refuses_a_folder_with_user_files_and_keeps_them(run, tmp_path, c
     (out / "notes.txt").write_text("keep")
     assert main(["export", "--run", str(run), "--out", str(out)]) == 2
     line = _one_line(capsys.readouterr().err)
-    assert "not empty" in line and "--overwrite" in line
+    assert "not empty" in line and "never deletes" in line
     assert _snapshot(out) == {"notes.txt": b"keep"}
-    assert main(["export", "--run", str(run), "--out", str(out), "--overwrite"]) == 0
-    assert (out / "remap.json").is_file() and not (out / "notes.txt").exists()
+    assert main(["export", "--run", str(run), "--out", str(out), "--overwrite"]) == 2
+    assert _snapshot(out) == {"notes.txt": b"keep"}  # --overwrite deletes only crossalign's
 
 
 def test_export_replaces_its_own_previous_output(run, tmp_path):

@@ -52,22 +52,20 @@ def test_fit_refuses_a_folder_with_the_users_files_and_leaves_them(tmp_path, tin
     assert sorted(p.name for p in proj.iterdir()) == ["export"]
 
 
-def test_a_second_fit_needs_overwrite_which_clears_the_previous_runs_state(tmp_path, tiny_bert,
-                                                                          capsys):
+def test_a_second_fit_needs_overwrite_which_clears_the_previous_runs_state(tmp_path, capsys):
     run = tmp_path / "run"
-    assert main(_clp_recipe(tmp_path, tiny_bert, run)) == 0
-    stale = run / "bootstrap" / "round-1"
-    stale.mkdir(parents=True)  # a previous run's derived state
-    (run / "checkpoints").mkdir()
-    (run / "checkpoints" / "last.ckpt").write_bytes(b"old")
+    assert main(_flow_args(tmp_path, run, 1)) == 0
+    assert (run / "checkpoints" / "last.ckpt").is_file()  # the previous run's state
+    written = json.loads((run / ".crossalign-run.json").read_text())["written"]
+    assert "checkpoints/last.ckpt" in written and "metrics.json" in written
     (run / "mine.txt").write_text("keep")
-    changed = _clp_recipe(tmp_path, tiny_bert, run, layer=1)
+    changed = _flow_args(tmp_path, run, 1) + ["--data.val_fraction", "0.3"]
     assert main(changed) == 2
     assert "holds a previous run" in _one_line(capsys.readouterr().err)
+    old = (run / "checkpoints" / "last.ckpt").stat().st_mtime_ns
     assert main(changed + ["--overwrite"]) == 0
-    assert not (run / "bootstrap").exists() and not (run / "checkpoints").exists()
+    assert (run / "checkpoints" / "last.ckpt").stat().st_mtime_ns != old  # not the old one
     assert (run / "mine.txt").read_text() == "keep"
-    assert json.loads((run / "export" / "remap.json").read_text())["layer"] == 1
 
 
 def test_resuming_with_another_configuration_is_refused(tmp_path, capsys):

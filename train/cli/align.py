@@ -20,6 +20,10 @@ def run(args: argparse.Namespace) -> None:
 
     if Path(args.out).is_dir():  # before reading and aligning, not after
         raise InputError("is a folder; give the Pharaoh file to write", path=args.out)
+    for given in (args.src, args.tgt):
+        if given and Path(given).resolve() == Path(args.out).resolve():
+            raise InputError(f"--out is the input {given}; write the links to another file",
+                             parameter="out")
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     src, tgt = tokenize_corpus(corpus, Tokenizer(lowercase=args.lowercase))
     links = word_alignment(src, tgt, "eflomal", args.symmetrise, args.one_to_one,

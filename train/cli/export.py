@@ -16,6 +16,13 @@ def run(args: argparse.Namespace) -> None:
     from alignment.atomic import check_output_dir
     from alignment.export.remapped import REMAP_FILE
 
+    from alignment.names import check_corpus_name, check_language
+
+    for value, name, check in ((args.src_lang, "src-lang", check_language),
+                               (args.tgt_lang, "tgt-lang", check_language),
+                               (args.corpus, "corpus", check_corpus_name)):
+        if value is not None:
+            check(value, name)
     check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.run,))
     record = RunRecord.read(args.run)
     data = record.data.with_languages(args.src_lang, args.tgt_lang)
@@ -36,7 +43,8 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="export folder to write: new, empty, or a "
                    "previous export (replaced)")
     p.add_argument("--overwrite", action="store_true",
-                   help="replace --out even if it holds other files (they are deleted)")
+                   help="also replace a previous output made before outputs listed their files "
+                   "(crossalign <= 0.3.0); files crossalign did not write are never deleted")
     p.add_argument("--src-lang", help="source language code (default: the run's)")
     p.add_argument("--tgt-lang", help="target language code (default: the run's)")
     p.add_argument("--corpus", help="corpus name used in XMoverScore file names")

@@ -80,7 +80,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
     from ..run_log import RunLog, SaveConfigOnSuccess
     from ..trainer import RECIPE_NOISE
 
-    locks: list[Path] = []
+    claims: list = []
 
     class RecipeCLI(recipe_cli_class()):
         def before_fit(self) -> None:
@@ -99,7 +99,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
                 init = (what.get("model") or {}).get("init_args") or {}
                 for derived in DERIVED_HPARAMS:
                     init.pop(derived, None)
-                locks.append(claim(self.trainer.default_root_dir, what, resume, overwrite))
+                claims.append(claim(self.trainer.default_root_dir, what, resume, overwrite))
             for logger in self.trainer.loggers:  # a RunLog without save_dir logs in the run
                 if isinstance(logger, RunLog):
                     logger.bind(self.trainer.default_root_dir)
@@ -126,8 +126,8 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
         except (ValueError, TypeError) as err:
             raise _input_error_in(err) or err
         finally:
-            for lock in locks:
-                lock.unlink(missing_ok=True)
+            for taken in claims:
+                taken.release()
             end_process_group()
     finish_wandb_runs(cli.trainer.loggers)
     return cli

@@ -28,7 +28,8 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="folder for the HF model + tokenizer: new, "
                    "empty, or a previous LM folder (replaced)")
     p.add_argument("--overwrite", action="store_true",
-                   help="replace --out even if it holds other files (they are deleted)")
+                   help="also replace a previous output made before outputs listed their files "
+                   "(crossalign <= 0.3.0); files crossalign did not write are never deleted")
     add_dataclass_options(p, LanguageModelConfig)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from alignment.errors import InputError
+from alignment.names import check_language
 
 from .options import ALIGN_SEED_HELP, align_seed
 
@@ -32,15 +33,15 @@ def trained_trainer(epochs: int, criterion: str | None) -> dict:
                           {"class_path": "train.callbacks.SaveMapping"}]}
 
 
-def language_of(path: str, given: str | None) -> str:
+def language_of(path: str, given: str | None, parameter: str = "src-lang") -> str:
     """``given``, else a file's extension when it looks like a language code (``my.es``)."""
     if given:
-        return given
+        return check_language(given, parameter)
     suffix = Path(path).suffix.lstrip(".").lower()
     if suffix.isalpha() and 2 <= len(suffix) <= 3 and suffix not in NOT_LANGUAGES:
         return suffix.lower()
     raise InputError(f"cannot tell the language of '{path}' from its name: give --src-lang and "
-                     "--tgt-lang", parameter="src-lang")
+                     "--tgt-lang", parameter=parameter)
 
 
 def recipe(args: argparse.Namespace) -> dict:
@@ -52,7 +53,7 @@ def recipe(args: argparse.Namespace) -> dict:
     if args.epochs < 1:
         raise InputError("must be >= 1", parameter="epochs")
     data = {"src": args.src, "tgt": args.tgt, "src_lang": language_of(args.src, args.src_lang),
-            "tgt_lang": language_of(args.tgt, args.tgt_lang), "encoder": args.encoder,
+            "tgt_lang": language_of(args.tgt, args.tgt_lang, "tgt-lang"), "encoder": args.encoder,
             "layer": args.layer, "pooling": args.pooling, "alignment": args.alignment,
             "align_seed": args.align_seed, "max_sentences": args.max_sentences}
     model: dict = {"class_path": spec.fitter, "init_args": {"method": spec.name}}
@@ -81,8 +82,14 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
     from .fit import print_result, run_recipe
 
+    from ..run_folder import check_not_over
+
     for name in (args.src, args.tgt):
         read_lines(name)  # a missing or unreadable file fails here, before anything loads
+    inputs = [args.src, args.tgt, *(args.config or [])]
+    if args.alignment != "eflomal":
+        inputs.append(args.alignment)
+    check_not_over(Path(args.out), tuple(inputs), "out")
     for unknown in (a for a in extra if a.startswith("-") and "." not in a.split("=")[0]
                     and a.split("=")[0] != "--ckpt_path"):
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "

@@ -1,0 +1,212 @@
+"""The third reliability audit, case by case, through the CLI: `--overwrite` removes only what
+crossalign wrote, no output is, contains or lies inside an input or the working directory, and
+no name from a user or a file leads a write out of its output folder."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EN, ES, identity_alignment_file
+from train.cli import main
+
+
+def _one_line(err: str) -> str:
+    lines = [l for l in err.strip().splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("crossalign: error:"), err
+    return lines[0]
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _text(folder: Path, name: str = "t") -> tuple[Path, Path, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    src, tgt = folder / f"{name}.es", folder / f"{name}.en"
+    src.write_text("".join(s + "\n" for s in ES * 2))
+    tgt.write_text("".join(t + "\n" for t in EN * 2))
+    return src, tgt, identity_alignment_file(folder / f"{name}.align", ES * 2, EN * 2)
+
+
+def _train(src, tgt, align, out, tiny_bert, *extra) -> list[str]:
+    return ["train", "--method", "center > clp", "--src", str(src), "--tgt", str(tgt),
+            "--alignment", str(align), "--encoder", str(tiny_bert), "--out", str(out), *extra]
+
+
+# --- user data lost: 1. --overwrite deletes only what crossalign wrote -----------------------
+
+USER_FILES = {"log/experiment-notes.txt": b"notes", "export/slides.pdf": b"%PDF",
+              "checkpoints/my-model.ckpt": b"weights", "metrics.json": b'{"mine": 1}',
+              "config.yaml": b"mine: true"}
+
+
+def test_overwrite_never_deletes_files_crossalign_did_not_write(tmp_path, tiny_bert, capsys):
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "u1"
+    for name, data in USER_FILES.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(data)
+    assert main(_train(src, tgt, align, out, tiny_bert, "--overwrite")) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "did not write" in line and "config.yaml" in line
+    assert _snapshot(out) == USER_FILES
+
+
+def test_overwrite_replaces_a_previous_runs_files_and_keeps_the_users(tmp_path, tiny_bert):
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "run"
+    assert main(_train(src, tgt, align, out, tiny_bert)) == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "export" / "extra.txt").write_text("mine too")  # at a name a run writes
+    assert main(_train(src, tgt, align, out, tiny_bert, "--overwrite")) == 2
+    (out / "export" / "extra.txt").unlink()
+    assert main(_train(src, tgt, align, out, tiny_bert, "--overwrite", "--layer", "1")) == 0
+    assert json.loads((out / "export" / "remap.json").read_text())["layer"] == 1
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+# --- user data lost: 2. an output is never, contains, or lies inside an input or the cwd -----
+
+@pytest.mark.parametrize("out", [".", "log", ".."])
+def test_train_never_writes_over_its_inputs_or_the_working_directory(tmp_path, tiny_bert, capsys,
+                                                                    monkeypatch, out):
+    proj = tmp_path / "proj"
+    src, tgt, align = _text(proj / "log", "t150")
+    (proj / "checkpoints").mkdir()
+    (proj / "checkpoints" / "keep.ckpt").write_bytes(b"keep")
+    monkeypatch.chdir(proj)
+    before = _snapshot(tmp_path)
+    args = _train(Path("log/t150.es"), Path("log/t150.en"), Path("log/t150.align"), out, tiny_bert,
+                  "--overwrite")
+    assert main(args) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "current directory" in line or "input" in line
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_fit_without_an_output_folder_does_not_take_the_working_directory(tmp_path, tiny_bert,
+                                                                           capsys, monkeypatch):
+    src, tgt, align = _text(tmp_path / "in")
+    monkeypatch.chdir(tmp_path)
+    before = _snapshot(tmp_path)
+    args = _train(src, tgt, align, tmp_path / "x", tiny_bert, "--trainer.default_root_dir", ".")
+    assert main(args) == 2
+    assert "current directory" in _one_line(capsys.readouterr().err)
+    assert _snapshot(tmp_path) == before
+
+
+# --- user data lost: 3. export recognises its own output by its manifest ---------------------
+
+@pytest.fixture
+def trained(tmp_path, tiny_bert) -> Path:
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "run"
+    assert main(_train(src, tgt, align, out, tiny_bert)) == 0
+    return out
+
+
+def test_a_folder_with_any_remap_json_is_not_taken_for_an_export(trained, tmp_path, capsys):
+    out = tmp_path / "thesis"
+    out.mkdir()
+    (out / "remap.json").write_text('{"my": "settings"}')
+    (out / "thesis.tex").write_text("\\documentclass{article}")
+    before = _snapshot(out)
+    for extra in ([], ["--overwrite"]):
+        assert main(["export", "--run", str(trained), "--out", str(out), *extra]) == 2
+        assert "never deletes" in _one_line(capsys.readouterr().err)
+        assert _snapshot(out) == before
+
+
+def test_reexporting_keeps_files_the_user_added_to_an_export(trained, tmp_path, capsys):
+    out = tmp_path / "exp"
+    assert main(["export", "--run", str(trained), "--out", str(out)]) == 0
+    (out / "my-notes.txt").write_text("mine")
+    assert main(["export", "--run", str(trained), "--out", str(out), "--overwrite"]) == 2
+    assert "my-notes.txt" in _one_line(capsys.readouterr().err)
+    assert (out / "my-notes.txt").read_text() == "mine" and (out / "remap.json").is_file()
+    (out / "my-notes.txt").unlink()
+    assert main(["export", "--run", str(trained), "--out", str(out), "--src-lang", "xx"]) == 0
+    assert json.loads((out / "remap.json").read_text())["src_lang"] == "xx"
+
+
+# --- user data lost: 4. no silent overwrite of an input or a run's own files -----------------
+
+def test_export_into_its_own_run_is_refused(trained, capsys):
+    mapping = _snapshot(trained / "mapping")
+    assert main(["export", "--run", str(trained), "--out", str(trained / "mapping"),
+                 "--overwrite"]) == 2
+    assert "inside the input" in _one_line(capsys.readouterr().err)
+    assert _snapshot(trained / "mapping") == mapping
+
+
+def test_align_never_writes_over_its_input(tmp_path, capsys):
+    pytest.importorskip("eflomal")
+    src, tgt, _ = _text(tmp_path)
+    before = tgt.read_bytes()
+    assert main(["align", "--src", str(src), "--tgt", str(tgt), "--out", str(tgt)]) == 2
+    assert "is the input" in _one_line(capsys.readouterr().err)
+    assert tgt.read_bytes() == before
+
+
+def test_evaluate_never_replaces_a_runs_metrics(trained, tmp_path, capsys):
+    src, tgt, _ = _text(tmp_path / "held")
+    metrics = (trained / "metrics.json").read_bytes()
+    assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src), "--ref",
+                 str(tgt), "--out", str(trained)]) == 2
+    assert "run or export folder" in _one_line(capsys.readouterr().err)
+    assert (trained / "metrics.json").read_bytes() == metrics
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "metrics.json").write_text('{"mine": 1}')
+    assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src), "--ref",
+                 str(tgt), "--out", str(mine)]) == 2
+    assert (mine / "metrics.json").read_text() == '{"mine": 1}'
+    report = tmp_path / "report"
+    for _ in range(2):  # a report folder is its own: written, then replaced
+        assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src),
+                     "--ref", str(tgt), "--out", str(report)]) == 0
+    assert (report / "metrics.json").is_file()
+
+
+# --- writing outside the output folder --------------------------------------------------------
+
+def test_a_run_json_naming_a_path_cannot_lead_export_out(trained, tmp_path, capsys):
+    record = json.loads((trained / "run.json").read_text())
+    record["corpus"] = "../../escaped/x"
+    (trained / "run.json").write_text(json.dumps(record))
+    assert main(["export", "--run", str(trained), "--out", str(tmp_path / "exp")]) == 2
+    assert "run.json" in _one_line(capsys.readouterr().err)
+    assert not list(tmp_path.parent.rglob("escaped")) and not (tmp_path / "exp").exists()
+
+
+@pytest.mark.parametrize("flag,value", [("--corpus", "/abs/olute"), ("--corpus", "a/../../b"),
+                                        ("--src-lang", "es/../../z"), ("--tgt-lang", "../en")])
+def test_export_names_from_the_command_line_are_checked(trained, tmp_path, capsys, flag, value):
+    out = tmp_path / "exp"
+    assert main(["export", "--run", str(trained), "--out", str(out), flag, value]) == 2
+    assert flag.lstrip("-") in _one_line(capsys.readouterr().err)
+    assert not out.exists()
+
+
+def test_train_language_codes_cannot_name_a_path(tmp_path, tiny_bert, capsys):
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "deep" / "run"
+    args = _train(src, tgt, align, out, tiny_bert, "--src-lang", "../../../../escaped")
+    assert main(args) == 2
+    assert "src-lang" in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "deep").exists() and not list(tmp_path.parent.rglob("escaped*"))
+
+
+def test_xmoverscore_file_names_stay_inside_the_export(tmp_path):
+    from alignment.errors import InputError
+    from alignment.mappings.registry import get_method
+    from alignment.xmover.files import write_xmover_files
+
+    clp = get_method("clp").mapping(4)
+    for corpus, src in (("../x", "es"), ("ok", "e/../s"), ("/tmp/x", "es")):
+        with pytest.raises(InputError):
+            write_xmover_files(tmp_path, clp, corpus, src, "en", 10, 6)
+    assert list(tmp_path.iterdir()) == []
