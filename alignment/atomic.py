@@ -165,19 +165,24 @@ def atomic_dir(target: str | Path, marker: str, overwrite: bool = False,
 @contextlib.contextmanager
 def signals_deferred() -> Iterator[None]:
     """Hold SIGINT and SIGTERM until the block is done (a swap of two renames and a removal
-    must not stop halfway); they are delivered right after it. Main thread only."""
+    must not stop halfway); a signal that came meanwhile is raised right after it. Main
+    thread only (elsewhere signals reach Python's handlers in the main thread anyway)."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    pending: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in held}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        for s in pending:
+            signal.raise_signal(s)
 
 
 def follow_umask(folder: Path) -> None:

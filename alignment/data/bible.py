@@ -223,6 +223,10 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         where = "the Bible" if books is None else f"the books {', '.join(books)}"
         raise InputError(f"test ({n_test}) + dev ({n_dev}) verses leave none for training: "
                          f"{where} hold at most {bound} verses", parameter="n_test")
+    settings = {"spanish": SPANISH_MODULE, "english": ENGLISH_MODULE, "seed": seed,
+                "n_test": n_test, "n_dev": n_dev, "modernize": modernize, "max_ratio": max_ratio,
+                "books": books}
+    _check_corpus_folder(Path(out_dir), settings)
     report = BibleReport()
     es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books, progress).items()}
     if modernize:
@@ -235,8 +239,25 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         write_parallel(part, out / f"{split}.es", out / f"{split}.en")
         write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
         report.splits[split] = len(part)
-    settings = {"spanish": SPANISH_MODULE, "english": ENGLISH_MODULE, "seed": seed,
-                "n_test": n_test, "n_dev": n_dev, "modernize": modernize, "max_ratio": max_ratio,
-                "books": books}
     write_text(out / "report.json", json.dumps({"settings": settings, **report.as_dict()}, indent=2))
     return report
+
+
+def _check_corpus_folder(out: Path, settings: dict) -> None:
+    """Refuse to build over files that are not this corpus: a corpus of other settings (its
+    held-out verses would silently become training verses) or files that are no corpus."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} exists and is not a folder", parameter="out")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    try:
+        built = json.loads((out / "report.json").read_text(encoding="utf-8"))["settings"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{out} holds files but no corpus report.json; choose a new folder",
+                         parameter="out") from None
+    if built != settings:
+        differ = ", ".join(f"{k} {built.get(k)!r} (asked: {v!r})" for k, v in settings.items()
+                           if built.get(k) != v)
+        raise InputError(f"{out} holds a corpus built with other settings ({differ}); "
+                         "rebuilding it would move verses between its splits: choose a new "
+                         "folder", parameter="out")

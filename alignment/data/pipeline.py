@@ -128,10 +128,13 @@ def encode_side(encoder: Encoder, sentences: list[str], tokens: list[list[str]],
 def save_cache_entry(vectors: WordVectors, path: Path, made_by: dict) -> None:
     """Write a cache entry; a full disk or an unwritable cache folder is one line, not a
     traceback (nothing half-written is left: the write is atomic)."""
+    from safetensors import SafetensorError
+
     try:
         vectors.save(path, made_by)
-    except OSError as err:
-        raise InputError(f"cannot write the vector cache ({err.strerror}); free space or set "
+    except (OSError, SafetensorError) as err:
+        why = getattr(err, "strerror", None) or str(err).strip().splitlines()[0]
+        raise InputError(f"cannot write the vector cache ({why}); free space or set "
                          "CROSSALIGN_CACHE to another folder", path=path) from None
 
 

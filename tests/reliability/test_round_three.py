@@ -210,3 +210,115 @@ def test_xmoverscore_file_names_stay_inside_the_export(tmp_path):
         with pytest.raises(InputError):
             write_xmover_files(tmp_path, clp, corpus, src, "en", 10, 6)
     assert list(tmp_path.iterdir()) == []
+
+
+# --- held-out data silently replaced ----------------------------------------------------------
+
+def _small_bible(folder: Path, seed: int = 0) -> dict[str, bytes]:
+    assert main(["data", "bible", "--out", str(folder), "--books", "Gen", "Exod", "--n-test",
+                 "10", "--seed", str(seed), "--no-progress"]) == 0
+    return _snapshot(folder)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*lost to truncation")  # the tiny encoder's 64 positions
+@pytest.mark.parametrize("verb", [
+    ["demo", "--methods", "center > clp", "--encoder", "TINY", "--no-progress"],
+    ["compare", "--methods", "clp", "--epochs", "1", "--max-pairs", "500", "--bootstrap", "50"]])
+def test_another_split_is_built_beside_the_corpus_never_over_it(tmp_path, tiny_bert, capsys,
+                                                                verb):
+    corpus = tmp_path / "bible"
+    before = _small_bible(corpus)
+    capsys.readouterr()
+    args = [v.replace("TINY", str(tiny_bert)) for v in verb]
+    assert main([*args, "--data-dir", str(corpus), "--books", "Gen", "Exod", "--test-verses", "10",
+                 "--train-verses", "60", "--seed", "1", "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    beside = tmp_path / "bible.seed1-test10-Gen+Exod"
+    assert f"uses {beside}" in err
+    assert _snapshot(corpus) == before  # the held-out verses of seed 0 are untouched
+    assert json.loads((beside / "report.json").read_text())["settings"]["seed"] == 1
+
+
+def test_data_bible_never_rebuilds_a_corpus_of_other_settings(tmp_path, capsys):
+    before = _small_bible(tmp_path / "bible")
+    assert main(["data", "bible", "--out", str(tmp_path / "bible"), "--books", "Gen", "Exod",
+                 "--n-test", "12", "--no-progress"]) == 2
+    assert "other settings" in _one_line(capsys.readouterr().err)
+    assert _snapshot(tmp_path / "bible") == before
+
+
+# --- interrupted or full ------------------------------------------------------------------------
+
+def test_a_safetensors_error_while_caching_is_one_line(tmp_path, tiny_bert, monkeypatch, capsys):
+    from safetensors import SafetensorError
+
+    from alignment.data.vectors import WordVectors
+
+    def full(self, path, made_by=None):
+        raise SafetensorError('Error while serializing: IoError(Os { code: 28, kind: StorageFull, '
+                              'message: "No space left on device" })')
+
+    monkeypatch.setattr(WordVectors, "save", full)
+    (tmp_path / "a.es").write_text("".join(s + "\n" for s in ES))
+    assert main(["encode", str(tmp_path / "a.es"), "--encoder", str(tiny_bert),
+                 "--no-progress"]) == 2
+    assert "cannot write the vector cache" in _one_line(capsys.readouterr().err)
+
+
+def test_a_full_disk_under_any_write_is_one_line_and_exit_4(trained, tmp_path, monkeypatch,
+                                                           capsys):
+    import alignment.atomic as atomic
+
+    real = atomic.follow_umask
+
+    def full(folder):
+        raise OSError(28, "No space left on device", str(folder / "mapping"))
+
+    monkeypatch.setattr(atomic, "follow_umask", full)
+    out = tmp_path / "exp"
+    assert main(["export", "--run", str(trained), "--out", str(out)]) == 4
+    assert "No space left on device" in _one_line(capsys.readouterr().err)
+    monkeypatch.setattr(atomic, "follow_umask", real)
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".exp")]
+
+
+def test_score_into_a_full_device_is_one_line(trained, tmp_path):
+    import subprocess
+    import sys
+
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    src, tgt, _ = _text(tmp_path / "held")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "train.cli", "score", "--encoder",
+                               str(trained / "export"), "--src", str(src), "--hyp", str(tgt),
+                               "-q"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 4, done.stderr
+    assert "No space left on device" in _one_line(done.stderr)
+
+
+def test_a_signal_during_the_export_swap_waits_for_it(trained, tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+
+    import alignment.atomic as atomic
+
+    out = tmp_path / "exp"
+    assert main(["export", "--run", str(trained), "--out", str(out)]) == 0
+    real = os.replace
+    calls = []
+
+    def replace_then_ctrl_c(a, b):
+        if Path(b).name == "previous":  # the swap's first rename: the old export moves aside
+            os.kill(os.getpid(), signal.SIGINT)
+        if Path(b) == out or Path(b).name == "previous":
+            calls.append(a)
+        return real(a, b)
+
+    monkeypatch.setattr(atomic.os, "replace", replace_then_ctrl_c)
+    assert main(["export", "--run", str(trained), "--out", str(out), "--src-lang", "xx"]) == 130
+    assert len(calls) == 2  # the swap finished before the interrupt took effect
+    assert json.loads((out / "remap.json").read_text())["src_lang"] == "xx"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".exp.")]

@@ -7,6 +7,7 @@ in ``crossalign --help`` from their ``VERBS`` line alone, so help and errors com
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import pickle
 import signal
@@ -22,6 +23,8 @@ from .help import HelpFormatter, Parser
 
 MODULES = (score, train, methods, fit, export, evaluate, lm, data, align, encode, experiments, plot)
 EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 3, 130, 143
+EXIT_SYSTEM = 4  # the machine refused a write: disk full, quota, read-only
+SYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}
 
 
 class Terminated(BaseException):
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with signals:
             args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
+            sys.stdout.flush()  # a full disk under stdout fails here, not at exit
     except InputError as err:
         print(f"crossalign: error: {err}", file=sys.stderr)
         return EXIT_INPUT
@@ -112,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         print("crossalign: terminated", file=sys.stderr)
         return EXIT_TERMINATED
     except Exception as err:
+        if _system_failure(err):
+            _silence_stdout()
+            print(f"crossalign: error: {_system_failure(err)}", file=sys.stderr)
+            return EXIT_SYSTEM
         if type(err).__name__ != "MisconfigurationException":
             raise
         # Lightning's verdict on a trainer setting (devices, accelerator, strategy, epochs)
@@ -128,3 +136,27 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         raise
     return 0
+
+
+def _system_failure(err: BaseException) -> str | None:
+    """One line for a write the machine refused (disk full, quota, read-only file system),
+    wherever it was raised — an OSError, or a library's error that wraps one."""
+    if isinstance(err, OSError) and err.errno in SYSTEM_ERRNOS:
+        where = f" writing {err.filename}" if err.filename else (
+            " writing the output" if err.errno == errno.ENOSPC else "")
+        return f"{os.strerror(err.errno)}{where}; free space or choose another place"
+    text = str(err)
+    if type(err).__name__ == "SafetensorError" and ("code: 28" in text or "No space" in text):
+        return f"{os.strerror(errno.ENOSPC)} writing a weights file; free space or choose another place"
+    cause = err.__cause__ or err.__context__
+    return _system_failure(cause) if cause is not None and cause is not err else None
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

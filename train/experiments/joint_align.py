@@ -24,7 +24,7 @@ from alignment.encoding.text_normalise import SpanishTextNormaliser
 
 from ..reporting import Column, format_against, format_difference, format_table, report
 from .shared import ReferenceConfig, fit_supervised
-from .testbed import prepare_bible
+from .testbed import bible_folder, prepare_bible
 from .tuned_vectors import (TunedPairs, encoded, english_cosine, norm_variants, text_test_corpus,
                             text_train_corpus, with_vectors)
 
@@ -65,7 +65,7 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     from ..parallel_text import ParallelTextDataModule
     from ..run_log import RunLog
 
-    data = Path(cfg.data_dir)
+    data = bible_folder(cfg)  # the folder prepare_bible built or found
     dm = ParallelTextDataModule(
         corpora=[{"src": str(data / "train.es"), "tgt": str(data / "train.en"), "src_lang": "es",
                   "val_src": str(data / "dev.es"), "val_tgt": str(data / "dev.en")}],

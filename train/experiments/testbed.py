@@ -17,6 +17,8 @@ from alignment.data.monolingual import MonolingualPool
 from alignment.data.pipeline import PreparedCorpus, prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.vectors import aligned_pairs
+from alignment.errors import InputError
+from alignment.names import corpus_name_from
 from alignment.data.word_align import aligner_identity, eflomal_build, links_fingerprint
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
@@ -76,20 +78,51 @@ class BibleTestBed:
                               len(self.x), "bible", "es", "en", self.alignment, self.aligner)
 
 
-def ensure_bible(cfg: BibleConfig) -> None:
-    """Build the Bible corpus unless one with the same split settings is already there."""
-    report = Path(cfg.data_dir) / "report.json"
+def _split_in(folder: Path) -> tuple | None:
+    """The split settings of the corpus in ``folder``; None if there is none yet (no folder,
+    or an empty one); an error if the folder holds files but no corpus report."""
+    report = folder / "report.json"
     if report.is_file():
-        settings = json.loads(report.read_text())["settings"]
-        if (settings.get("n_test"), settings.get("seed"), settings.get("books")) == \
-                (cfg.test_verses, cfg.seed, cfg.books):
-            return
-    print(f"building the Bible corpus in {cfg.data_dir} (once; about two minutes)", flush=True)
-    rep = build_bible(cfg.data_dir, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books,
+        try:
+            settings = json.loads(report.read_text())["settings"]
+            return settings.get("n_test"), settings.get("seed"), settings.get("books")
+        except (ValueError, KeyError, TypeError):
+            raise InputError("not a corpus report (rebuild the corpus in a new folder)",
+                             path=report) from None
+    if folder.is_dir() and any(folder.iterdir()):
+        raise InputError(f"{folder} holds files but no report.json: not a crossalign corpus "
+                         "folder; choose another --data-dir", parameter="data_dir")
+    return None
+
+
+def bible_folder(cfg: BibleConfig) -> Path:
+    """Where the corpus with ``cfg``'s split lives: ``data_dir`` when it holds that split or
+    nothing yet, else a sibling named by the split — a corpus is never rebuilt over one with
+    other settings (its held-out verses would silently become training verses)."""
+    base = Path(cfg.data_dir)
+    wanted = (cfg.test_verses, cfg.seed, cfg.books)
+    if _split_in(base) in (None, wanted):
+        return base
+    books = f"-{corpus_name_from('+'.join(cfg.books))}" if cfg.books else ""
+    return base.with_name(f"{base.name}.seed{cfg.seed}-test{cfg.test_verses}{books}")
+
+
+def ensure_bible(cfg: BibleConfig) -> Path:
+    """Build the Bible corpus unless one with the same split settings is already there;
+    returns its folder (see ``bible_folder``)."""
+    folder = bible_folder(cfg)
+    if folder != Path(cfg.data_dir):
+        print(f"crossalign: note: {cfg.data_dir} holds another split of the Bible; this run "
+              f"uses {folder} (seed {cfg.seed}, {cfg.test_verses} test verses)", file=sys.stderr)
+    if _split_in(folder) is not None:
+        return folder
+    print(f"building the Bible corpus in {folder} (once; about two minutes)", flush=True)
+    rep = build_bible(folder, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books,
                       progress=cfg.progress)
     print(f"  kept {rep.kept} of {rep.common_verses} verses; dropped {len(rep.dropped_chapters)} "
           f"misaligned chapters ({rep.dropped_in_chapters} verses), {rep.dropped_length_ratio} "
           f"by length ratio, {rep.dropped_empty} empty", flush=True)
+    return folder
 
 
 def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
@@ -98,11 +131,8 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     ``with_dev``: the dev verses too (aligned jointly with the rest), for validation pairs
     that come from neither training nor test verses."""
     if not 0 <= cfg.align_seed < 2 ** 63:  # before the corpus is built or anything aligned
-        from alignment.errors import InputError
-
         raise InputError(f"must be in [0, 2^63), got {cfg.align_seed}", parameter="align_seed")
-    ensure_bible(cfg)
-    data = Path(cfg.data_dir)
+    data = ensure_bible(cfg)
     train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
     train = train.subset(list(range(min(cfg.train_verses, len(train)))))
     test = read_parallel(data / "test.es", data / "test.en", name="bible-test")
@@ -136,8 +166,6 @@ PROTOCOL_ALIASES = {"shuffled": "comparable"}  # crossalign 0.2/0.3's name
 def protocol_name(protocol: str) -> str:
     """The canonical name of an unpaired protocol (old names accepted); an unknown one is an
     error naming the parameter."""
-    from alignment.errors import InputError
-
     name = PROTOCOL_ALIASES.get(protocol, protocol)
     if name not in PROTOCOLS:
         raise InputError(f"must be one of {PROTOCOLS}, got '{protocol}'", parameter="protocol")
