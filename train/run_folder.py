@@ -28,39 +28,83 @@ OWNED = ("checkpoints", "log", "mapping", "export", "bootstrap", "metrics.json",
 
 
 def config_fingerprint(config: dict[str, Any]) -> str:
-    """Content hash of a run's whole configuration (16 hex digits)."""
-    text = json.dumps(config, sort_keys=True, default=str)
+    """Content hash of a run's whole configuration and of the files it names (16 hex digits):
+    a file edited in place makes another configuration, so a resume cannot mix the two."""
+    text = json.dumps({"config": config, "files": file_contents(config)}, sort_keys=True,
+                      default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _alive(pid: int) -> bool:
+def file_contents(value: Any, found: dict[str, str] | None = None) -> dict[str, str]:
+    """{path: content hash} of every existing file a configuration names (folders skipped)."""
+    found = {} if found is None else found
+    if isinstance(value, dict):
+        for v in value.values():
+            file_contents(v, found)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            file_contents(v, found)
+    elif isinstance(value, str) and value not in found and len(value) < 4096 and "\n" not in value:
+        path = Path(value)
+        try:
+            if path.is_file():
+                digest = hashlib.sha256()
+                with path.open("rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(block)
+                found[value] = digest.hexdigest()[:16]
+        except OSError:
+            pass
+    return found
+
+
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (Linux clock ticks since boot), to tell a reused PID from
+    the process that wrote a lock; None where the system does not say."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, after the command name
+
+
+def _alive(pid: int, started: str | None = None) -> bool:
+    """Whether the process that wrote a lock still runs: ``pid`` exists and, when the lock
+    recorded its start time, started then (not a later process given the same PID)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    now = _started(pid)
+    return started is None or now is None or now == started
 
 
 def _lock(run: Path) -> Path:
     path = run / LOCK
-    for _ in range(2):
+    me = f"{os.getpid()} {_started(os.getpid()) or ''}".strip()
+    for _ in range(3):
+        tmp = run / f"{LOCK}.{os.getpid()}"
+        tmp.write_text(me)
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            os.link(tmp, path)  # created with its content at once: never an empty lock
         except FileExistsError:
             try:
-                pid = int(path.read_text().strip() or 0)
+                owner = path.read_text().split()
+                age = time.time() - path.stat().st_mtime
             except (OSError, ValueError):
-                pid = 0
-            if pid and _alive(pid):
-                raise InputError(f"another fit (process {pid}) is writing to {run}; wait for "
-                                 "it or choose another folder",
+                owner, age = [], 1e9
+            pid = int(owner[0]) if owner and owner[0].isdigit() else 0
+            if (pid and _alive(pid, owner[1] if len(owner) > 1 else None)) or \
+                    (not owner and age < 10):  # an older crossalign between create and write
+                raise InputError(f"another fit (process {pid or '?'}) is writing to {run}; wait "
+                                 "for it or choose another folder",
                                  parameter="trainer.default_root_dir") from None
             path.unlink(missing_ok=True)  # left by a process that is gone
             continue
-        with os.fdopen(fd, "w") as fh:
-            fh.write(str(os.getpid()))
+        finally:
+            tmp.unlink(missing_ok=True)
         return path
     raise InputError(f"cannot lock {run}", parameter="trainer.default_root_dir")
 
@@ -126,8 +170,9 @@ def claim(run: str | Path, config: dict[str, Any], resume: bool, overwrite: bool
         entries = sorted(p.name for p in run.iterdir() if p.name != LOCK)
         where = "--trainer.default_root_dir / --out"
         if resume and marker is not None and marker.get("config") != fingerprint:
-            raise InputError(f"{run} holds a run with another configuration; resuming it with "
-                             "this one would mix the two (start a new run folder)",
+            raise InputError(f"{run} holds a run with another configuration (settings, or the "
+                             "content of an input file); resuming it with this one would mix "
+                             "the two (start a new run folder)",
                              parameter="ckpt_path")
         if not (resume and marker is not None) and entries and not overwrite:
             what = ("a previous run" if marker is not None else

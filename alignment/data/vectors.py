@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from alignment.atomic import atomic_path
+from .cache import default_cache_dir  # noqa: F401  (where callers have always found it)
 from .word_align import Links
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("CROSSALIGN_CACHE", Path.home() / ".cache" / "crossalign"))
 
 
 @dataclass

@@ -212,7 +212,7 @@ def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
             raise InputError(f"sentence pair {k + 1} has no tokens on one side", parameter="corpus")
     env: dict[str, str] = {}
     if seed is not None:
-        from .vectors import default_cache_dir
+        from .cache import default_cache_dir
         from .seeded_eflomal import AlignerNotSeedable, seeded_environment
 
         try:

@@ -12,6 +12,7 @@ import torch
 
 from alignment.data.batching import make_batches
 from alignment.data.tokenize import Tokenizer
+from .device import resolve_device
 from alignment.errors import InputError
 from .encoder_tokenizer import EncoderSpec, EncoderTokenizer
 from .hub import (DOWNLOAD_HINT, NOT_WEIGHTS, PACKAGED_ENCODERS, allow_download,  # noqa: F401
@@ -31,6 +32,7 @@ class Encoder(EncoderTokenizer):
         from safetensors import SafetensorError
         from transformers import AutoModel
 
+        self.device = resolve_device(device)  # before anything loads
         super().__init__(spec, word_tokenizer)
         try:
             # the config already read with the tokenizer (not read from disk again)
@@ -42,7 +44,6 @@ class Encoder(EncoderTokenizer):
                              parameter="encoder") from None
         except OSError as err:
             raise load_failure(spec.name, self.local, err) from None
-        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
         self.model.to(self.device).eval()
 

@@ -46,7 +46,7 @@ class EncoderTokenizer:
             self.config = AutoConfig.from_pretrained(self.source, **self.load_options)
             self.tokenizer = AutoTokenizer.from_pretrained(self.source, use_fast=True,
                                                            **self.load_options)
-        except OSError as err:
+        except Exception as err:  # missing files, or a damaged config/tokenizer.json (any parser's)
             raise load_failure(spec.name, self.local, err) from None
         if not self.tokenizer.is_fast:
             raise InputError(f"encoder '{spec.name}' has no fast tokenizer (needed for word pooling)",

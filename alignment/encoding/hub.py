@@ -78,7 +78,7 @@ def allow_download() -> bool:
     return os.environ.get("CROSSALIGN_ALLOW_DOWNLOAD", "0") == "1"
 
 
-NOT_WEIGHTS = {"remap.json", "norm.safetensors"}
+NOT_WEIGHTS = {"remap.json", "norm.safetensors", ".crossalign-output.json"}
 
 
 def weights_fingerprint(model_dir: str) -> str:

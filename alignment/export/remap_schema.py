@@ -69,8 +69,15 @@ def check_remap(meta: Any, path: Path) -> dict:
     if meta["mapped_side"] not in MAPPED_SIDES:
         raise InputError(f"field 'mapped_side' must be one of {MAPPED_SIDES}, not "
                          f"{meta['mapped_side']!r}", path=path)
-    if meta["dim"] < 1:
-        raise InputError(f"field 'dim' must be >= 1, not {meta['dim']}", path=path)
+    if not 1 <= meta["dim"] <= 65_536:
+        raise InputError(f"field 'dim' must be in [1, 65,536], not {meta['dim']}", path=path)
+    text = meta.get("text")
+    if text is not None and not (isinstance(text.get("lang"), str)
+                                 and isinstance(text.get("tagger", ""), (str, type(None)))
+                                 and isinstance(text.get("rules", []), list)
+                                 and all(isinstance(r, str) for r in text.get("rules", []))):
+        raise InputError("field 'text' must be {\"lang\": CODE, \"tagger\": HASH, \"rules\": "
+                         "[NAME, ...]}", path=path)
     if meta.get("encoder_weights") not in (None, "."):
         raise InputError("field 'encoder_weights' must be null or \".\"", path=path)
     return meta

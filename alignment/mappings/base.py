@@ -128,11 +128,15 @@ def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
         raise InputError(f"no {CONFIG_FILE} here: not a saved mapping", path=directory)
     try:
         spec = json.loads(cfg_path.read_text(encoding="utf-8"))
+        check_sizes(spec, cfg_path)  # before any tensor of those sizes is allocated
         mapping = mapping_from_config(spec)
     except json.JSONDecodeError as err:
         raise InputError(f"invalid JSON ({err.msg})", path=cfg_path, line=err.lineno) from None
-    except (TypeError, AttributeError) as err:
-        raise InputError(f"not a valid {CONFIG_FILE} ({err})", path=cfg_path) from None
+    except (TypeError, AttributeError, ValueError, RuntimeError) as err:
+        if isinstance(err, InputError):
+            raise
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(f"not a valid {CONFIG_FILE} ({first})", path=cfg_path) from None
     if dim is not None and mapping.dim != dim:
         raise InputError(f"mapping has dimension {mapping.dim} but the encoder has {dim}",
                          path=cfg_path)
@@ -159,3 +163,22 @@ def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
         raise InputError(f"weights do not match the fingerprint {recorded} in {CONFIG_FILE} "
                          "(edited or corrupt)", path=weights)
     return mapping.eval()
+
+
+# bounds of a saved mapping's sizes: far above any real encoder's (d <= 8,192) or map's
+SIZE_LIMITS = {"dim": 65_536, "hidden": 65_536, "transforms": 1_024, "layers": 256}
+
+
+def check_sizes(config: object, path: Path) -> None:
+    """Refuse a mapping config whose sizes are not whole numbers in their bounds (a crafted
+    ``"dim": -1`` or ``10**7`` would fail or allocate gigabytes), naming the file."""
+    if isinstance(config, dict):
+        for key, value in config.items():
+            if key in SIZE_LIMITS and (isinstance(value, bool) or not isinstance(value, int)
+                                       or not 1 <= value <= SIZE_LIMITS[key]):
+                raise InputError(f"'{key}': {value!r} is not a size in [1, "
+                                 f"{SIZE_LIMITS[key]:,}]", path=path)
+            check_sizes(value, path)
+    elif isinstance(config, list):
+        for value in config:
+            check_sizes(value, path)

@@ -127,7 +127,7 @@ def _split_stages(text: str) -> list[str]:
     ``center_clp`` (recipe and folder names): by dash or underscore where every part is a
     registered name and the whole is not."""
     if _SEPARATORS.search(text):
-        return [s for s in _SEPARATORS.split(text.strip()) if s]
+        return _SEPARATORS.split(text.strip())  # an empty part is an error for the caller
     word = text.strip()
     if word in METHODS or word in _ALIASES or not word:
         return [word] if word else []
@@ -179,6 +179,8 @@ def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") 
     raw = _split_stages(text)
     if not raw:
         raise InputError(f"'{spec}': no method given", parameter=parameter)
+    if any(not stage.strip() for stage in raw):
+        raise InputError(f"'{spec}': a '>' with no method on one side", parameter=parameter)
     stages: list[str] = []
     for stage in raw:
         try:
@@ -204,8 +206,33 @@ def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") 
             if not eq or not key:
                 raise InputError(f"'{spec}': expected key=value, got '{item.strip()}'",
                                  parameter=parameter)
-            overrides[key] = yaml.safe_load(value)
+            if key in overrides:
+                raise InputError(f"'{spec}': setting '{key}' given twice", parameter=parameter)
+            if value.startswith(("[", "{")):
+                raise InputError(f"'{spec}': setting '{key}' takes a list, which a method string "
+                                 f"cannot hold: give --model.init_args.{key} or a recipe",
+                                 parameter=parameter)
+            overrides[key] = _setting_value(value, f"'{spec}': setting {key}={value}", parameter)
     return MethodSpec(tuple(stages), overrides, str(spec))
+
+
+def _setting_value(text: str, what: str, parameter: str) -> Any:
+    """A setting's value: YAML's reading (true, null, 0.1), and numbers YAML leaves as words
+    (1e-4, nan, inf) as numbers, so that a later check can judge them."""
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise InputError(f"{what} is not a value (a number, true/false or a word)",
+                         parameter=parameter) from None
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    return value
 
 
 def parse_methods(specs: list[str], parameter: str = "methods") -> dict[str, MethodSpec]:

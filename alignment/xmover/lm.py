@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import torch
 
+from alignment.encoding.device import resolve_device
 from alignment.data.batching import make_batches
 from alignment.encoding.encoder import DOWNLOAD_HINT, allow_download, resolve_encoder, weights_fingerprint
 from alignment.errors import InputError
@@ -51,7 +52,7 @@ class LanguageModelScorer:
         self.name = name
         self.revision = getattr(self.model.config, "_commit_hash", None) or (
             weights_fingerprint(source) if local else None)
-        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.device = resolve_device(device, "device")
         self.model.to(self.device).eval()
         self.batch_size = batch_size
         cfg = self.model.config

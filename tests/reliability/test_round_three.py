@@ -322,3 +322,133 @@ def test_a_signal_during_the_export_swap_waits_for_it(trained, tmp_path, monkeyp
     assert len(calls) == 2  # the swap finished before the interrupt took effect
     assert json.loads((out / "remap.json").read_text())["src_lang"] == "xx"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".exp.")]
+
+
+# --- checked too late or not at all -------------------------------------------------------------
+
+@pytest.mark.parametrize("method,named", [
+    ("clp_flow:lr=-1", "lr"), ("clp_flow:transforms=0", "transforms"),
+    ("clp_flow:transforms=-3", "transforms"), ("realnvp:hidden=99999999999", "hidden"),
+    ("realnvp:passive=[1,2]", "passive"), ("realnvp:lr=abc", "lr"), ("realnvp:lr=nan", "lr"),
+    ("realnvp:lr=inf", "lr"), ("realnvp:warm_start=maybe", "warm_start"),
+    ("realnvp:lr=1e-3,lr=2e-3", "given twice"), ("center >", "'>'"), ("> clp", "'>'"),
+    ("center >> clp", "'>'")])
+def test_method_strings_are_refused_by_setting_before_any_work(tmp_path, capsys, method, named):
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "run"
+    assert main(["train", "--method", method, "--src", str(src), "--tgt", str(tgt), "--alignment",
+                 str(align), "--out", str(out)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert named in line and "parameter 'method'" in line
+    assert not out.exists()
+
+
+def test_resuming_after_an_input_was_edited_is_refused(tmp_path, tiny_bert, capsys):
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "run"
+    args = ["train", "--method", "clp_flow:transforms=1,hidden=8", "--src", str(src), "--tgt",
+            str(tgt), "--alignment", str(align), "--encoder", str(tiny_bert), "--out", str(out),
+            "--epochs", "1", "--trainer.enable_progress_bar", "false"]
+    assert main(args) == 0
+    lines = src.read_text().splitlines()
+    src.write_text("\n".join(["la casa es muy grande ."] + lines[1:]) + "\n")  # same length
+    last = out / "checkpoints" / "last.ckpt"
+    capsys.readouterr()
+    assert main(args + ["--epochs", "2", "--ckpt_path", str(last), "--data.progress", "false"]) == 2
+    assert "content of an input file" in _one_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("option", [["--boot-weight", "nan"], ["--boot-weight", "-1"],
+                                    ["--mining-threshold", "nan"], ["--rounds", "0"],
+                                    ["--train-verses", "0"], ["--pool-tokens", "0"],
+                                    ["--max-pairs", "0"], ["--gan-epochs", "0"],
+                                    ["--routes", "mining > clp_flow", "mining > center > clp"]])
+def test_unsupervised_options_are_checked_before_the_corpus(tmp_path, capsys, option):
+    data = tmp_path / "bible"
+    assert main(["unsupervised", "--data-dir", str(data), "--out", str(tmp_path / "out"),
+                 *option]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert option[0].lstrip("-").replace("-", "") in line.replace("-", "").replace("_", "")
+    assert not data.exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", [["--k", "0"], ["--t", "0"], ["--t", "-2"], ["--eps", "nan"],
+                                    ["--epochs", "0"], ["--epochs", "-1"], ["--out", "FILE"]])
+def test_simulate_options_are_checked_before_the_work(tmp_path, capsys, option):
+    afile = tmp_path / "a-file"
+    afile.write_text("mine")
+    args = [str(afile) if v == "FILE" else v for v in option]
+    assert main(["simulate", *args]) == 2
+    assert option[0] in _one_line(capsys.readouterr().err)
+    assert afile.read_text() == "mine"
+
+
+def test_simulate_help_renders(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["simulate", "--help"])
+    assert done.value.code == 0 and "--boot-refit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:3", "gpu", "tpu"])
+def test_a_device_this_machine_lacks_is_one_line(trained, tmp_path, capsys, device):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    src, tgt, _ = _text(tmp_path / "held")
+    assert main(["score", "--encoder", str(trained / "export"), "--src", str(src), "--hyp",
+                 str(tgt), "--device", device]) == 2
+    assert "parameter 'device'" in _one_line(capsys.readouterr().err)
+
+
+def test_jobs_has_an_upper_bound(trained, tmp_path, capsys):
+    src, tgt, _ = _text(tmp_path / "held")
+    assert main(["score", "--encoder", str(trained / "export"), "--src", str(src), "--hyp",
+                 str(tgt), "--jobs", "100000"]) == 2
+    assert "parameter 'jobs'" in _one_line(capsys.readouterr().err)
+
+
+def _edit_json(path: Path, edit) -> None:
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("damage", ["dim -1", "stage dim 1e7", "text rules 5", "tokenizer"])
+def test_a_crafted_export_is_one_line(trained, tmp_path, capsys, damage):
+    import shutil
+
+    export = tmp_path / "crafted"
+    shutil.copytree(trained / "export", export)
+    if damage == "dim -1":
+        _edit_json(export / "mapping" / "mapping.json", lambda d: d["config"].update(dim=-1))
+    elif damage == "stage dim 1e7":
+        _edit_json(export / "mapping" / "mapping.json",
+                   lambda d: d["config"]["stages"][0]["config"].update(dim=10 ** 7))
+    elif damage == "text rules 5":
+        _edit_json(export / "remap.json", lambda d: d.update(text={"lang": "es", "rules": 5}))
+    else:  # the encoder's tokenizer.json garbled (a fine-tuned export carries its own)
+        encoder = tmp_path / "encoder"
+        shutil.copytree(json.loads((export / "remap.json").read_text())["encoder"], encoder)
+        (encoder / "tokenizer.json").write_text((encoder / "tokenizer.json").read_text()[:200])
+        _edit_json(export / "remap.json", lambda d: d.update(encoder=str(encoder)))
+    src, tgt, _ = _text(tmp_path / "held")
+    assert main(["score", "--encoder", str(export), "--src", str(src), "--hyp", str(tgt)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert {"dim -1": "'dim'", "stage dim 1e7": "'dim'", "text rules 5": "'text'",
+            "tokenizer": "cannot load encoder"}[damage] in line
+
+
+def test_a_lock_is_never_empty_and_a_reused_pid_does_not_hold_it(tmp_path, tiny_bert):
+    import os
+
+    from train.run_folder import LOCK, _lock
+
+    run = tmp_path / "run"
+    run.mkdir()
+    lock = _lock(run)
+    pid, started = lock.read_text().split()
+    assert int(pid) == os.getpid() and started
+    lock.unlink()
+    (run / LOCK).write_text(f"{os.getpid()} 1")  # this PID, but a process started long ago
+    assert _lock(run).read_text().split()[1] == started  # taken over: that process is gone

@@ -24,3 +24,7 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        """One line, as every other error: what is wrong and where the usage is (exit 2)."""
+        self.exit(2, f"crossalign: error: {message} ({self.prog} --help shows the usage)\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import types
 import typing
 from typing import Any
@@ -44,7 +45,7 @@ def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
             continue
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         tp = _unwrap_optional(hints[f.name])
-        help_ = f.metadata.get("help", COMMON_HELP.get(f.name, ""))
+        help_ = f.metadata.get("help", COMMON_HELP.get(f.name, "")).replace("%", "%%")
         if tp is bool:
             if default:
                 parser.add_argument("--no-" + f.metadata.get("flag", f.name).replace("_", "-"),
@@ -65,10 +66,45 @@ def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
 
 
 def dataclass_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:
-    """Build ``cls`` from the parsed options (``fixed`` for fields the command sets itself)."""
+    """Build ``cls`` from the parsed options (``fixed`` for fields the command sets itself),
+    every value range-checked first (``check_values``)."""
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)
               if hasattr(args, f.name)}
-    return cls(**{**values, **fixed})
+    cfg = cls(**{**values, **fixed})
+    check_values(cfg)
+    return cfg
+
+
+def check_values(cfg: Any) -> None:
+    """Refuse, naming the option, a number that is not finite or below its field's minimum —
+    ``metadata['min']``, else 1 for a count whose default is at least 1 (epochs, rounds,
+    verses, tokens), none where the default is negative (``--layer -1``), else 0 — and an
+    output folder that is a file; before any work."""
+    from alignment.errors import InputError
+
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        flag = _flag(f)
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        first = default[0] if isinstance(default, list) and default else default
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, bool) or not isinstance(item, (int, float)):
+                continue
+            if not math.isfinite(item):
+                raise InputError(f"must be a finite number, got {item}", parameter=flag)
+            counts = isinstance(first, int) and not isinstance(first, bool)
+            low = f.metadata.get("min", None if isinstance(first, (int, float)) and first < 0
+                                 else 1 if counts and first >= 1 else 0)
+            if low is not None and item < low:
+                raise InputError(f"must be >= {low}, got {item}", parameter=flag)
+        if f.name == "out_dir" and isinstance(value, str):
+            from pathlib import Path
+
+            existing = next((p for p in (Path(value), *Path(value).parents) if p.exists()), None)
+            if existing is not None and not existing.is_dir():
+                raise InputError(f"{value} cannot be a folder: {existing} is a file",
+                                 parameter=flag)
 
 
 def add_interval_options(parser: argparse.ArgumentParser, seed_help: str = "bootstrap seed") -> None:

@@ -56,8 +56,15 @@ def check_scorer_options(args: argparse.Namespace) -> None:
 
     if args.batch_size < 1:
         raise InputError("must be >= 1", parameter="batch-size")
-    if args.jobs is not None and args.jobs < 1:
-        raise InputError("must be >= 1", parameter="jobs")
+    import os
+
+    from alignment.encoding.device import resolve_device
+
+    cores = os.cpu_count() or 1
+    if args.jobs is not None and not 1 <= args.jobs <= 4 * cores:
+        raise InputError(f"must be in [1, {4 * cores}] (4 × this machine's {cores} cores; more "
+                         "processes only wait for each other)", parameter="jobs")
+    resolve_device(getattr(args, "device", None))  # before anything loads
     if args.ngram < 1:
         raise InputError("must be >= 1", parameter="ngram")
     if bool(args.src_lang) != bool(args.tgt_lang):

@@ -65,7 +65,7 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     from ..parallel_text import ParallelTextDataModule
     from ..run_log import RunLog
 
-    data = bible_folder(cfg)  # the folder prepare_bible built or found
+    data = Path(cfg.data_dir)
     dm = ParallelTextDataModule(
         corpora=[{"src": str(data / "train.es"), "tgt": str(data / "train.en"), "src_lang": "es",
                   "val_src": str(data / "dev.es"), "val_tgt": str(data / "dev.en")}],
@@ -133,6 +133,7 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
     specs = [parse_method(m, "supervised") for m in cfg.supervised]
     encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     bed = prepare_bible(cfg, encoder, with_dev=True)
+    cfg = replace(cfg, data_dir=str(bible_folder(cfg)))  # the corpus it used
     out = Path(cfg.out_dir)
     rows: dict[str, dict[str, float]] = {}
     hits: dict[str, np.ndarray] = {}

@@ -90,8 +90,7 @@ class UnsupervisedConfig(ReferenceConfig):
                           "verses, each language sampled on its own; 0.3's 'shuffled') or "
                           "pairs-permuted (the paper's: the aligned word pairs, English "
                           "permuted)"})
-    routes: list[str] = field(default_factory=lambda: list(ROUTES),
-                              metadata={"help": "unsupervised routes to run"})
+    routes: list[str] = field(default_factory=lambda: list(ROUTES), metadata={"help": "routes to run"})
     pool_tokens: int = field(default=20000, metadata={"help": "training tokens per language"})
     per_type: int = field(default=20, metadata={"help": "at most this many tokens per word type"})
     vecmap_types: int = field(default=4000, metadata={"help": "most frequent types for VecMap"})
@@ -104,7 +103,7 @@ class UnsupervisedConfig(ReferenceConfig):
     boot_map_steps: int = field(default=250, metadata={"help": "Algorithm 1: map updates a round"})
     boot_weight: float = field(default=1.0, metadata={"help": "bootstrapping's constraint "
                                "weight (a mean: × d gives the paper's sum)"})
-    refinement_rounds: int = field(default=5, metadata={"help": "MUSE's Procrustes refinement rounds"})
+    refinement_rounds: int = field(default=5, metadata={"help": "MUSE's Procrustes rounds", "min": 0})
     mining_rounds: int = field(default=5, metadata={"help": "mine → align → fit iterations"})
     mining_threshold: float = field(default=1.05, metadata={"help": "ratio-margin threshold"})
     mining_criterion: str = field(default="mined", metadata={
@@ -221,6 +220,10 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     if unknown:
         raise InputError(f"unknown route '{unknown[0]}' (known: {', '.join(ROUTES)})",
                          parameter="routes")
+    for i, name in enumerate(cfg.routes):  # before the corpus and the supervised fits
+        if ROUTES[name].after not in (None, *cfg.routes[:i]):
+            raise InputError(f"'{name}' builds on '{ROUTES[name].after}': list it first",
+                             parameter="routes")
     supervised = [parse_method(m, "supervised") for m in cfg.supervised]
     start = time.time()
     bed = prepare_bible(cfg, with_dev=True)
@@ -246,9 +249,6 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     for name in cfg.routes:
         route, t0 = ROUTES[name], time.time()
         if route.after is not None:
-            if route.after not in fitted:
-                raise InputError(f"'{name}' builds on the '{route.after}' fit: list "
-                                 f"'{route.after}' before it", parameter="routes")
             if route.then is not None:
                 xs, ys = fitted[route.after].mined_pairs()
                 xs, ys = at_most(xs, ys, cfg.max_pairs, np.random.default_rng(cfg.seed))
