@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -118,10 +118,17 @@ class Claim:
     lock: Path
     before: set[str]
     written: set[str]
+    names: set[str] = field(default_factory=set)  # the folder's entries before the fit
 
     def release(self) -> None:
-        """Record in the marker every file this run wrote (its manifest), then unlock."""
+        """Record in the marker every file this run wrote (its manifest), remove the empty
+        folders it made (a fit that failed early), then unlock."""
         try:
+            for name in OWNED:
+                top = self.run / name
+                if name not in self.names and top.is_dir() and not top.is_symlink() and \
+                        not any(files for _, _, files in os.walk(top)):
+                    shutil.rmtree(top)
             marker = _read_marker(self.run / MARKER)
             if marker is not None:
                 now = owned_files(self.run)
@@ -200,7 +207,7 @@ def claim(run: str | Path, config: dict[str, Any], resume: bool, overwrite: bool
     except BaseException:
         lock.unlink(missing_ok=True)
         raise
-    return Claim(run, lock, present - written, written)
+    return Claim(run, lock, present - written, written, {p.name for p in run.iterdir()})
 
 
 def _remove(run: Path, listed: set[str]) -> None:

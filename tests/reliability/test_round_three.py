@@ -224,7 +224,10 @@ def _small_bible(folder: Path, seed: int = 0) -> dict[str, bytes]:
 @pytest.mark.filterwarnings("ignore:.*lost to truncation")  # the tiny encoder's 64 positions
 @pytest.mark.parametrize("verb", [
     ["demo", "--methods", "center > clp", "--encoder", "TINY", "--no-progress"],
-    ["compare", "--methods", "clp", "--epochs", "1", "--max-pairs", "500", "--bootstrap", "50"]])
+    ["compare", "--methods", "clp", "--epochs", "1", "--max-pairs", "500", "--bootstrap", "50"],
+    ["unsupervised", "--encoder", "TINY", "--routes", "vecmap", "--supervised", "center > clp",
+     "--pool-tokens", "300", "--val-tokens", "100", "--max-pairs", "500", "--vecmap-types", "100",
+     "--gan-seeds", "0", "--bootstrap", "50", "--no-progress"]])
 def test_another_split_is_built_beside_the_corpus_never_over_it(tmp_path, tiny_bert, capsys,
                                                                 verb):
     corpus = tmp_path / "bible"
@@ -238,6 +241,8 @@ def test_another_split_is_built_beside_the_corpus_never_over_it(tmp_path, tiny_b
     assert f"uses {beside}" in err
     assert _snapshot(corpus) == before  # the held-out verses of seed 0 are untouched
     assert json.loads((beside / "report.json").read_text())["settings"]["seed"] == 1
+    used = json.loads((tmp_path / "out" / "config.json").read_text())
+    assert used["data_dir"] == str(beside) and used["seed"] == 1  # the results name their split
 
 
 def test_data_bible_never_rebuilds_a_corpus_of_other_settings(tmp_path, capsys):
@@ -452,3 +457,20 @@ def test_a_lock_is_never_empty_and_a_reused_pid_does_not_hold_it(tmp_path, tiny_
     lock.unlink()
     (run / LOCK).write_text(f"{os.getpid()} 1")  # this PID, but a process started long ago
     assert _lock(run).read_text().split()[1] == started  # taken over: that process is gone
+
+
+def test_a_fit_that_fails_on_a_full_disk_leaves_no_empty_folders(tmp_path, tiny_bert, monkeypatch,
+                                                                 capsys):
+    from alignment.mappings.base import Mapping
+
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "run"
+
+    def full(self, directory):
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        raise OSError(28, "No space left on device", str(Path(directory) / "mapping.json"))
+
+    monkeypatch.setattr(Mapping, "save", full)
+    assert main(_train(src, tgt, align, out, tiny_bert)) == 4
+    assert "No space left on device" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not (out / "mapping").exists()

@@ -59,10 +59,11 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     if not 0 < cfg.val_fraction < 1:
         raise InputError(f"must be in (0, 1), got {cfg.val_fraction}", parameter="val_fraction")
     seeds = training_seeds(cfg)
-    bed = prepare_bible(BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
-                                    test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed,
-                                    align_seed=cfg.align_seed),
-                        with_dev=cfg.validation == "dev")
+    bible = BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
+                        test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed,
+                        align_seed=cfg.align_seed)
+    bed = prepare_bible(bible, with_dev=cfg.validation == "dev")
+    cfg.data_dir = bible.data_dir  # the corpus used, for config.json
     runs = [kept_or_fitted(cfg, bed, specs, seed) for seed in seeds]
     rows, hits, notes, tracking = merge_seeds(runs, seeds)
     base = parse_method(BASELINE).label

@@ -24,7 +24,7 @@ from alignment.encoding.text_normalise import SpanishTextNormaliser
 
 from ..reporting import Column, format_against, format_difference, format_table, report
 from .shared import ReferenceConfig, fit_supervised
-from .testbed import bible_folder, prepare_bible
+from .testbed import prepare_bible
 from .tuned_vectors import (TunedPairs, encoded, english_cosine, norm_variants, text_test_corpus,
                             text_train_corpus, with_vectors)
 
@@ -133,7 +133,6 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
     specs = [parse_method(m, "supervised") for m in cfg.supervised]
     encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
     bed = prepare_bible(cfg, encoder, with_dev=True)
-    cfg = replace(cfg, data_dir=str(bible_folder(cfg)))  # the corpus it used
     out = Path(cfg.out_dir)
     rows: dict[str, dict[str, float]] = {}
     hits: dict[str, np.ndarray] = {}

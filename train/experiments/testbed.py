@@ -129,10 +129,12 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
                   with_dev: bool = False) -> BibleTestBed:
     """The test bed; alignments and vectors come from the cache when seen before.
     ``with_dev``: the dev verses too (aligned jointly with the rest), for validation pairs
-    that come from neither training nor test verses."""
+    that come from neither training nor test verses. ``cfg.data_dir`` becomes the folder
+    used, so the run's config.json names the corpus (and split) its numbers came from."""
     if not 0 <= cfg.align_seed < 2 ** 63:  # before the corpus is built or anything aligned
         raise InputError(f"must be in [0, 2^63), got {cfg.align_seed}", parameter="align_seed")
     data = ensure_bible(cfg)
+    cfg.data_dir = str(data)
     train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
     train = train.subset(list(range(min(cfg.train_verses, len(train)))))
     test = read_parallel(data / "test.es", data / "test.en", name="bible-test")
