@@ -27,9 +27,9 @@ options:
   --help-all     show every recipe key LightningCLI accepts (long); a data class's keys:
                  --data.help train.datamodule.PairedVectorDataModule
   --verbose      show Lightning's own messages (model summary, accelerator lines, tips)
-  --overwrite    replace the previous run in the run folder (files crossalign did not write
-                 are kept); without it a used folder is refused unless resuming with
-                 --ckpt_path RUN/checkpoints/last.ckpt
+  --overwrite    replace the previous run in the run folder: only the files its marker lists
+                 as written by it are removed (yours are kept); without it a used folder is
+                 refused unless resuming with --ckpt_path RUN/checkpoints/last.ckpt
 """
 
 

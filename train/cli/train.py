@@ -144,8 +144,8 @@ def register(sub) -> None:
     p.add_argument("--config", action="append",
                    help="a recipe YAML whose keys override these (repeatable)")
     p.add_argument("--overwrite", action="store_true",
-                   help="replace a previous run in --out (files crossalign did not write are "
-                   "kept)")
+                   help="replace a previous run in --out: only the files it wrote are removed "
+                   "(files crossalign did not write are kept)")
     p.add_argument("--verbose", action="store_true",
                    help="show Lightning's own messages (model summary, accelerator lines)")
     p.set_defaults(func=run, takes_extra=True)
