@@ -19,6 +19,7 @@ from pathlib import Path
 from alignment.atomic import atomic_path
 
 SEED_VARIABLE = "CROSSALIGN_ALIGN_SEED"
+PROOF_VARIABLE = "CROSSALIGN_ALIGN_SEED_PROOF"  # where the library notes each seeded read
 
 # Intercepts fopen("/dev/urandom") only; every other open goes to the C library.
 _SOURCE = r"""
@@ -39,21 +40,26 @@ static uint64_t splitmix64(uint64_t *x) {
 }
 
 static FILE *seeded(const char *path, const char *mode, const char *name) {
+    fopen_fn real = (fopen_fn)dlsym(RTLD_NEXT, name);
     const char *seed = getenv("SEED_VARIABLE");
     if (seed != NULL && path != NULL && strcmp(path, "/dev/urandom") == 0) {
         uint64_t x = strtoull(seed, NULL, 10);
         uint64_t *bytes = malloc(8 * sizeof(uint64_t));
         if (bytes == NULL) return NULL;
         for (int i = 0; i < 8; i++) bytes[i] = splitmix64(&x);
+        const char *proof = getenv("PROOF_VARIABLE");
+        if (proof != NULL) {  /* one line per seeded read: the caller counts them */
+            FILE *log = real(proof, "a");
+            if (log != NULL) { fputs("seeded\n", log); fclose(log); }
+        }
         return fmemopen(bytes, 8 * sizeof(uint64_t), "r");
     }
-    fopen_fn real = (fopen_fn)dlsym(RTLD_NEXT, name);
     return real(path, mode);
 }
 
 FILE *fopen(const char *path, const char *mode) { return seeded(path, mode, "fopen"); }
 FILE *fopen64(const char *path, const char *mode) { return seeded(path, mode, "fopen64"); }
-""".replace("SEED_VARIABLE", SEED_VARIABLE)
+""".replace("SEED_VARIABLE", SEED_VARIABLE).replace("PROOF_VARIABLE", PROOF_VARIABLE)
 
 VERSION = hashlib.sha256(_SOURCE.encode()).hexdigest()[:12]
 
@@ -93,11 +99,27 @@ def preload_library(cache_dir: Path) -> Path:
     return target
 
 
-def seeded_environment(seed: int, cache_dir: Path) -> dict[str, str]:
-    """Environment variables under which the eflomal binary samples from ``seed``."""
+def seeded_environment(seed: int, cache_dir: Path, proof: Path | None = None) -> dict[str, str]:
+    """Environment variables under which the eflomal binary samples from ``seed``; with
+    ``proof``, the library appends a line there for each read it answered."""
     if not 0 <= seed < 2 ** 63:
         raise ValueError(f"alignment seed {seed} is not in [0, 2^63)")
     library = preload_library(cache_dir)
     preload = " ".join(p for p in (str(library), os.environ.get("LD_PRELOAD", "")) if p)
-    return {"LD_PRELOAD": preload, SEED_VARIABLE: str(seed), "OMP_NUM_THREADS": "2,1",
-            "OMP_DYNAMIC": "false"}
+    env = {"LD_PRELOAD": preload, SEED_VARIABLE: str(seed), "OMP_NUM_THREADS": "2,1",
+           "OMP_DYNAMIC": "false"}
+    if proof is not None:
+        env[PROOF_VARIABLE] = str(proof)
+    return env
+
+
+def check_seeded(proof: Path, directions: int = 2) -> None:
+    """Raise unless the library answered eflomal's seed read in every direction: it was not
+    preloaded (a cache folder mounted noexec, a loader that ignores LD_PRELOAD) or eflomal
+    no longer seeds from /dev/urandom — the links would then not be the seed's."""
+    seen = proof.read_text().count("seeded") if proof.is_file() else 0
+    if seen < directions:
+        raise AlignerNotSeedable(f"eflomal's sampler was not seeded ({seen} of {directions} "
+                                 "seed reads answered: the seed library was not loaded, e.g. "
+                                 "a cache folder mounted noexec, or this eflomal reads its "
+                                 "seed another way)")

@@ -210,23 +210,26 @@ def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
     for k, (s, t) in enumerate(zip(src_tokens, tgt_tokens)):
         if not s or not t:
             raise InputError(f"sentence pair {k + 1} has no tokens on one side", parameter="corpus")
-    env: dict[str, str] = {}
-    if seed is not None:
-        from .cache import default_cache_dir
-        from .seeded_eflomal import AlignerNotSeedable, seeded_environment
+    from .seeded_eflomal import AlignerNotSeedable, check_seeded, seeded_environment
 
+    with tempfile.TemporaryDirectory(prefix="crossalign-eflomal-") as tmp:
+        fwd_path, rev_path, proof = Path(tmp) / "fwd", Path(tmp) / "rev", Path(tmp) / "seeded"
         try:
-            env = seeded_environment(seed, cache_dir or default_cache_dir())
+            env: dict[str, str] = {}
+            if seed is not None:
+                from .cache import default_cache_dir
+
+                env = seeded_environment(seed, cache_dir or default_cache_dir(), proof)
+            aligner = eflomal.Aligner(model=model, n_samplers=n_samplers)
+            with _environment(env):
+                aligner.align([" ".join(s) for s in src_tokens], [" ".join(t) for t in tgt_tokens],
+                              links_filename_fwd=str(fwd_path), links_filename_rev=str(rev_path),
+                              quiet=True)
+            if seed is not None:
+                check_seeded(proof)
         except AlignerNotSeedable as err:
             raise InputError(f"{err}; pass --align-seed none to align unseeded (links then vary "
                              "from run to run)", parameter="align_seed") from None
-    with tempfile.TemporaryDirectory(prefix="crossalign-eflomal-") as tmp:
-        fwd_path, rev_path = Path(tmp) / "fwd", Path(tmp) / "rev"
-        aligner = eflomal.Aligner(model=model, n_samplers=n_samplers)
-        with _environment(env):
-            aligner.align([" ".join(s) for s in src_tokens], [" ".join(t) for t in tgt_tokens],
-                          links_filename_fwd=str(fwd_path), links_filename_rev=str(rev_path),
-                          quiet=True)
         fwd = read_pharaoh(fwd_path)
         rev = read_pharaoh(rev_path)
     sym = SYMMETRISERS[symmetrise]

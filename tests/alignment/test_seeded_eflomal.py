@@ -94,3 +94,14 @@ def test_links_equal_those_of_the_documented_build_on_any_machine(tmp_path):
     src, tgt = noisy_corpus()
     assert links_fingerprint(eflomal_align(src, tgt, seed=0, cache_dir=tmp_path)) == \
         "c2d969e566065adf"
+
+
+def test_a_seed_library_that_is_not_loaded_is_caught(tmp_path, monkeypatch):
+    """ld.so skips a preload it cannot load (say, from a noexec folder) and eflomal would run
+    unseeded; the missing proof of the seeded reads turns that into an error."""
+    import alignment.data.seeded_eflomal as seeded
+
+    monkeypatch.setattr(seeded, "preload_library", lambda cache: tmp_path / "missing.so")
+    src, tgt = noisy_corpus(50)
+    with pytest.raises(InputError, match="not seeded"):
+        eflomal_align(src, tgt, seed=0, cache_dir=tmp_path)
