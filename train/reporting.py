@@ -8,7 +8,9 @@ from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from alignment.atomic import write_text
+from alignment.atomic import MANIFEST, write_text
+
+from .run_folder import MARKER as RUN_MARKER
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def write_metrics(path: str | Path, metrics: dict[str, float]) -> Path:
 
 REPORT_MARKER = ".crossalign-report"  # beside the table.txt/metrics.json a report wrote
 REPORT_FILES = ("table.txt", "metrics.json", "config.json")
-NOT_A_REPORT_FOLDER = (".crossalign-run.json", "run.json", "remap.json", ".crossalign-output.json")
+NOT_A_REPORT_FOLDER = (RUN_MARKER, "run.json", "remap.json", MANIFEST)
 
 
 def check_report_dir(out_dir: str | Path | None) -> None:

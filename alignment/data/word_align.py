@@ -170,6 +170,14 @@ def eflomal_build() -> str:
     return f"{release}@{digest}"
 
 
+def check_align_seed(seed: object, parameter: str = "align_seed") -> None:
+    """A sampler seed is a whole number in [0, 2^63), or None (unseeded)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < 2 ** 63):
+        raise InputError(f"alignment seed must be a whole number in [0, 2^63), got {seed!r}",
+                         parameter=parameter)
+
+
 @contextlib.contextmanager
 def _environment(extra: dict[str, str]):
     """``os.environ`` with ``extra`` set while the aligner's process starts, then restored."""
@@ -198,10 +206,7 @@ def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
     if symmetrise not in SYMMETRISERS:
         raise InputError(f"unknown symmetrisation '{symmetrise}' (choose {sorted(SYMMETRISERS)})",
                          parameter="symmetrise")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                             or not 0 <= seed < 2 ** 63):
-        raise InputError(f"alignment seed must be an integer in [0, 2^63), got {seed!r}",
-                         parameter="align_seed")
+    check_align_seed(seed)
     try:
         import eflomal
     except ImportError:

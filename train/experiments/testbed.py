@@ -19,7 +19,8 @@ from alignment.export.provenance import DataProvenance
 from alignment.data.vectors import aligned_pairs
 from alignment.errors import InputError
 from alignment.names import corpus_name_from
-from alignment.data.word_align import aligner_identity, eflomal_build, links_fingerprint
+from alignment.data.word_align import (aligner_identity, check_align_seed, eflomal_build,
+                                      links_fingerprint)
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
 # the eflomal build docs/ tables were made with: the README's portable build (any x86-64 CPU)
@@ -131,8 +132,7 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     ``with_dev``: the dev verses too (aligned jointly with the rest), for validation pairs
     that come from neither training nor test verses. ``cfg.data_dir`` becomes the folder
     used, so the run's config.json names the corpus (and split) its numbers came from."""
-    if not 0 <= cfg.align_seed < 2 ** 63:  # before the corpus is built or anything aligned
-        raise InputError(f"must be in [0, 2^63), got {cfg.align_seed}", parameter="align_seed")
+    check_align_seed(cfg.align_seed)  # before the corpus is built or anything aligned
     data = ensure_bible(cfg)
     cfg.data_dir = str(data)
     train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
