@@ -177,3 +177,11 @@ def test_a_gbdd_on_both_sides_is_the_papers_umd_and_is_signed_apart(tiny_bert, t
     assert labels == {"umd", "umd@both", "GBDD-public"}  # named as an exported UMD is
     with pytest.raises(InputError, match="source side only"):
         XMoverScorer(str(tiny_bert), layer=2, mapping=path, public_gbdd=True, mapping_both_sides=True)
+
+
+def test_a_single_string_is_refused_not_read_as_characters(tiny_bert):
+    scorer = XMoverScorer(str(tiny_bert), layer=2)
+    with pytest.raises(InputError, match="not one string"):
+        scorer.score("El perro come pan.", "The dog eats bread.")
+    with pytest.raises(InputError, match="must be a string"):
+        scorer.score(["El perro come pan."], [None])
