@@ -63,7 +63,7 @@ def check_output_dir(target: str | Path, marker: str, overwrite: bool = False,
         raise InputError(f"cannot write {target}: {existing} is not writable",
                          parameter=parameter)
     try:  # one listing: a concurrent writer swapping the folder cannot split the check in two
-        present = _files(target) if target.is_dir() else set()
+        present = files_under(target) if target.is_dir() else set()
     except FileNotFoundError:  # swapped away meanwhile: a previous output, being replaced
         present = set()
     if not present:
@@ -86,7 +86,7 @@ def check_output_dir(target: str | Path, marker: str, overwrite: bool = False,
     return target
 
 
-def _files(folder: Path) -> set[str]:
+def files_under(folder: Path) -> set[str]:
     """Every file and link under ``folder``, as '/'-separated relative paths."""
     found: set[str] = set()
     for root, dirs, files in os.walk(folder):
@@ -139,7 +139,7 @@ def atomic_dir(target: str | Path, marker: str, overwrite: bool = False,
         if not (tmp / marker).is_file():
             raise RuntimeError(f"an output without its {marker} would not be recognised later")
         (tmp / MANIFEST).write_text(json.dumps({"marker": marker,
-                                                "files": sorted(_files(tmp))}, indent=1))
+                                                "files": sorted(files_under(tmp))}, indent=1))
         follow_umask(tmp)
         lock = os.open(target.parent, os.O_RDONLY)
         try:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from alignment.atomic import write_text
+from alignment.atomic import files_under, write_text
 from alignment.errors import InputError
 
 MARKER = ".crossalign-run.json"
@@ -148,10 +148,7 @@ def owned_files(run: Path) -> set[str]:
         if name == MARKER or not (path.exists() or path.is_symlink()):
             continue
         if path.is_dir() and not path.is_symlink():
-            for root, dirs, files in os.walk(path):
-                base = Path(root).relative_to(run)
-                found.update((base / f).as_posix() for f in files)
-                found.update((base / d).as_posix() for d in dirs if (Path(root) / d).is_symlink())
+            found.update(f"{name}/{rel}" for rel in files_under(path))
         else:
             found.add(name)
     return found
