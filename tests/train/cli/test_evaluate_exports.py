@@ -17,9 +17,9 @@ from train.cli import main
 P1 = "retrieval_cosine_src2tgt"
 
 
-def _export(path, encoder_dir, spec: str, seed: int):
+def _export(path, encoder_dir, spec: str, seed: int, dim: int = 32):
     torch.manual_seed(seed)
-    mapping = fit_composition(PairMoments.of(torch.randn(200, 32), torch.randn(200, 32)), spec)
+    mapping = fit_composition(PairMoments.of(torch.randn(200, dim), torch.randn(200, dim)), spec)
     export_remapped(path, mapping, DataProvenance(load_encoder(str(encoder_dir), layer=-1).identity(),
                                                   "abc123", 1500, 200, "bible", "es", "en"))
     return path
@@ -27,17 +27,16 @@ def _export(path, encoder_dir, spec: str, seed: int):
 
 @pytest.fixture
 def other_bert(tmp_path, tiny_bert):
-    """The tiny BERT's files with freshly drawn weights: another encoder, same tokenizer."""
-    from transformers import BertModel
+    """Another encoder with the tiny BERT's tokenizer: its own random weights, 48 wide (the
+    tiny one is 32), so that vectors taken from the wrong encoder could not be mapped at all."""
+    from transformers import BertConfig, BertModel
 
     out = tmp_path / "other-bert"
     shutil.copytree(tiny_bert, out)
-    model = BertModel.from_pretrained(str(tiny_bert))
+    config = BertConfig.from_pretrained(str(tiny_bert))
+    config.hidden_size, config.intermediate_size = 48, 96
     torch.manual_seed(1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p))
-    model.save_pretrained(str(out))
+    BertModel(config).save_pretrained(str(out))
     return out
 
 
@@ -66,14 +65,18 @@ def test_every_export_is_compared_with_the_first(tmp_path, parallel_files, tiny_
 def test_exports_of_different_encoders_are_each_encoded_by_their_own(
         tmp_path, parallel_files, tiny_bert, other_bert, capsys):
     a = _export(tmp_path / "a", tiny_bert, "clp", 0)
-    b = _export(tmp_path / "b", other_bert, "clp", 0)  # same mapping, another encoder
+    b = _export(tmp_path / "b", other_bert, "clp", 0, dim=48)  # another encoder, 48 wide
     both = _evaluate(tmp_path, parallel_files, [a, b], "both")
     alone = _evaluate(tmp_path, parallel_files, [b], "alone")
     row = "clp (b)"
     shared = {k.split("/", 1)[1] for k in both if k.startswith(row + "/")} - {
         "delta_vs_first", "delta_lo", "delta_hi"}
     assert shared and all(both[f"{row}/{k}"] == alone[f"{row}/{k}"] for k in shared)
-    assert any(both[f"{row}/{k}"] != both[f"clp (a)/{k}"] for k in shared)
+    # b's 48-d map ran on 48-d vectors: a's 32-d encoder could not have produced them (the
+    # metric values themselves may coincide by chance on ten random-encoder sentences)
+    assert load_encoder(str(other_bert), layer=-1).dim == 48 != load_encoder(str(tiny_bert),
+                                                                             layer=-1).dim
+    assert json.loads((b / "remap.json").read_text())["dim"] == 48
     assert "unmapped (clp (a)'s encoder)" in capsys.readouterr().out
 
 
