@@ -74,7 +74,7 @@ def check_output_dir(target: str | Path, marker: str, overwrite: bool = False,
         return target  # an older crossalign's output, replaced as asked
     foreign = sorted(present - (listed or set()) - {MANIFEST})
     if listed is None:
-        why = (f"was written by an older crossalign, which did not list its files (pass "
+        why = ("was written by an older crossalign, which did not list its files (pass "
                "--overwrite to replace it whole)" if legacy
                else f"is not empty and is not a previous output (no crossalign {marker})")
         raise InputError(f"{target} {why}; crossalign never deletes files it did not write: "

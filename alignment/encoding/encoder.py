@@ -75,10 +75,11 @@ class Encoder(EncoderTokenizer):
         return out  # type: ignore[return-value]
 
     def encode_tokens(self, sentences: list[str], batch_size: int = 64, bucket: bool = True,
-                      progress: bool = False, desc: str = "encoding"
+                      progress: bool = False, desc: str = "encoding", on_truncate=None
                       ) -> list[tuple[list[str], list[bool], np.ndarray]]:
         """Per sentence: its subword tokens (special tokens included), which of them are special,
-        and their (T, d) float32 vectors at the chosen layer."""
+        and their (T, d) float32 vectors at the chosen layer. Sentences longer than the encoder
+        takes are cut: ``on_truncate`` gets their 1-based numbers (default: one warning)."""
         from tqdm.auto import tqdm
 
         enc = self.tokenizer(sentences, truncation=True, max_length=self.max_length,
@@ -87,12 +88,13 @@ class Encoder(EncoderTokenizer):
         lengths = [len(ids) for ids in enc["input_ids"]]
         cut = sum(n >= self.max_length for n in lengths)
         if cut:
-            full = self.tokenizer(sentences, add_special_tokens=True)["input_ids"]
-            cut = [k for k, ids in enumerate(full) if len(ids) > self.max_length]
-            if cut:
-                warnings.warn(f"{len(cut)} of {len(sentences)} sentences exceed max_length="
-                              f"{self.max_length} subword pieces and are scored on their first "
-                              f"{self.max_length} (first: sentence {cut[0] + 1})")
+            full = self.tokenizer(sentences, add_special_tokens=True, verbose=False)["input_ids"]
+            cut = [k + 1 for k, ids in enumerate(full) if len(ids) > self.max_length]
+            if cut and on_truncate is not None:
+                on_truncate(cut)
+            elif cut:
+                warnings.warn(truncation_message(cut, self.max_length, "the sentences"),
+                              stacklevel=2)
         out: list = [None] * len(sentences)
         bar = tqdm(total=len(sentences), desc=desc, unit="sent", disable=not progress, leave=False)
         with torch.inference_mode():
@@ -153,3 +155,11 @@ def load_encoder(name: str, layer: int = -1, pooling: str = "first", max_length:
                    word_tokenizer=Tokenizer(lowercase=lowercase))
 
 
+def truncation_message(lines: list[int], limit: int, where: str) -> str:
+    """One line naming the over-long sentences (``lines``: 1-based) of ``where`` (a side or a
+    file name)."""
+    one = len(lines) == 1
+    shown = ", ".join(map(str, lines[:10])) + (", …" if len(lines) > 10 else "")
+    return (f"{len(lines)} {'line' if one else 'lines'} of {where} exceed{'s' if one else ''} "
+            f"the encoder's {limit} subword pieces and {'is' if one else 'are'} scored on "
+            f"the first {limit} ({'line' if one else 'lines'} {shown})")

@@ -54,12 +54,20 @@ DOWNLOAD_HINT = ("offline by default: give a local path, or set CROSSALIGN_ALLOW
                  "fetch it from the hub")
 
 
-def load_failure(name: str, local: bool, err: Exception) -> InputError:
-    """One line saying why encoder ``name``'s files could not be loaded (offline: how to
-    allow a download)."""
+def load_failure(name: str, local: bool, err: Exception, what: str = "encoder",
+                 label: str = "encoder") -> InputError:
+    """One line saying why ``label`` ``name``'s files could not be loaded (offline: how to
+    allow a download); ``what`` is the parameter that named it."""
+    if not local and not allow_download():
+        # the library's own text ("couldn't connect to the hub") would contradict the offline
+        # default: say what was looked for instead
+        packaged = f", not a packaged encoder ({', '.join(PACKAGED_ENCODERS)})" \
+            if label == "encoder" else ""
+        return InputError(f"no {label} '{name}': not a local folder{packaged} and not in the "
+                          f"local HF cache ({DOWNLOAD_HINT})", parameter=what)
     hint = "" if local else f" ({DOWNLOAD_HINT})"
-    return InputError(f"cannot load encoder '{name}'{hint}: {str(err).splitlines()[0]}",
-                      parameter="encoder")
+    return InputError(f"cannot load {label} '{name}'{hint}: {str(err).splitlines()[0]}",
+                      parameter=what)
 
 
 def encoder_depth(name_or_path: str) -> int:

@@ -163,7 +163,6 @@ def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") 
     """Parse ``"center > clp"``, ``"realnvp:nll_weight=0,dual=false"``, a preset name
     (``"clp_flow"``, ``"clp_flow:lr=1e-4"``) and the accepted aliases into a canonical
     ``MethodSpec``; every error names the spec and ``parameter``."""
-    import yaml
 
     if isinstance(spec, MethodSpec):
         return spec

@@ -8,8 +8,7 @@ import torch
 
 from alignment.encoding.device import resolve_device
 from alignment.data.batching import make_batches
-from alignment.encoding.encoder import DOWNLOAD_HINT, allow_download, resolve_encoder, weights_fingerprint
-from alignment.errors import InputError
+from alignment.encoding.encoder import allow_download, load_failure, resolve_encoder, weights_fingerprint
 
 
 def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -46,9 +45,7 @@ class LanguageModelScorer:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             self.model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
         except (OSError, ValueError) as err:
-            hint = "" if local else f" ({DOWNLOAD_HINT})"
-            raise InputError(f"cannot load language model '{name}'{hint}: "
-                             f"{str(err).splitlines()[0]}", parameter="lm") from None
+            raise load_failure(name, local, err, what="lm", label="language model") from None
         self.name = name
         self.revision = getattr(self.model.config, "_commit_hash", None) or (
             weights_fingerprint(source) if local else None)

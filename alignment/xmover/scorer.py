@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from alignment.encoding.encoder import Encoder, EncoderSpec, encoder_depth
+from alignment.encoding.encoder import Encoder, EncoderSpec, encoder_depth, truncation_message
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 from alignment.export.signature import signature
@@ -17,6 +18,7 @@ from .files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .ngrams import ngram_vectors, select_tokens
+from .pairs import has_text, validate_pairs
 from .costs import batched_costs
 from .versions import Version, get_version
 
@@ -33,6 +35,7 @@ class ScoreResult:
     signature: str
     seconds: dict[str, float] = field(default_factory=dict)
     empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
+    truncated: dict[str, list[int]] = field(default_factory=dict)  # side -> 1-based lines cut
 
     @property
     def system(self) -> float:
@@ -161,11 +164,15 @@ class XMoverScorer:
                           "lang": "-".join(self.languages) if self.languages else None},
                          prefix="xmoverscore")
 
-    def _prepare(self, encoded, idf: IdfWeights | None, transform) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+        keeps = [select_tokens(tokens, special, self.spec, self.sentencepiece)
+                 for tokens, special, _ in encoded]
+        kept = [vecs[keep] for (_, _, vecs), keep in zip(encoded, keeps)]
+        if transform is not None:
+            kept = map_rows(kept, transform, progress)
         out = []
-        for tokens, special, vecs in encoded:
-            keep = select_tokens(tokens, special, self.spec, self.sentencepiece)
-            v = transform(vecs[keep].astype(np.float64)) if transform else vecs[keep]
+        for (tokens, _, _), keep, v in zip(encoded, keeps, kept):
             w = np.ones(len(keep)) if idf is None else \
                 np.array([idf(tokens[i]) for i in keep], dtype=np.float64)
             if not np.any(w > 0):
@@ -188,23 +195,51 @@ class XMoverScorer:
         return None
 
     def score(self, sources: list[str], hypotheses: list[str],
-              progress: bool = False) -> ScoreResult:
+              progress: bool = False, warn: bool = True) -> ScoreResult:
         """One score per pair; results do not depend on batch size or order. An empty
         hypothesis is scored as the formula defines it (its special tokens only) and counted;
-        ``progress`` shows bars on stderr."""
-        from tqdm.auto import tqdm
+        ``progress`` shows bars on stderr; ``warn``: a warning for over-long sentences (else
+        only ``ScoreResult.truncated``)."""
+        return self.score_systems(sources, [hypotheses], progress, warn)[0]
 
-        validate_pairs(sources, hypotheses)
+    def score_systems(self, sources: list[str], systems: list[list[str]],
+                      progress: bool = False, warn: bool = True) -> list[ScoreResult]:
+        """``score`` for several systems' hypotheses of the same sources, which are encoded and
+        mapped once; one result per system, in order."""
+        if isinstance(systems, (str, bytes)) or not systems:
+            raise InputError("give a list of systems, each a list of hypotheses",
+                             parameter="systems")
+        for hypotheses in systems:
+            validate_pairs(sources, hypotheses)
         t0 = time.perf_counter()
         if self.text is not None:
             sources = self.text(sources)
+        cut: dict[str, list[int]] = {}
         src_enc = self.encoder.encode_tokens(sources, self.batch_size, progress=progress,
-                                             desc="encoding sources")
+                                             desc="encoding sources",
+                                             on_truncate=lambda k: cut.setdefault("sources", k))
+        src = self._prepare(src_enc, self.idf_src, self._source_transform(), progress)
+        shared = time.perf_counter() - t0
+        results = []
+        for hypotheses in systems:
+            results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut)))
+            results[-1].seconds["sources"] = shared
+        if warn:
+            for where, lines in truncated_lines(results).items():
+                warnings.warn(truncation_message(lines, self.encoder.max_length, where),
+                              stacklevel=3)
+        return results
+
+    def _score_hypotheses(self, src: list[tuple[np.ndarray, np.ndarray]], hypotheses: list[str],
+                          progress: bool, cut: dict[str, list[int]]) -> ScoreResult:
+        from tqdm.auto import tqdm
+
+        t0 = time.perf_counter()
         hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size, progress=progress,
-                                             desc="encoding hypotheses")
+                                             desc="encoding hypotheses",
+                                             on_truncate=lambda k: cut.setdefault("hypotheses", k))
+        hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform(), progress)
         t1 = time.perf_counter()
-        src = self._prepare(src_enc, self.idf_src, self._source_transform())
-        hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform())
         costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
         t2 = time.perf_counter()
         jobs = [(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)]
@@ -223,39 +258,40 @@ class XMoverScorer:
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
                              "produces values too large for float arithmetic", parameter="mapping")
         return ScoreResult(xm, lm, final, self.signature,
-                           {"encoder": t1 - t0, "cost": t2 - t1, "transport": t3 - t2, "lm": t4 - t3},
-                           sum(not _has_text(h) for h in hypotheses))
+                           {"hypotheses": t1 - t0, "cost": t2 - t1, "transport": t3 - t2,
+                            "lm": t4 - t3},
+                           sum(not has_text(h) for h in hypotheses), cut)
 
 
-def validate_pairs(sources: list[str], hypotheses: list[str]) -> None:
-    """Equal counts and a visible character in every source (an empty hypothesis is a
-    legitimate, if bad, translation; an empty source leaves nothing to translate). A single
-    string is refused: it would be read as a list of characters."""
-    for name, given in (("sources", sources), ("hypotheses", hypotheses)):
-        if isinstance(given, (str, bytes)):
-            raise InputError(f"give a list of sentences, not one string (wrap it: [{given!r}])"
-                             if len(given) < 60 else "give a list of sentences, not one string",
-                             parameter=name)
-        if isinstance(given, (list, tuple)) and not all(isinstance(s, str) for s in given):
-            raise InputError("every sentence must be a string", parameter=name)
-    if len(sources) != len(hypotheses):
-        raise InputError(f"{len(sources)} sources but {len(hypotheses)} hypotheses",
-                         parameter="hypotheses")
-    for k, s in enumerate(sources, start=1):
-        if not _has_text(s):
-            raise InputError(f"pair {k} has an empty source (nothing but spaces or invisible "
-                             "format characters)", parameter="sources")
+def truncated_lines(results: list[ScoreResult]) -> dict[str, list[int]]:
+    """The over-long lines of a ``score_systems`` call: the sources once, then each system's
+    hypotheses (``system K`` when there are several)."""
+    out = {"sources": results[0].truncated["sources"]} if "sources" in results[0].truncated else {}
+    for k, r in enumerate(results, start=1):
+        if "hypotheses" in r.truncated:
+            out["hypotheses" if len(results) == 1 else f"system {k}"] = r.truncated["hypotheses"]
+    return out
+
+
+MAP_CHUNK = 16384  # token vectors mapped per call: one call per chunk, bounded memory
+
+
+def map_rows(parts: list[np.ndarray], transform, progress: bool = False) -> list[np.ndarray]:
+    """``transform`` applied to every part's rows in a few large calls rather than one call per
+    sentence (a flow's per-call overhead dominated scoring); float64 in, parts split back."""
+    from tqdm.auto import tqdm
+
+    sizes = [len(p) for p in parts]
+    if not parts or sum(sizes) == 0:
+        return [p.astype(np.float64) for p in parts]
+    rows = np.concatenate(parts).astype(np.float64)
+    chunks = range(0, len(rows), MAP_CHUNK)
+    mapped = np.concatenate([transform(rows[a:a + MAP_CHUNK])
+                             for a in tqdm(chunks, desc="mapping", unit="chunk", leave=False,
+                                           disable=not progress or len(chunks) < 4)])
+    return np.split(mapped, np.cumsum(sizes)[:-1])
 
 
 def is_export(path: str | Path) -> bool:
     """Whether ``path`` is a crossalign export folder (it holds ``remap.json``)."""
     return (Path(path) / "remap.json").is_file()
-
-
-def _has_text(text: str) -> bool:
-    """Whether ``text`` holds a visible character (zero-width spaces, joiners, direction marks
-    and variation selectors do not count)."""
-    import unicodedata
-
-    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Mn", "Cc")
-               for ch in text)

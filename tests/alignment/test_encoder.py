@@ -50,9 +50,15 @@ def test_unknown_layer_is_a_parameter_error(tiny_bert):
         load_encoder(str(tiny_bert), layer=3)
 
 
-def test_unknown_encoder_is_a_parameter_error_offline():
-    with pytest.raises(InputError, match="parameter 'encoder': cannot load encoder 'no-such/model'"):
+def test_unknown_encoder_is_a_parameter_error_offline(monkeypatch):
+    """Offline, the message says where it looked and how to allow a download — never the
+    library's 'couldn't connect' text, which reads as a network fault."""
+    monkeypatch.delenv("CROSSALIGN_ALLOW_DOWNLOAD", raising=False)
+    with pytest.raises(InputError, match="parameter 'encoder': no encoder 'no-such/model': not "
+                       "a local folder") as err:
         load_encoder("no-such/model")
+    assert "CROSSALIGN_ALLOW_DOWNLOAD=1" in str(err.value)
+    assert "connect" not in str(err.value)
 
 
 def test_unknown_pooling():

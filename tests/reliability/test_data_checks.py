@@ -114,7 +114,7 @@ def test_an_invisible_source_is_refused_an_invisible_hypothesis_scored_and_trunc
 
     scorer = XMoverScorer(str(tiny_bert), layer=2)
     long = " ".join(["casa"] * 80)  # the tiny encoder has 64 positions
-    with pytest.warns(UserWarning, match="1 of 2 sentences exceed max_length"):
+    with pytest.warns(UserWarning, match=r"1 line of sources exceeds the encoder's 64 .*\(line 2\)"):
         scorer.score(["la casa", long], ["the house", "house"])
 
 

@@ -3,11 +3,13 @@ the system, signed; as text, JSON or TSV, from files or standard input."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from alignment.errors import InputError
 
+from alignment.encoding.encoder import truncation_message
+
+from .score_output import paired_differences, render
 from .scoring import add_scorer_options, build_scorer, check_scorer_options
 
 VERBS = {"score": "XMoverScore of hypotheses against their sources (no reference needed)"}
@@ -17,54 +19,65 @@ PROGRESS_FROM = 100  # pairs; below this a run takes seconds and shows no bars
 def run(args: argparse.Namespace) -> None:
     from alignment.data.corpus import STDIN, read_lines
     from alignment.evaluation.language_check import looks_like_other
+    from alignment.xmover.scorer import truncated_lines
 
-    if args.src == STDIN and args.hyp == STDIN:
-        raise InputError("only one of --src and --hyp can be read from standard input",
-                         parameter="hyp")
+    names = list(args.hyp)
+    check_inputs(args, names)
     check_scorer_options(args)
-    src, hyp = read_lines(args.src), read_lines(args.hyp, allow_empty=True)
-    if len(src) != len(hyp):
-        raise InputError(f"line counts differ: {args.src} has {len(src)}, {args.hyp} has {len(hyp)}",
-                         path=args.hyp if len(hyp) < len(src) else args.src,
-                         line=min(len(src), len(hyp)) + 1)
+    src = read_lines(args.src)
+    systems = [read_lines(h, allow_empty=True) for h in names]
+    for name, hyp in zip(names, systems):
+        if len(src) != len(hyp):
+            raise InputError(f"line counts differ: {args.src} has {len(src)}, {name} has "
+                             f"{len(hyp)}", path=name if len(hyp) < len(src) else args.src,
+                             line=min(len(src), len(hyp)) + 1)
     scorer = build_scorer(args, quiet=args.quiet)
     if scorer.languages and not args.quiet:
         s, t = scorer.languages
-        for name, lines, want, other in (("--src", src, s, t), ("--hyp", hyp, t, s)):
+        checks = [("--src", src, s, t)] + [(f"--hyp {n}" if len(names) > 1 else "--hyp", h, t, s)
+                                           for n, h in zip(names, systems)]
+        for name, lines, want, other in checks:
             if looks_like_other(lines, want, other):
                 print(f"crossalign: warning: {name} looks like {other} text, not {want} (this "
                       f"scorer maps {s}→{t}): are --src and --hyp swapped?", file=sys.stderr)
-    result = scorer.score(src, hyp, progress=not args.quiet and len(src) >= PROGRESS_FROM)
-    if result.empty_hypotheses and not args.quiet:
-        print(f"crossalign: note: {result.empty_hypotheses} of {len(hyp)} hypotheses are empty; "
-              "scored as the formula defines them (special tokens only)", file=sys.stderr)
-    print(render(result, args.format, args.score_only))
+    progress = not args.quiet and len(src) * len(names) >= PROGRESS_FROM
+    results = scorer.score_systems(src, systems, progress=progress, warn=False)
+    if not args.quiet:
+        files = {"sources": args.src, "hypotheses": names[0],
+                 **{f"system {k}": n for k, n in enumerate(names, start=1)}}
+        for where, lines in truncated_lines(results).items():
+            print(f"crossalign: note: {truncation_message(lines, scorer.encoder.max_length, files[where])}",
+                  file=sys.stderr)
+        for name, result in zip(names, results):
+            if result.empty_hypotheses:
+                print(f"crossalign: note: {result.empty_hypotheses} of {len(src)} hypotheses "
+                      f"{'in ' + name + ' ' if len(names) > 1 else ''}are empty; scored as the "
+                      "formula defines them (special tokens only)", file=sys.stderr)
+    differences, bootstrap = None, None
+    if args.paired_bs:
+        bootstrap = {"n": args.paired_bs_n, "seed": args.seed, "level": 0.95}
+        differences = paired_differences(results, args.paired_bs_n, args.seed)
+    labels = ["stdin" if n == STDIN else n for n in names]
+    print(render(results, labels, args.format, args.score_only, differences, bootstrap))
     if args.score_only and args.format != "json" and not args.quiet:
-        print(f"# {result.signature}", file=sys.stderr)
+        print(f"# {results[0].signature}", file=sys.stderr)
 
 
-def render(result, fmt: str, score_only: bool) -> str:
-    """The scores as ``text`` (one a line, then ``# mean X  signature``), ``json`` or ``tsv``;
-    ``score_only``: the system score alone."""
-    if fmt == "json":
-        out = {"system": result.system, "signature": result.signature, "n": len(result.final),
-               "empty_hypotheses": result.empty_hypotheses}
-        if not score_only:
-            out["segments"] = [float(v) for v in result.final]
-            if result.lm is not None:
-                out["xmover"] = [float(v) for v in result.xmover]
-                out["lm"] = [float(v) for v in result.lm]
-        return json.dumps(out, indent=None if score_only else 1, ensure_ascii=False)
-    if score_only:
-        return f"{result.system:.6f}"
-    if fmt == "tsv":
-        header = "segment\tscore" + ("\txmover\tlm" if result.lm is not None else "")
-        rows = [f"{k}\t{v:.6f}" + (f"\t{result.xmover[k - 1]:.6f}\t{result.lm[k - 1]:.6f}"
-                                   if result.lm is not None else "")
-                for k, v in enumerate(result.final, start=1)]
-        return "\n".join([header, *rows])
-    return "\n".join([*(f"{v:.6f}" for v in result.final),
-                      f"# mean {result.system:.6f}  {result.signature}"])
+def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
+    """Input combinations refused before anything loads."""
+    from alignment.data.corpus import STDIN
+
+    if [args.src, *names].count(STDIN) > 1:
+        raise InputError("only one of --src and --hyp can be read from standard input",
+                         parameter="hyp")
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise InputError(f"{twice} is given twice", parameter="hyp")
+    if args.paired_bs and len(names) < 2:
+        raise InputError("compares systems: give two or more --hyp files (the first is the "
+                         "baseline)", parameter="paired-bs")
+    if args.paired_bs_n < 1:
+        raise InputError("must be >= 1", parameter="paired-bs-n")
 
 
 def register(sub) -> None:
@@ -75,15 +88,26 @@ def register(sub) -> None:
                        "  crossalign score --encoder exports/center-clp-realnvp --src test.es "
                        "--hyp test.en\n"
                        "  my_mt < test.es | crossalign score --encoder EXPORT --src test.es "
-                       "--hyp - --format json")
+                       "--hyp - --format json\n"
+                       "  crossalign score --encoder EXPORT --src test.es --hyp base.en new.en "
+                       "--paired-bs")
     p.add_argument("--src", required=True, help="source sentences, one a line ('-': stdin)")
-    p.add_argument("--hyp", required=True, help="hypotheses (MT output), one a line ('-': stdin); "
-                   "empty lines are scored")
+    p.add_argument("--hyp", required=True, nargs="+", metavar="HYP",
+                   help="hypotheses (MT output), one a line ('-': stdin); empty lines are "
+                   "scored. Several files: several systems, the sources encoded once")
     p.add_argument("--format", default="text", choices=["text", "json", "tsv"],
-                   help="text: one score a line and '# mean …  signature'; json: segments, "
-                   "system, signature, counts; tsv: a header and one row a segment")
+                   help="text: one score a line and '# mean …  signature' (several systems: "
+                   "a table); json: segments, system, signature, counts; tsv: a header, a row a "
+                   "segment and a 'mean' row per system, then '# signature'")
     p.add_argument("-b", "--score-only", action="store_true",
-                   help="print the system score only (the signature goes to stderr)")
+                   help="print the system score only, one a line per system (the signature "
+                   "goes to stderr)")
+    p.add_argument("--paired-bs", action="store_true",
+                   help="paired bootstrap: each system's difference from the first (the "
+                   "baseline) with a 95%% interval")
+    p.add_argument("--paired-bs-n", type=int, default=1000,
+                   help="bootstrap resamples (default: 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")
     add_scorer_options(p)

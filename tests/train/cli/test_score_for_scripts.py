@@ -47,7 +47,8 @@ def test_hypotheses_from_stdin_score_as_the_file_does(tmp_path, tiny_bert, capsy
     _, from_file, _ = _score(capsys, *base, "--hyp", hyp)
     _stdin(monkeypatch, "".join(t + "\n" for t in EN))
     code, from_stdin, _ = _score(capsys, *base, "--hyp", "-")
-    assert code == 0 and json.loads(from_stdin) == json.loads(from_file)
+    piped, read = json.loads(from_stdin), json.loads(from_file)
+    assert code == 0 and (piped.pop("hyp"), read.pop("hyp")) == ("stdin", hyp) and piped == read
 
 
 def test_both_inputs_from_stdin_are_refused(tiny_bert, capsys):
@@ -66,13 +67,18 @@ def test_score_only_prints_the_system_score_alone(tmp_path, tiny_bert, capsys):
     assert quiet == only and err == ""
 
 
-def test_tsv_has_a_header_and_one_row_per_segment(tmp_path, tiny_bert, capsys):
+def test_tsv_has_a_header_a_row_per_segment_the_mean_and_the_signature(tmp_path, tiny_bert,
+                                                                         capsys):
     src, hyp = _files(tmp_path)
     code, out, _ = _score(capsys, "--encoder", str(tiny_bert), "--layer", "2", "--src", src,
                           "--hyp", hyp, "--format", "tsv")
     rows = out.strip().split("\n")
-    assert code == 0 and rows[0] == "segment\tscore" and len(rows) == len(ES) + 1
-    assert [r.split("\t")[0] for r in rows[1:]] == [str(k) for k in range(1, len(ES) + 1)]
+    assert code == 0 and rows[0] == "system\tsegment\tscore" and len(rows) == len(ES) + 3
+    assert [r.split("\t")[1] for r in rows[1:-1]] == [*map(str, range(1, len(ES) + 1)), "mean"]
+    assert {r.split("\t")[0] for r in rows[1:-1]} == {hyp}
+    scores = [float(r.split("\t")[2]) for r in rows[1:-2]]
+    assert float(rows[-2].split("\t")[2]) == pytest.approx(np.mean(scores), abs=1e-6)
+    assert rows[-1].startswith("# xmoverscore|")
 
 
 def test_an_empty_hypothesis_is_scored_and_counted(tmp_path, tiny_bert, capsys):

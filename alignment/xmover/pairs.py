@@ -1,0 +1,33 @@
+"""What a scorer accepts: lists of sentences, equal counts, no empty source."""
+from __future__ import annotations
+
+import unicodedata
+
+from alignment.errors import InputError
+
+
+def validate_pairs(sources: list[str], hypotheses: list[str]) -> None:
+    """Equal counts and a visible character in every source (an empty hypothesis is a
+    legitimate, if bad, translation; an empty source leaves nothing to translate). A single
+    string is refused: it would be read as a list of characters."""
+    for name, given in (("sources", sources), ("hypotheses", hypotheses)):
+        if isinstance(given, (str, bytes)):
+            raise InputError(f"give a list of sentences, not one string (wrap it: [{given!r}])"
+                             if len(given) < 60 else "give a list of sentences, not one string",
+                             parameter=name)
+        if isinstance(given, (list, tuple)) and not all(isinstance(s, str) for s in given):
+            raise InputError("every sentence must be a string", parameter=name)
+    if len(sources) != len(hypotheses):
+        raise InputError(f"{len(sources)} sources but {len(hypotheses)} hypotheses",
+                         parameter="hypotheses")
+    for k, s in enumerate(sources, start=1):
+        if not has_text(s):
+            raise InputError(f"pair {k} has an empty source (nothing but spaces or invisible "
+                             "format characters)", parameter="sources")
+
+
+def has_text(text: str) -> bool:
+    """Whether ``text`` holds a visible character (zero-width spaces, joiners, direction marks
+    and variation selectors do not count)."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Mn", "Cc")
+               for ch in text)
