@@ -11,6 +11,20 @@ os.environ.setdefault("WANDB_MODE", "disabled")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+
+def _session_threads() -> None:
+    """One torch thread count for the whole session (``auto``, resolved once: the cores other
+    work leaves idle now), so runs compared within the session use the same count."""
+    from train.cli.threads import use_threads
+
+    use_threads(None)
+    import torch
+
+    torch.set_num_threads(int(os.environ["CROSSALIGN_THREADS"]))
+
+
+_session_threads()
+
 ES = ["la casa es grande .", "el perro come pan .", "la casa blanca es bonita .",
       "el gato duerme en la casa .", "mi hermano come una manzana .", "el perro es negro .",
       "la mujer lee un libro .", "el niño juega en el parque .", "Dios creó los cielos y la tierra .",

@@ -63,10 +63,11 @@ class RunRecord:
     mapping_type: str
     mapping_fingerprint: str
     data: DataProvenance
+    threads: int | None = None  # torch's CPU threads: a trained map's last digits depend on it
 
     def to_json(self) -> dict[str, Any]:
         flat = {"mapping_type": self.mapping_type, "mapping_fingerprint": self.mapping_fingerprint,
-                **asdict(self.data)}
+                **asdict(self.data), "threads": self.threads}
         flat["encoder"] = None if self.data.encoder is None else self.data.encoder.as_dict()
         return flat
 
@@ -90,7 +91,9 @@ class RunRecord:
             check_corpus_name(data.corpus, path=path)  # they become parts of file names
             check_language(data.src_lang, path=path)
             check_language(data.tgt_lang, path=path)
-            return cls(raw["mapping_type"], raw["mapping_fingerprint"], data)
+            threads = raw.get("threads")
+            return cls(raw["mapping_type"], raw["mapping_fingerprint"], data,
+                       int(threads) if threads is not None else None)
         except json.JSONDecodeError as err:
             raise InputError(f"invalid JSON ({err.msg})", path=path, line=err.lineno) from None
         except (KeyError, TypeError, AttributeError) as err:

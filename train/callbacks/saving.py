@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytorch_lightning as pl
+import torch
 
 from alignment.errors import InputError
 from alignment.export.remapped import export_remapped
@@ -37,7 +38,8 @@ class SaveMapping(pl.Callback):
         mapping.save(out / "mapping")
         write_metrics(out / "metrics.json", selection.metrics)
         data = trainer.datamodule.provenance.with_languages(self.src_lang, self.tgt_lang)
-        RunRecord(mapping.describe(), mapping.fingerprint(), data).write(out)
+        RunRecord(mapping.describe(), mapping.fingerprint(), data,
+                  torch.get_num_threads()).write(out)
         if data.encoder is not None:
             export_remapped(out / "export", mapping, data, overwrite=True)  # inside the run
 

@@ -20,6 +20,7 @@ from alignment.version import __version__
 from . import (align, data, encode, evaluate, experiments, export, fit, lm, methods, plot, score,
                train)
 from .help import HelpFormatter, Parser
+from .threads import add_threads_option, use_threads
 
 MODULES = (score, train, methods, fit, export, evaluate, lm, data, align, encode, experiments, plot)
 EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 3, 130, 143
@@ -59,8 +60,15 @@ class _Signals:
 
 
 def _verb_in(argv: list[str]) -> str | None:
-    """The first word of ``argv`` that is not an option (the verb), if any."""
-    return next((a for a in argv if not a.startswith("-")), None)
+    """The first word of ``argv`` that is neither an option nor the value of the one top-level
+    option that takes one (``--threads N``): the verb, if any."""
+    words = iter(argv)
+    for a in words:
+        if a == "--threads":
+            next(words, None)
+        elif not a.startswith("-"):
+            return a
+    return None
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -72,6 +80,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                "crossalign methods")
     p.add_argument("--version", action="version", version=f"crossalign {__version__}",
                    help="print the package version and exit")
+    add_threads_option(p, argparse.SUPPRESS)
     sub = p.add_subparsers(dest="verb", metavar="VERB", required=True, parser_class=Parser)
     wanted = None if argv is None else _verb_in(argv) or ""
     for module in MODULES:
@@ -80,6 +89,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         else:
             for verb, help_ in module.VERBS.items():
                 sub.add_parser(verb, help=help_, add_help=False)
+    for verb_parser in sub.choices.values():
+        if verb_parser.add_help:  # a built verb: every one takes --threads
+            add_threads_option(verb_parser, argparse.SUPPRESS)
     return p
 
 
@@ -94,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     signals = _Signals()
     try:
+        use_threads(getattr(args, "threads", None))
         with signals:
             args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
             sys.stdout.flush()  # a full disk under stdout fails here, not at exit
