@@ -95,14 +95,18 @@ def induce(queries: torch.Tensor, keys: torch.Tensor, r_keys: torch.Tensor, keep
 
 
 def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | None = None,
-                  seed_pairs: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+                  seed_pairs: tuple[torch.Tensor, torch.Tensor] | None = None,
+                  progress: bool = False) -> torch.Tensor:
     """The orthogonal W (source → target, applied as x W to length-normalised, centred vectors)
     from alternating Procrustes and stochastic CSLS dictionary induction in both directions,
     starting from ``seed_pairs`` (default: ``initial_dictionary``). The objective is the mean
     best (dropped-out, CSLS-adjusted) similarity of both directions; after ``patience``
     iterations without an improvement above ``threshold`` the keep probability doubles, and
     at 1 the loop stops. ``settings.history`` keeps the objective, ``settings.seed_dictionary``
-    the starting pairs (their precision says whether the initialisation had anything to build on)."""
+    the starting pairs (their precision says whether the initialisation had anything to build on).
+    ``progress``: a bar on stderr (iterations, the objective and the keep probability)."""
+    from tqdm.auto import tqdm
+
     cfg = settings or SelfLearning()
     xs, ys = _prepare(x), _prepare(y)
     src, tgt = seed_pairs if seed_pairs is not None else \
@@ -111,6 +115,8 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
     gen = torch.Generator().manual_seed(cfg.seed)
     p, best, stale = cfg.keep_prob, -float("inf"), 0
     w = torch.eye(xs.shape[1], dtype=torch.float64)
+    bar = tqdm(total=cfg.max_iterations, desc="self-learning", unit="it", leave=False,
+               disable=not progress)
     for _ in range(cfg.max_iterations):
         w = procrustes(xs[src].T @ ys[tgt])
         mapped = xs @ w
@@ -120,6 +126,8 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
         bwd, bv = induce(ys, mapped, r_x, p, gen)
         objective = float((fv.mean() + bv.mean()) / 2)
         cfg.history.append(objective)
+        bar.update()
+        bar.set_postfix(objective=f"{objective:.4f}", keep=f"{p:.2f}", refresh=False)
         if objective - best > cfg.threshold:
             best, stale = objective, 0
         else:
@@ -130,4 +138,5 @@ def self_learning(x: torch.Tensor, y: torch.Tensor, settings: SelfLearning | Non
                 p, stale = min(1.0, 2 * p), 0
         src = torch.cat([torch.arange(len(xs)), bwd])
         tgt = torch.cat([fwd, torch.arange(len(ys))])
+    bar.close()
     return w

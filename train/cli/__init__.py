@@ -25,6 +25,7 @@ from .threads import add_threads_option, use_threads
 MODULES = (score, train, methods, fit, export, evaluate, lm, data, align, encode, experiments, plot)
 EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 3, 130, 143
 EXIT_SYSTEM = 4  # the machine refused a write: disk full, quota, read-only
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader left
 SYSTEM_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}
 
 
@@ -122,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         print("crossalign: error: refused to load a checkpoint that holds more than weights "
               f"(loading it could run code): {first}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:  # the reader stopped (| head): end quietly, as a shell tool does
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         print("crossalign: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -84,6 +84,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
 
     class RecipeCLI(recipe_cli_class()):
         def before_fit(self) -> None:
+            bars_to_stderr(self.trainer)
             check_data_class(self.model, self.datamodule)
             for callback in self.trainer.callbacks:  # checks a callback makes of the data
                 if hasattr(callback, "check_data"):
@@ -131,6 +132,14 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
             end_process_group()
     finish_wandb_runs(cli.trainer.loggers)
     return cli
+
+
+def bars_to_stderr(trainer) -> None:
+    """Lightning's rich progress bar draws on standard output, where a run's result line and
+    a script's pipe go: point its console at standard error (tqdm bars already use it)."""
+    bar = trainer.progress_bar_callback
+    if type(bar).__name__ == "RichProgressBar" and hasattr(bar, "_console_kwargs"):
+        bar._console_kwargs = {**(bar._console_kwargs or {}), "stderr": True}
 
 
 def recipe_cli_class() -> type:

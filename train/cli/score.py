@@ -7,8 +7,6 @@ import sys
 
 from alignment.errors import InputError
 
-from alignment.encoding.encoder import truncation_message
-
 from .score_output import paired_differences, render
 from .scoring import add_scorer_options, build_scorer, check_scorer_options
 
@@ -18,6 +16,7 @@ PROGRESS_FROM = 100  # pairs; below this a run takes seconds and shows no bars
 
 def run(args: argparse.Namespace) -> None:
     from alignment.data.corpus import STDIN, read_lines
+    from alignment.encoding.encoder import truncation_message
     from alignment.evaluation.language_check import looks_like_other
     from alignment.xmover.scorer import truncated_lines
 

@@ -10,7 +10,8 @@ from alignment.names import check_language
 
 from .options import ALIGN_SEED_HELP, align_seed
 
-VERBS = {"train": "fit a mapping on your own parallel text in one command (no recipe needed)"}
+VERBS = {"train": "fit a mapping on your own text in one command: parallel, or two monolingual "
+                  "files for the methods without pairs (no recipe needed)"}
 
 # The two trainer settings every recipe uses (recipes/trainer/{closed-form,trained}.yaml).
 CLOSED_FORM_TRAINER = {"max_epochs": 1, "logger": False, "enable_checkpointing": False,
@@ -44,18 +45,33 @@ def language_of(path: str, given: str | None, parameter: str = "src-lang") -> st
                      "--tgt-lang", parameter=parameter)
 
 
+UNPAIRED = "train.unpaired_datamodule.UnpairedVectorDataModule"
+
+
 def recipe(args: argparse.Namespace) -> dict:
-    """The whole experiment as a recipe dict (what ``fit --config`` reads)."""
+    """The whole experiment as a recipe dict (what ``fit --config`` reads): parallel text for
+    supervised methods; two monolingual files, read whole, for those that learn without pairs."""
     from alignment.mappings import parse_method
+    from train.modules import fitter_class
+    from train.modules.base import NoGradientSteps
 
     spec = parse_method(args.method)
     trained = spec.trained
     if args.epochs < 1:
         raise InputError("must be >= 1", parameter="epochs")
+    fitter = fitter_class(spec) if trained is not None else None
+    data_class = getattr(fitter, "datamodule_class", None)
     data = {"src": args.src, "tgt": args.tgt, "src_lang": language_of(args.src, args.src_lang),
             "tgt_lang": language_of(args.tgt, args.tgt_lang, "tgt-lang"), "encoder": args.encoder,
-            "layer": args.layer, "pooling": args.pooling, "alignment": args.alignment,
-            "align_seed": args.align_seed, "max_sentences": args.max_sentences}
+            "layer": args.layer, "pooling": args.pooling, "max_sentences": args.max_sentences}
+    if data_class != UNPAIRED:
+        data.update(alignment=args.alignment, align_seed=args.align_seed)
+    elif args.alignment != "eflomal":
+        raise InputError(f"'{spec.name}' learns without pairs and reads no alignment",
+                         parameter="alignment")
+    elif args.criterion == "val_p1":
+        raise InputError(f"val_p1 needs translation pairs; '{spec.name}' has none (semantic, "
+                         "structural and spectrum need none)", parameter="criterion")
     model: dict = {"class_path": spec.fitter, "init_args": {"method": spec.name}}
     if trained is None:
         trainer = dict(CLOSED_FORM_TRAINER)
@@ -64,13 +80,17 @@ def recipe(args: argparse.Namespace) -> dict:
 
         check_settings(spec, parameter="method")
         model["init_args"].update({**trained.defaults, **spec.overrides})
-        trainer = trained_trainer(args.epochs, args.criterion)
-        data.update(batch_size=512, shuffle=True, val_fraction=args.val_fraction, seed=args.seed)
+        if issubclass(fitter, NoGradientSteps):  # one pass of its own loop, no epochs
+            trainer = {**CLOSED_FORM_TRAINER, "num_sanity_val_steps": 0,
+                       "logger": [{"class_path": "train.run_log.RunLog"}]}
+        else:
+            trainer = trained_trainer(args.epochs, args.criterion)
+        data.update(batch_size=256 if data_class == UNPAIRED else 512, shuffle=True,
+                    val_fraction=args.val_fraction, seed=args.seed)
     trainer.update(default_root_dir=args.out, accelerator=args.accelerator, devices=1)
-    from train.modules import fitter_class
-
-    data_class = getattr(fitter_class(spec), "datamodule_class", None)
     if data_class:  # the data the fitter trains on (unpaired rows for unsupervised methods)
+        if data_class == UNPAIRED:
+            data["sampling"] = "all"  # every line of both files, which need not match
         data = {"class_path": data_class, "init_args": data}
     return {"seed_everything": args.seed, "trainer": trainer, "model": model, "data": data}
 
@@ -111,6 +131,8 @@ def register(sub) -> None:
                        "--out runs/my-clp\n"
                        "  crossalign train --method clp_flow --src my.es --tgt my.en --out "
                        "runs/my-flow --epochs 10\n"
+                       "  crossalign train --method mining --src mono.es --tgt mono.en --out "
+                       "runs/my-mined   # no pairs\n"
                        "  crossalign methods   # every method and preset\n"
                        "Any recipe key can follow: --data.batch_size 4096, "
                        "--trainer.max_epochs 20.")
@@ -119,7 +141,8 @@ def register(sub) -> None:
                    "\"realnvp:lr=1e-4\" (crossalign methods lists them)")
     p.add_argument("--src", required=True, help="source sentences, one a line")
     p.add_argument("--tgt", "--ref", dest="tgt", required=True,
-                   help="their translations, line by line")
+                   help="their translations, line by line; for mining, vecmap, muse and "
+                   "gan_realnvp any target-language text (two monolingual files, any lengths)")
     p.add_argument("--out", required=True, help="run folder to write (mapping/, export/, "
                    "metrics.json, run.json)")
     p.add_argument("--src-lang", help="source language code (default: --src's extension)")

@@ -65,7 +65,7 @@ class SelfLearningFit(NoGradientSteps, MappingFit):
         hp = self.hparams
         settings = SelfLearning(csls_k=hp.csls_k, keep_prob=hp.keep_prob, patience=hp.patience,
                                 max_iterations=hp.max_iterations, init=hp.init, seed=hp.seed)
-        self.trainable.set_weight(self_learning(x, y, settings))
+        self.trainable.set_weight(self_learning(x, y, settings, progress=True))
         self.history = settings.history
         self.seed_dictionary = settings.seed_dictionary
         self.log("self_learning_iterations", float(len(settings.history)))
