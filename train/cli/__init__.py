@@ -105,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "takes_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if not getattr(args, "quiet", False):
+        for note in getattr(args, "old_names", None) or []:
+            print(f"crossalign: note: {note}", file=sys.stderr)
     signals = _Signals()
     try:
         use_threads(getattr(args, "threads", None))

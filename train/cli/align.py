@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import ALIGN_SEED_HELP, align_seed
+from .options import ALIGN_SEED_HELP, add_old_name, align_seed
 
 
 VERBS = {"align": "word-align a parallel corpus with eflomal (Pharaoh output)"}
@@ -36,8 +36,10 @@ def register(sub) -> None:
     p = sub.add_parser("align", help=VERBS["align"])
     p.add_argument("--src", required=True, help="source file (or one TSV / fast_align file)")
     p.add_argument("--tgt", help="target file for the two-file format")
-    p.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"],
-                   help="input format (auto: by content)")
+    p.add_argument("--input-format", dest="fmt", default="auto",
+                   choices=["auto", "text", "tsv", "fast_align"],
+                   help="format of the input files (auto: by content)")
+    add_old_name(p, "--fmt", "--input-format", "fmt", choices=["auto", "text", "tsv", "fast_align"])
     p.add_argument("--out", required=True, help="Pharaoh i-j file to write")
     p.add_argument("--symmetrise", default="grow-diag-final-and",
                    choices=["grow-diag-final-and", "intersect"],

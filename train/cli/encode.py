@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .options import add_old_name
+
 
 VERBS = {"encode": "fill the vector cache for text files, data-parallel over devices/nodes"}
 
@@ -87,7 +89,9 @@ def register(sub) -> None:
     p.add_argument("--max-sentences", type=int, help="only the first N lines (as a fit's "
                    "max_sentences reads them)")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per forward pass")
-    p.add_argument("--accelerator", default="auto", help="cpu, gpu or auto")
+    p.add_argument("--device", dest="accelerator", default="auto",
+                   help="auto, cpu or gpu (with --devices: how many, which)")
+    add_old_name(p, "--accelerator", "--device", "accelerator")
     p.add_argument("--devices", default="1", help="a count, a list, or 'auto'")
     p.add_argument("--strategy", default="auto", help="auto, ddp, …")
     p.add_argument("--num-nodes", type=int, default=1, help="machines taking part")

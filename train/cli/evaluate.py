@@ -13,7 +13,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from ..reporting import check_report_dir, format_against, format_table, report
-from .options import add_interval_options
+from .options import add_interval_options, add_old_name
 from .scoring import add_scorer_options, build_scorer
 
 
@@ -152,10 +152,13 @@ def register(sub) -> None:
                     help="one or more crossalign exports (of any encoders); with several, each "
                     "is compared with the first, with a paired bootstrap interval")
     ev.add_argument("--src", help="held-out source text (or one TSV / fast_align file)")
-    ev.add_argument("--ref", "--tgt", dest="tgt", help="held-out target text, line by line "
+    ev.add_argument("--tgt", dest="tgt", help="held-out target text, line by line "
                     "the translation of --src")
-    ev.add_argument("--fmt", default="auto", choices=["auto", "text", "tsv", "fast_align"],
-                    help="input format (auto: by content)")
+    add_old_name(ev, "--ref", "--tgt", "tgt")
+    ev.add_argument("--input-format", dest="fmt", default="auto",
+                    choices=["auto", "text", "tsv", "fast_align"],
+                    help="format of the input files (auto: by content)")
+    add_old_name(ev, "--fmt", "--input-format", "fmt", choices=["auto", "text", "tsv", "fast_align"])
     ev.add_argument("--alignment", help="Pharaoh file for CBLI (default: align with eflomal)")
     ev.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the lexicon check")
     ev.add_argument("--csls", action="store_true", help="also report CSLS retrieval")

@@ -131,3 +131,39 @@ def align_seed(text: str) -> int | None:
 
 ALIGN_SEED_HELP = ("eflomal's sampler seed (default 0; 'none': unseeded, links then vary from "
                    "run to run); the same text and seed give the same links on every machine")
+
+
+class OldName(argparse.Action):
+    """A former spelling of an option (hidden from help): sets the same value and leaves a
+    note, which ``main`` prints once unless the verb is quiet."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        notes = list(getattr(namespace, "old_names", None) or [])
+        notes.append(f"{option_string} is now {self.new} (the old name still works)")
+        namespace.old_names = notes
+
+
+def add_old_name(parser: argparse.ArgumentParser, old: str, new: str, dest: str,
+                 **kwargs: Any) -> None:
+    """Accept ``old`` as a hidden alias of ``new`` (same ``dest``, same type and choices)."""
+    parser.add_argument(old, dest=dest, action=OldName, new=new, help=argparse.SUPPRESS,
+                        default=argparse.SUPPRESS, **kwargs)
+
+
+def lightning_device(device: str, parameter: str = "device") -> tuple[str, int | list[int]]:
+    """``--device`` (auto, cpu, gpu, cuda, cuda:N, mps) as Lightning's accelerator and
+    devices; a GPU this machine lacks is refused before anything loads."""
+    name = device.strip().lower()
+    if name == "auto":
+        return "auto", 1
+    from alignment.encoding.device import resolve_device
+
+    resolved = resolve_device(name, parameter)
+    if resolved.type == "cuda":
+        return "gpu", [resolved.index] if resolved.index is not None else 1
+    return resolved.type, 1

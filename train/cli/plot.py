@@ -8,6 +8,8 @@ import numpy as np
 
 from alignment.errors import InputError
 
+from .options import add_old_name
+
 
 VERBS = {"plot": "PNG pictures: subspace overlap before/after, training curves"}
 
@@ -47,7 +49,8 @@ def register(sub) -> None:
     p.add_argument("--encoder", "--export", dest="export",
                    help="a crossalign export whose mapping to picture")
     p.add_argument("--src", help="source text for the overlap picture")
-    p.add_argument("--ref", "--tgt", dest="tgt", help="target text for the overlap picture")
+    p.add_argument("--tgt", dest="tgt", help="target text for the overlap picture")
+    add_old_name(p, "--ref", "--tgt", "tgt")
     p.add_argument("--n", type=int, default=200, help="sentences to encode")
     p.add_argument("--metrics", help="a run's Lightning CSV log (metrics.csv) for the curves")
     p.add_argument("--out", default="plots", help="folder for overlap.png and curves.png")

@@ -8,6 +8,7 @@ import sys
 from alignment.errors import InputError
 
 from .score_output import paired_differences, render
+from .options import add_old_name
 from .scoring import add_scorer_options, build_scorer, check_scorer_options
 
 VERBS = {"score": "XMoverScore of hypotheses against their sources (no reference needed)"}
@@ -76,7 +77,7 @@ def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
         raise InputError("compares systems: give two or more --hyp files (the first is the "
                          "baseline)", parameter="paired-bs")
     if args.paired_bs_n < 1:
-        raise InputError("must be >= 1", parameter="paired-bs-n")
+        raise InputError("must be >= 1", parameter="bootstrap")
 
 
 def register(sub) -> None:
@@ -104,8 +105,9 @@ def register(sub) -> None:
     p.add_argument("--paired-bs", action="store_true",
                    help="paired bootstrap: each system's difference from the first (the "
                    "baseline) with a 95%% interval")
-    p.add_argument("--paired-bs-n", type=int, default=1000,
+    p.add_argument("--bootstrap", dest="paired_bs_n", type=int, default=1000,
                    help="bootstrap resamples (default: 1000)")
+    add_old_name(p, "--paired-bs-n", "--bootstrap", "paired_bs_n", type=int)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")

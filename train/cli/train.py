@@ -8,7 +8,7 @@ from pathlib import Path
 from alignment.errors import InputError
 from alignment.names import check_language
 
-from .options import ALIGN_SEED_HELP, align_seed
+from .options import ALIGN_SEED_HELP, add_old_name, align_seed, lightning_device
 
 VERBS = {"train": "fit a mapping on your own text in one command: parallel, or two monolingual "
                   "files for the methods without pairs (no recipe needed)"}
@@ -87,7 +87,8 @@ def recipe(args: argparse.Namespace) -> dict:
             trainer = trained_trainer(args.epochs, args.criterion)
         data.update(batch_size=256 if data_class == UNPAIRED else 512, shuffle=True,
                     val_fraction=args.val_fraction, seed=args.seed)
-    trainer.update(default_root_dir=args.out, accelerator=args.accelerator, devices=1)
+    accelerator, devices = lightning_device(args.device)
+    trainer.update(default_root_dir=args.out, accelerator=accelerator, devices=devices)
     if data_class:  # the data the fitter trains on (unpaired rows for unsupervised methods)
         if data_class == UNPAIRED:
             data["sampling"] = "all"  # every line of both files, which need not match
@@ -140,7 +141,7 @@ def register(sub) -> None:
                    help="a method, composition or preset: \"center > clp\", \"clp\", clp_flow, "
                    "\"realnvp:lr=1e-4\" (crossalign methods lists them)")
     p.add_argument("--src", required=True, help="source sentences, one a line")
-    p.add_argument("--tgt", "--ref", dest="tgt", required=True,
+    p.add_argument("--tgt", dest="tgt", required=True,
                    help="their translations, line by line; for mining, vecmap, muse and "
                    "gan_realnvp any target-language text (two monolingual files, any lengths)")
     p.add_argument("--out", required=True, help="run folder to write (mapping/, export/, "
@@ -162,7 +163,9 @@ def register(sub) -> None:
                    "structural, spectrum, val_p1)")
     p.add_argument("--val-fraction", type=float, default=0.05,
                    help="share of word pairs held out for the criterion (trained methods)")
-    p.add_argument("--accelerator", default="auto", help="cpu, gpu or auto")
+    p.add_argument("--device", default="auto", help="auto, cpu, gpu (cuda), cuda:N or mps")
+    add_old_name(p, "--accelerator", "--device", "device")
+    add_old_name(p, "--ref", "--tgt", "tgt")
     p.add_argument("--seed", type=int, default=0, help="seed for everything")
     p.add_argument("--config", action="append",
                    help="a recipe YAML whose keys override these (repeatable)")

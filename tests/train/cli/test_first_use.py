@@ -155,7 +155,7 @@ def test_offline_failures_name_the_download_switch(tmp_path, tiny_bert, capsys, 
     assert "CROSSALIGN_ALLOW_DOWNLOAD=1" in capsys.readouterr().err
 
 
-def test_evaluate_and_plot_take_encoder_and_ref(tmp_path, capsys):
+def test_evaluate_and_plot_take_encoder_and_tgt_and_the_old_ref(tmp_path, capsys):
     from train.cli import build_parser as bp
 
     args = bp(["evaluate"]).parse_args(["evaluate", "--encoder", "E", "--src", "s", "--ref", "r"])

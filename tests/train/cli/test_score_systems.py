@@ -51,7 +51,7 @@ def test_paired_bootstrap_gives_each_system_its_difference_from_the_first(tmp_pa
     src, a, b = _files(tmp_path)
     (tmp_path / "a2.en").write_text((tmp_path / "a.en").read_text())
     code, out, _ = _score(capsys, tiny_bert, "--src", src, "--hyp", a, b, str(tmp_path / "a2.en"),
-                          "--format", "json", "--paired-bs", "--paired-bs-n", "200")
+                          "--format", "json", "--paired-bs", "--bootstrap", "200")
     result = json.loads(out)
     first, other, same = result["systems"]
     assert code == 0 and "difference" not in first
@@ -61,7 +61,7 @@ def test_paired_bootstrap_gives_each_system_its_difference_from_the_first(tmp_pa
     assert same["difference"] == {"mean": 0.0, "low": 0.0, "high": 0.0, "level": 0.95}
     assert result["paired_bootstrap"] == {"n": 200, "seed": 0, "level": 0.95}
     code, text, _ = _score(capsys, tiny_bert, "--src", src, "--hyp", a, b, "--paired-bs",
-                           "--paired-bs-n", "200")
+                           "--bootstrap", "200")
     lines = text.splitlines()
     assert code == 0 and lines[0].split()[:2] == ["system", "score"] and "95% interval" in lines[0]
     assert lines[2].startswith(b) and f"{diff['mean']:+.6f}" in lines[2]
@@ -72,7 +72,7 @@ def test_paired_bootstrap_gives_each_system_its_difference_from_the_first(tmp_pa
 def test_tsv_carries_system_mean_difference_and_signature(tmp_path, tiny_bert, capsys):
     src, a, b = _files(tmp_path)
     code, out, _ = _score(capsys, tiny_bert, "--src", src, "--hyp", a, b, "--format", "tsv",
-                          "--paired-bs", "--paired-bs-n", "50")
+                          "--paired-bs", "--bootstrap", "50")
     rows = [r.split("\t") for r in out.strip().split("\n")]
     assert code == 0 and rows[0] == ["system", "segment", "score", "difference", "low", "high"]
     means = {r[0]: r for r in rows[1:-1] if r[1] == "mean"}
@@ -91,7 +91,7 @@ def test_score_only_prints_one_system_score_a_line(tmp_path, tiny_bert, capsys):
 
 
 @pytest.mark.parametrize("extra,parameter", [(["--paired-bs"], "paired-bs"),
-                                             (["--paired-bs", "--paired-bs-n", "0"], "paired-bs"),
+                                             (["--paired-bs", "--bootstrap", "0"], "bootstrap"),
                                              ("twice", "hyp")])
 def test_bad_comparisons_are_refused_before_loading(tmp_path, capsys, extra, parameter):
     src, a, b = _files(tmp_path)
