@@ -60,18 +60,21 @@ class XMoverScorer:
 
     ``layer`` defaults to the export's, else to the version's default layer, or the encoder's
     last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
-    target) go into the signature; an export's own pair is used and a different one refused."""
+    target) go into the signature; an export's own pair is used and a different one refused.
+    ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name)."""
 
-    def __init__(self, encoder: str, version: str = "2022", layer: int | None = None,
+    def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None,
                  idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
-                 languages: tuple[str, str] | None = None) -> None:
+                 languages: tuple[str, str] | None = None, version: str | None = None) -> None:
+        if version is not None:  # the old name of ``formula``, as the CLI's --version was
+            formula = version
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
-        self.spec: Version = get_version(version)
+        self.spec: Version = get_version(formula)
         self.version, self.ngram, self.lm_coef = self.spec.name, ngram, lm_coef
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size

@@ -203,7 +203,7 @@ def test_an_export_with_nan_or_edited_weights_is_refused(run, tmp_path, parallel
         state = load_file(weights)
         edit(state["src_weight"])
         save_file(state, weights)
-        assert main(["evaluate", "--export", str(out), "--src", str(src), "--tgt", str(tgt)]) == 2
+        assert main(["evaluate", "--encoder", str(out), "--src", str(src), "--tgt", str(tgt)]) == 2
         assert message in _one_line(capsys.readouterr().err)
 
 

@@ -20,7 +20,7 @@ def test_plot_overlap_and_curves(tmp_path, tiny_bert):
     (tmp_path / "s").write_text("\n".join(ES) + "\n")
     (tmp_path / "t").write_text("\n".join(EN) + "\n")
     (tmp_path / "metrics.csv").write_text("epoch,step,semantic,train_loss\n0,9,0.5,\n0,9,,2.0\n1,19,0.6,\n1,19,,1.5\n")
-    assert main(["plot", "--export", str(tmp_path / "exp"), "--src", str(tmp_path / "s"), "--tgt",
+    assert main(["plot", "--encoder", str(tmp_path / "exp"), "--src", str(tmp_path / "s"), "--tgt",
                  str(tmp_path / "t"), "--metrics", str(tmp_path / "metrics.csv"), "--out",
                  str(tmp_path / "plots")]) == 0
     for name in ("overlap.png", "curves.png"):

@@ -148,9 +148,10 @@ def register(sub) -> None:
     ev = sub.add_parser("evaluate", help=VERBS["evaluate"],
                         epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help, "
                         "crossalign evaluate challenge --help")
-    ev.add_argument("--encoder", "--export", dest="export", nargs="+",
+    ev.add_argument("--encoder", dest="export", nargs="+",
                     help="one or more crossalign exports (of any encoders); with several, each "
                     "is compared with the first, with a paired bootstrap interval")
+    add_old_name(ev, "--export", "--encoder", "export", nargs="+")
     ev.add_argument("--src", help="held-out source text (or one TSV / fast_align file)")
     ev.add_argument("--tgt", dest="tgt", help="held-out target text, line by line "
                     "the translation of --src")

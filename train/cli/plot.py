@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> None:
 
 def register(sub) -> None:
     p = sub.add_parser("plot", help=VERBS["plot"])
-    p.add_argument("--encoder", "--export", dest="export",
-                   help="a crossalign export whose mapping to picture")
+    p.add_argument("--encoder", dest="export", help="a crossalign export whose mapping to picture")
+    add_old_name(p, "--export", "--encoder", "export")
     p.add_argument("--src", help="source text for the overlap picture")
     p.add_argument("--tgt", dest="tgt", help="target text for the overlap picture")
     add_old_name(p, "--ref", "--tgt", "tgt")

@@ -185,3 +185,10 @@ def test_a_single_string_is_refused_not_read_as_characters(tiny_bert):
         scorer.score("El perro come pan.", "The dog eats bread.")
     with pytest.raises(InputError, match="must be a string"):
         scorer.score(["El perro come pan."], [None])
+
+
+def test_formula_is_the_cli_name_and_version_still_works(tiny_bert):
+    by_formula = XMoverScorer(str(tiny_bert), formula="2020", layer=2)
+    by_version = XMoverScorer(str(tiny_bert), version="2020", layer=2)
+    assert by_formula.signature == by_version.signature and "ver:2020" in by_formula.signature
+    assert "ver:2022" in XMoverScorer(str(tiny_bert), layer=2).signature

@@ -113,7 +113,7 @@ def test_fit_recipe_on_text_then_export_then_evaluate(tmp_path, parallel_files, 
     meta = json.loads((tmp_path / "exp" / "remap.json").read_text())
     assert meta["mapping_type"] == "center > clp" and meta["src_lang"] == "es"
     capsys.readouterr()
-    assert main(["evaluate", "--export", str(tmp_path / "exp"), "--src", str(src), "--tgt", str(tgt),
+    assert main(["evaluate", "--encoder", str(tmp_path / "exp"), "--src", str(src), "--tgt", str(tgt),
                  "--alignment", str(align), "--out", str(tmp_path / "eval")]) == 0
     out = capsys.readouterr().out
     assert "char 3-4-gram" in out and "unmapped" in out and meta["signature"] in out

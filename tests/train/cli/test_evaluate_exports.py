@@ -43,7 +43,7 @@ def other_bert(tmp_path, tiny_bert):
 def _evaluate(tmp_path, parallel_files, exports, name):
     src, tgt = parallel_files
     align = identity_alignment_file(tmp_path / "align.txt", ES, EN)
-    assert main(["evaluate", "--export", *map(str, exports), "--src", str(src), "--tgt", str(tgt),
+    assert main(["evaluate", "--encoder", *map(str, exports), "--src", str(src), "--tgt", str(tgt),
                  "--alignment", str(align), "--bootstrap", "200", "--out", str(tmp_path / name)]) == 0
     return json.loads((tmp_path / name / "metrics.json").read_text())
 
@@ -83,7 +83,7 @@ def test_exports_of_different_encoders_are_each_encoded_by_their_own(
 def test_a_bad_resample_count_is_refused_before_any_work(tmp_path, parallel_files, tiny_bert, capsys):
     a = _export(tmp_path / "a", tiny_bert, "clp", 0)
     src, tgt = parallel_files
-    assert main(["evaluate", "--export", str(a), "--src", str(src), "--tgt", str(tgt),
+    assert main(["evaluate", "--encoder", str(a), "--src", str(src), "--tgt", str(tgt),
                  "--bootstrap", "0", "--out", str(tmp_path / "o")]) == 2
     assert "bootstrap" in capsys.readouterr().err and not (tmp_path / "o").exists()
 

@@ -14,7 +14,8 @@ OLD = {("evaluate", "--ref"): "--tgt", ("evaluate", "--fmt"): "--input-format",
        ("align", "--fmt"): "--input-format", ("plot", "--ref"): "--tgt",
        ("train", "--ref"): "--tgt", ("train", "--accelerator"): "--device",
        ("encode", "--accelerator"): "--device", ("score", "--paired-bs-n"): "--bootstrap",
-       ("score", "--version"): "--formula"}
+       ("score", "--version"): "--formula", ("evaluate", "--export"): "--encoder",
+       ("plot", "--export"): "--encoder"}
 
 
 def _verbs() -> dict[str, argparse.ArgumentParser]:
