@@ -154,20 +154,20 @@ def test_align_never_writes_over_its_input(tmp_path, capsys):
 def test_evaluate_never_replaces_a_runs_metrics(trained, tmp_path, capsys):
     src, tgt, _ = _text(tmp_path / "held")
     metrics = (trained / "metrics.json").read_bytes()
-    assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src), "--ref",
+    assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src), "--tgt",
                  str(tgt), "--out", str(trained)]) == 2
     assert "run or export folder" in _one_line(capsys.readouterr().err)
     assert (trained / "metrics.json").read_bytes() == metrics
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "metrics.json").write_text('{"mine": 1}')
-    assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src), "--ref",
+    assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src), "--tgt",
                  str(tgt), "--out", str(mine)]) == 2
     assert (mine / "metrics.json").read_text() == '{"mine": 1}'
     report = tmp_path / "report"
     for _ in range(2):  # a report folder is its own: written, then replaced
         assert main(["evaluate", "--encoder", str(trained / "export"), "--src", str(src),
-                     "--ref", str(tgt), "--out", str(report)]) == 0
+                     "--tgt", str(tgt), "--out", str(report)]) == 0
     assert (report / "metrics.json").is_file()
 
 

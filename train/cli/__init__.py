@@ -105,15 +105,15 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "takes_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    if not getattr(args, "quiet", False):
-        for note in getattr(args, "old_names", None) or []:
-            print(f"crossalign: note: {note}", file=sys.stderr)
     signals = _Signals()
     try:
         use_threads(getattr(args, "threads", None))
         with signals:
             args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
             sys.stdout.flush()  # a full disk under stdout fails here, not at exit
+        if not getattr(args, "quiet", False):  # after the work: an error stays one line
+            for note in getattr(args, "old_names", None) or []:
+                print(f"crossalign: note: {note}", file=sys.stderr)
     except InputError as err:
         print(f"crossalign: error: {err}", file=sys.stderr)
         return EXIT_INPUT

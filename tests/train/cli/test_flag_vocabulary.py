@@ -72,3 +72,11 @@ def test_train_refuses_a_gpu_this_machine_lacks_before_anything_loads(tmp_path, 
     err = capsys.readouterr().err
     assert code == 2 and "parameter 'device'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "run").exists()
+
+
+def test_an_error_stays_one_line_when_an_old_name_was_used(tmp_path, capsys):
+    (tmp_path / "a.es").write_text("la casa\n")
+    code = main(["align", "--src", str(tmp_path / "a.es"), "--tgt", str(tmp_path / "none.en"),
+                 "--fmt", "text", "--out", str(tmp_path / "a.align")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("crossalign: error:")
