@@ -16,8 +16,9 @@ class Critic(nn.Module):
     ``"penalty"`` (the default) leaves the layers free and relies on the gradient penalty of
     ``gradient_penalty`` in the loss — it constrains the critic only where it matters (between
     the two samples) and does not shrink its capacity; ``"spectral"`` normalises each weight
-    matrix to spectral norm 1 (a hard bound, 1-Lipschitz overall since LeakyReLU is too, but
-    known to under-fit); ``"none"`` for a standard GAN discriminator (MUSE)."""
+    matrix to spectral norm 1 (a hard bound, 1-Lipschitz overall since LeakyReLU is too; in the
+    CBLI simulation it is the one with which GAN-Real-NVP finds the words, docs/unsupervised.md);
+    ``"none"`` for a standard GAN discriminator (MUSE)."""
 
     def __init__(self, dim: int, hidden: int = 1024, layers: int = 2, dropout: float = 0.0,
                  lipschitz: str = "penalty") -> None:

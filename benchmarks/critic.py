@@ -1,0 +1,92 @@
+"""GAN-Real-NVP in the CBLI simulation with each critic constraint: the gradient penalty (the
+default) against spectral normalisation, per seed, at t = 1 and k = 20 and 100 clusters —
+through the product's own `crossalign simulate`, changing only `lipschitz`.
+
+    python benchmarks/critic.py                       # seeds 0 1 2, k 20 100; table + JSON
+    python benchmarks/critic.py --seeds 0 --ks 20     # one run per critic
+
+Every run uses one torch thread (a trained map's digits depend on the count) and two run at a
+time. Prints P@1 per seed, the mean with a 95% t-interval, Algorithm 1's first-round induced
+precision, and the validation MMD² at the start and at the selected epoch."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# the settings of the re-run that issue 41 reports (small flow and critic, 2,000 map updates)
+BASE = ("gan_realnvp:lr=0.0001,critic_lr=0.001,transforms=4,hidden=64,critic_hidden=64,"
+        "critic_steps=5,nll_weight=0.1")
+CRITICS = {"gradient penalty (default)": "lipschitz=penalty", "spectral norm": "lipschitz=spectral"}
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}  # two-sided 95% t quantiles
+
+
+def one_run(critic: str, k: int, seed: int, map_steps: int, work: Path) -> dict:
+    """One `crossalign simulate` run; its metrics."""
+    out = work / f"{critic.split()[0]}-k{k}-s{seed}"
+    cmd = [sys.executable, "-m", "train.cli", "simulate", "--threads", "1", "--t", "1", "--k",
+           str(k), "--eps", "0", "--seeds", str(seed), "--epochs", "20", "--methods", "clp",
+           "--unsupervised", "--rounds", "1", "--gan-map-steps", str(map_steps),
+           "--gan-method", f"{BASE},{CRITICS[critic]}", "--out", str(out), "--no-progress"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    m = json.loads((out / "metrics.json").read_text())
+    key = f"t1/k{k}"
+    return {"critic": critic, "k": k, "seed": seed,
+            "p1": 100 * m[f"gan_realnvp (unpaired)/{key}/eps0"],
+            "p1_bootstrap": 100 * m[f"gan_realnvp + bootstrap (unpaired)/{key}/eps0"],
+            "induced_precision": 100 * m.get(f"gan_realnvp + bootstrap (unpaired)/{key}/precision_r1", float("nan")),
+            "clp_supervised": 100 * m[f"clp/{key}/eps0"],
+            "mmd_start": m[f"gan_realnvp (unpaired)/{key}/mmd_start"],
+            "mmd_selected": m[f"gan_realnvp (unpaired)/{key}/mmd_selected"]}
+
+
+def mean_interval(values: list[float]) -> str:
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return f"{mean:5.1f}"
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return f"{mean:5.1f} ± {T_975.get(n - 1, 1.96) * sd / math.sqrt(n):4.1f}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--ks", type=int, nargs="+", default=[20, 100])
+    p.add_argument("--map-steps", type=int, default=2000)
+    p.add_argument("--jobs", type=int, default=2, help="runs at a time (default: 2)")
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "critic.json"))
+    args = p.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="crossalign-critic-"))
+    plan = [(c, k, s) for k in args.ks for c in CRITICS for s in args.seeds]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        runs = list(pool.map(lambda a: one_run(*a, args.map_steps, work), plan))
+    print(f"GAN-Real-NVP, CBLI simulation t = 1, {args.map_steps} map updates, {BASE}; "
+          "P@1 (%) per seed, mean ± 95% t-interval")
+    print(f"{'k':>4}  {'critic':<28} {'P@1 per seed':<22} {'mean':>12}  {'+Alg.1':>12}  "
+          f"{'induced %':>9}  {'MMD² start→selected':>20}")
+    for k in args.ks:
+        for critic in CRITICS:
+            rs = [r for r in runs if r["critic"] == critic and r["k"] == k]
+            per = ", ".join(f"{r['p1']:.1f}" for r in rs)
+            induced = sum(r["induced_precision"] for r in rs) / len(rs)
+            mmd = (f"{sum(r['mmd_start'] for r in rs) / len(rs):+.4f} → "
+                   f"{sum(r['mmd_selected'] for r in rs) / len(rs):+.4f}")
+            print(f"{k:>4}  {critic:<28} {per:<22} {mean_interval([r['p1'] for r in rs]):>12}  "
+                  f"{mean_interval([r['p1_bootstrap'] for r in rs]):>12}  {induced:9.1f}  {mmd:>20}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"base": BASE, "map_steps": args.map_steps, "runs": runs}, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
