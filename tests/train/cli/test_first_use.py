@@ -179,3 +179,19 @@ def test_a_trained_run_resumes_through_train_and_a_rerun_needs_overwrite(tmp_pat
     last = out / "checkpoints" / "last.ckpt"
     assert main(base + ["--epochs", "2", "--ckpt_path", str(last)]) == 0
     assert json.loads((out / "metrics.json").read_text())["last_epoch"] == 1.0
+
+
+def test_methods_name_shows_a_methods_settings_and_defaults(capsys):
+    assert main(["methods", "realnvp"]) == 0
+    out = capsys.readouterr().out
+    assert "parallel text" in out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()
+            if line.startswith("    ")}
+    assert rows["lr"] == "0.001" and rows["transforms"] == "4" and rows["warm_start"] == "False"
+    assert main(["methods", "clp_flow"]) == 0  # a preset: its own values, marked
+    out = capsys.readouterr().out
+    assert "transforms           8" in out and out.count(" *") >= 3
+    assert main(["methods", "mining"]) == 0
+    assert "two monolingual files" in capsys.readouterr().out
+    assert main(["methods", "nosuch"]) == 2
+    assert "parameter 'name': 'nosuch': unknown method" in capsys.readouterr().err
