@@ -53,7 +53,8 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
     """The same GAN started at the answer: the sources pre-mapped by the true map T (t = 1: a
     rotation), so the flow's identity start *is* T. P@1 of the map after the last update (no
     epoch selection, which could hide a drift by keeping an early epoch): a stable objective
-    keeps it near 100."""
+    keeps it near 100. Also what the final critic h says: the map loss −E[h(·)] at the true map
+    and at the drifted one, and ‖∇h‖ at the target rows, the mapped rows and interpolates."""
     import math
 
     import numpy as np
@@ -61,8 +62,9 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
 
     from alignment.data.simulation import _rotation, simulate, word_p1
     from alignment.mappings import parse_method
+    from alignment.unsupervised.critic import interpolate_gradient_norms
     from train.experiments.simulate_unpaired import BATCH
-    from train.fitting import fit_method
+    from train.fitting import fit_module
     from train.unpaired_datamodule import UnpairedVectorDataModule
 
     torch.set_num_threads(1)
@@ -78,13 +80,29 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
                                               shuffle=True, seed=seed)
     spec = parse_method(f"{BASE},{CRITICS[critic]}", "gan_method")
     epochs = math.ceil(map_steps * 5 / math.ceil(len(y) / BATCH)) + 1  # a bound; steps decide
-    gan = fit_method(spec, dm, epochs, callbacks=[], map_steps=map_steps)
+    module = fit_module(spec, dm, epochs, callbacks=[], map_steps=map_steps)
+    gan, h = module.mapping.eval(), module.critic.eval()
     start = 100 * word_p1(x_test, data.y_test, data.word_test, data.word_test)
     with torch.no_grad():
         mapped = gan(torch.from_numpy(x_test)).numpy()
         targets = gan.map_target(torch.from_numpy(data.y_test)).numpy()
+    real, true_map = torch.from_numpy(y), torch.from_numpy(x_train)
+    with torch.no_grad():
+        drifted = gan(true_map)
+
+    def grad_norm(v: torch.Tensor) -> float:
+        v = v.detach().clone().requires_grad_(True)
+        grad, = torch.autograd.grad(h(v).sum(), v)
+        return float(grad.norm(dim=1).mean())
+
+    with torch.no_grad():
+        loss_true, loss_drift = float(-h(true_map).mean()), float(-h(drifted).mean())
     return {"critic": critic, "k": k, "seed": seed, "start": start,
-            "p1_last": 100 * word_p1(mapped, targets, data.word_test, data.word_test)}
+            "p1_last": 100 * word_p1(mapped, targets, data.word_test, data.word_test),
+            "map_loss_true": loss_true, "map_loss_drifted": loss_drift,
+            "w_true": float(h(real).mean()) + loss_true, "w_drifted": float(h(real).mean()) + loss_drift,
+            "grad_target": grad_norm(real), "grad_drifted": grad_norm(drifted),
+            "grad_interpolates": float(interpolate_gradient_norms(h, real, drifted).mean())}
 
 
 def mean_interval(values: list[float]) -> str:
@@ -141,6 +159,16 @@ def main() -> None:
             rs = [r for r in starts if r["critic"] == critic]
             print(f"  {critic:<28} " + ", ".join(f"{r['start']:.0f} → {r['p1_last']:.1f}"
                                                   for r in rs))
+        print("\nthe final critic h (mean over seeds): map loss −E[h] at the true map and at the "
+              "drifted map; the critic's distance E[h(y)] − E[h(·)]; mean ‖∇h‖ at the target "
+              "rows, the drifted rows and interpolates")
+        for critic in CRITICS:
+            rs = [r for r in starts if r["critic"] == critic]
+            mean = lambda key: sum(r[key] for r in rs) / len(rs)  # noqa: E731
+            print(f"  {critic:<28} loss true {mean('map_loss_true'):+.3f}  drifted "
+                  f"{mean('map_loss_drifted'):+.3f} | distance true {mean('w_true'):.3f}  drifted "
+                  f"{mean('w_drifted'):.3f} | ‖∇h‖ target {mean('grad_target'):.2f}  drifted "
+                  f"{mean('grad_drifted'):.2f}  interpolates {mean('grad_interpolates'):.2f}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"base": BASE, "map_steps": args.map_steps, "runs": runs,
