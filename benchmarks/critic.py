@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # the settings of the re-run that issue 41 reports (small flow and critic, 2,000 map updates)
 BASE = ("gan_realnvp:lr=0.0001,critic_lr=0.001,transforms=4,hidden=64,critic_hidden=64,"
         "critic_steps=5,nll_weight=0.1")
-CRITICS = {"gradient penalty (default)": "lipschitz=penalty", "spectral norm": "lipschitz=spectral"}
+CRITICS = {"gradient penalty (default)": "lipschitz=penalty", "spectral norm": "lipschitz=spectral",
+           "one-sided penalty": "lipschitz=one_sided"}
 T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571}  # two-sided 95% t quantiles
 
 
@@ -124,13 +125,16 @@ def main() -> None:
                    help="also start each critic's GAN at the true map (k = 20)")
     p.add_argument("--only-true-start", action="store_true",
                    help="only the true-map starts (not the k grid)")
+    p.add_argument("--critics", nargs="+", choices=list(CRITICS), default=list(CRITICS),
+                   help="which critics (default: all)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "critic.json"))
     args = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="crossalign-critic-"))
     args.true_start |= args.only_true_start
     if args.only_true_start:
         args.ks = []
-    plan = [(c, k, s) for k in args.ks for c in CRITICS for s in args.seeds]
+    critics = args.critics
+    plan = [(c, k, s) for k in args.ks for c in critics for s in args.seeds]
     with ThreadPoolExecutor(args.jobs) as pool:
         runs = list(pool.map(lambda a: one_run(*a, args.map_steps, work), plan))
     print(f"GAN-Real-NVP, CBLI simulation t = 1, {args.map_steps} map updates, {BASE}; "
@@ -138,7 +142,7 @@ def main() -> None:
     print(f"{'k':>4}  {'critic':<28} {'P@1 per seed':<22} {'mean':>12}  {'+Alg.1':>12}  "
           f"{'induced %':>9}  {'MMD² start→selected':>20}")
     for k in args.ks:
-        for critic in CRITICS:
+        for critic in critics:
             rs = [r for r in runs if r["critic"] == critic and r["k"] == k]
             per = ", ".join(f"{r['p1']:.1f}" for r in rs)
             induced = sum(r["induced_precision"] for r in rs) / len(rs)
@@ -152,17 +156,17 @@ def main() -> None:
 
         with ProcessPoolExecutor(args.jobs) as pool:
             starts = list(pool.map(true_start_run, *zip(*[(c, 20, s, args.map_steps)
-                                                          for c in CRITICS for s in args.seeds])))
+                                                          for c in critics for s in args.seeds])))
         print(f"\nstarted at the true map (k = 20): P@1 at the start → after the last of "
               f"{args.map_steps} map updates (no epoch selection), per seed")
-        for critic in CRITICS:
+        for critic in critics:
             rs = [r for r in starts if r["critic"] == critic]
             print(f"  {critic:<28} " + ", ".join(f"{r['start']:.0f} → {r['p1_last']:.1f}"
                                                   for r in rs))
         print("\nthe final critic h (mean over seeds): map loss −E[h] at the true map and at the "
               "drifted map; the critic's distance E[h(y)] − E[h(·)]; mean ‖∇h‖ at the target "
               "rows, the drifted rows and interpolates")
-        for critic in CRITICS:
+        for critic in critics:
             rs = [r for r in starts if r["critic"] == critic]
             mean = lambda key: sum(r[key] for r in rs) / len(rs)  # noqa: E731
             print(f"  {critic:<28} loss true {mean('map_loss_true'):+.3f}  drifted "

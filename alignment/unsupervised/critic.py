@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-LIPSCHITZ = ("penalty", "spectral", "none")
+LIPSCHITZ = ("penalty", "one_sided", "spectral", "none")
 
 
 class Critic(nn.Module):
@@ -14,7 +14,8 @@ class Critic(nn.Module):
 
     ``lipschitz`` keeps it (about) 1-Lipschitz, as a Wasserstein critic must be:
     ``"penalty"`` (the default) leaves the layers free and relies on the gradient penalty of
-    ``gradient_penalty`` in the loss — it constrains the critic only where it matters (between
+    ``gradient_penalty`` in the loss (``"one_sided"``: its one-sided form, which lets the critic
+    go flat where the samples match) — it constrains the critic only where it matters (between
     the two samples) and does not shrink its capacity; ``"spectral"`` normalises each weight
     matrix to spectral norm 1 (a hard bound, 1-Lipschitz overall since LeakyReLU is too; in the
     CBLI simulation it is the one with which GAN-Real-NVP finds the words, docs/unsupervised.md);
@@ -45,14 +46,17 @@ class Critic(nn.Module):
 
 
 def gradient_penalty(critic: nn.Module, real: torch.Tensor, fake: torch.Tensor,
-                     generator: torch.Generator | None = None) -> torch.Tensor:
+                     generator: torch.Generator | None = None,
+                     one_sided: bool = False) -> torch.Tensor:
     """WGAN-GP (Gulrajani et al. 2017): E[(‖∇h(v̂)‖ − 1)²] at random interpolates v̂ between
-    real and fake rows (paired by position; the shorter sample sets the count)."""
+    real and fake rows (paired by position; the shorter sample sets the count). ``one_sided``:
+    E[max(0, ‖∇h(v̂)‖ − 1)²] (Petzka et al. 2018), which only penalises slopes above 1."""
     n = min(len(real), len(fake))
     alpha = torch.rand(n, 1, generator=generator, dtype=real.dtype).to(real.device)
     mixed = (alpha * real[:n].detach() + (1 - alpha) * fake[:n].detach()).requires_grad_(True)
     grad, = torch.autograd.grad(critic(mixed).sum(), mixed, create_graph=True)
-    return ((grad.norm(dim=1) - 1) ** 2).mean()
+    excess = grad.norm(dim=1) - 1
+    return ((excess.clamp(min=0) if one_sided else excess) ** 2).mean()
 
 
 def interpolate_gradient_norms(critic: nn.Module, real: torch.Tensor, fake: torch.Tensor,

@@ -14,7 +14,8 @@ from .critic import gradient_penalty
 @dataclass(frozen=True)
 class Wasserstein:
     """WGAN (Arjovsky et al. 2017): critic loss E[h(f(x))] − E[h(y)], with ``lipschitz ==
-    "penalty"`` plus ``gp_weight`` × the gradient penalty (WGAN-GP); map loss −E[h(f(x))]."""
+    "penalty"`` plus ``gp_weight`` × the gradient penalty (WGAN-GP; ``"one_sided"``: its
+    one-sided form); map loss −E[h(f(x))]."""
 
     lipschitz: str = "penalty"
     gp_weight: float = 10.0
@@ -32,8 +33,9 @@ class Wasserstein:
         """``generator``: draws the penalty's interpolates (default: the global RNG)."""
         out = {"critic_gap": critic(real).mean() - critic(fake).mean()}
         out["critic_loss"] = -out["critic_gap"]
-        if self.lipschitz == "penalty":
-            out["gradient_penalty"] = gradient_penalty(critic, real, fake, generator)
+        if self.lipschitz in ("penalty", "one_sided"):
+            out["gradient_penalty"] = gradient_penalty(critic, real, fake, generator,
+                                                       one_sided=self.lipschitz == "one_sided")
             out["critic_loss"] = out["critic_loss"] + self.gp_weight * out["gradient_penalty"]
         return out
 

@@ -1,5 +1,6 @@
 import pytest
 import torch
+from torch import nn
 
 from alignment.unsupervised.critic import Critic, gradient_penalty, interpolate_gradient_norms, spectral_norms
 
@@ -58,3 +59,24 @@ def test_spectral_norm_bounds_every_layer_by_one():
 def test_unknown_lipschitz_mode_is_refused():
     with pytest.raises(ValueError, match="lipschitz"):
         Critic(4, lipschitz="clip")
+
+
+def test_the_one_sided_penalty_spares_a_flat_critic_and_equals_the_penalty_above_slope_one():
+    torch.manual_seed(0)
+    real, fake = torch.randn(64, 3), torch.randn(64, 3) + 1
+
+    def linear(slope: float) -> nn.Module:
+        layer = nn.Linear(3, 1, bias=False)
+        with torch.no_grad():
+            layer.weight.copy_(torch.tensor([[slope, 0.0, 0.0]]))
+        return layer
+
+    flat, steep = linear(0.05), linear(3.0)
+    def penalty(critic: nn.Module, one_sided: bool = False) -> float:
+        gen = torch.Generator().manual_seed(1)
+        return gradient_penalty(critic, real, fake, gen, one_sided=one_sided).item()
+
+    assert penalty(flat, one_sided=True) == 0.0
+    assert penalty(flat) == pytest.approx(0.95 ** 2)
+    assert penalty(steep, one_sided=True) == pytest.approx(penalty(steep)) == pytest.approx(4.0)
+    assert Critic(3, hidden=8, lipschitz="one_sided")(real).shape == (64,)
