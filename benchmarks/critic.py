@@ -98,10 +98,11 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
 
     with torch.no_grad():
         loss_true, loss_drift = float(-h(true_map).mean()), float(-h(drifted).mean())
+        h_real = float(h(real).mean())
     return {"critic": critic, "k": k, "seed": seed, "start": start,
             "p1_last": 100 * word_p1(mapped, targets, data.word_test, data.word_test),
             "map_loss_true": loss_true, "map_loss_drifted": loss_drift,
-            "w_true": float(h(real).mean()) + loss_true, "w_drifted": float(h(real).mean()) + loss_drift,
+            "w_true": h_real + loss_true, "w_drifted": h_real + loss_drift,
             "grad_target": grad_norm(real), "grad_drifted": grad_norm(drifted),
             "grad_interpolates": float(interpolate_gradient_norms(h, real, drifted).mean())}
 
