@@ -17,10 +17,7 @@ def _session_threads() -> None:
     work leaves idle now), so runs compared within the session use the same count."""
     from train.cli.threads import use_threads
 
-    use_threads(None)
-    import torch
-
-    torch.set_num_threads(int(os.environ["CROSSALIGN_THREADS"]))
+    use_threads(None)  # torch, imported later, reads the count it sets in OMP_NUM_THREADS
 
 
 _session_threads()

@@ -281,7 +281,7 @@ MAP_CHUNK = 16384  # token vectors mapped per call: one call per chunk, bounded 
 
 def map_rows(parts: list[np.ndarray], transform, progress: bool = False) -> list[np.ndarray]:
     """``transform`` applied to every part's rows in a few large calls rather than one call per
-    sentence (a flow's per-call overhead dominated scoring); float64 in, parts split back."""
+    sentence (each call of a flow pays a fixed overhead); float64 in, parts split back."""
     from tqdm.auto import tqdm
 
     sizes = [len(p) for p in parts]

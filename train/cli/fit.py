@@ -34,6 +34,7 @@ options:
 
 
 PAIRED_DATA = "train.datamodule.PairedVectorDataModule"
+UNPAIRED_DATA = "train.unpaired_datamodule.UnpairedVectorDataModule"  # methods without pairs
 DATA_HINT = ("; a model that trains on other data names it under data: as class_path, with its "
              "settings under init_args (Joint-Align: train.parallel_text.ParallelTextDataModule; "
              "gan_realnvp, muse, vecmap: train.unpaired_datamodule.UnpairedVectorDataModule)")

@@ -36,6 +36,8 @@ def describe(name: str) -> str:
     from alignment.mappings import PRESETS, parse_method
     from train.modules import fitter_class, fitter_settings
 
+    from .fit import UNPAIRED_DATA
+
     try:
         spec = parse_method(name)
     except InputError as err:
@@ -49,7 +51,7 @@ def describe(name: str) -> str:
         lines.append("  closed form: fitted in one solve from word pairs; no settings")
         return "\n".join(lines)
     cls = fitter_class(spec)
-    unpaired = "unpaired" in (getattr(cls, "datamodule_class", "") or "")
+    unpaired = getattr(cls, "datamodule_class", None) == UNPAIRED_DATA
     lines.append("  trains on: " + ("two monolingual files, no pairs (crossalign train "
                                     "--src mono.X --tgt mono.Y)" if unpaired else
                                     "parallel text, word-aligned (crossalign train --src X "

@@ -45,15 +45,14 @@ def language_of(path: str, given: str | None, parameter: str = "src-lang") -> st
                      "--tgt-lang", parameter=parameter)
 
 
-UNPAIRED = "train.unpaired_datamodule.UnpairedVectorDataModule"
-
-
 def recipe(args: argparse.Namespace) -> dict:
     """The whole experiment as a recipe dict (what ``fit --config`` reads): parallel text for
     supervised methods; two monolingual files, read whole, for those that learn without pairs."""
     from alignment.mappings import parse_method
     from train.modules import fitter_class
     from train.modules.base import NoGradientSteps
+
+    from .fit import UNPAIRED_DATA
 
     spec = parse_method(args.method)
     trained = spec.trained
@@ -64,7 +63,7 @@ def recipe(args: argparse.Namespace) -> dict:
     data = {"src": args.src, "tgt": args.tgt, "src_lang": language_of(args.src, args.src_lang),
             "tgt_lang": language_of(args.tgt, args.tgt_lang, "tgt-lang"), "encoder": args.encoder,
             "layer": args.layer, "pooling": args.pooling, "max_sentences": args.max_sentences}
-    if data_class != UNPAIRED:
+    if data_class != UNPAIRED_DATA:
         data.update(alignment=args.alignment, align_seed=args.align_seed)
     elif args.alignment != "eflomal":
         raise InputError(f"'{spec.name}' learns without pairs and reads no alignment",
@@ -85,12 +84,12 @@ def recipe(args: argparse.Namespace) -> dict:
                        "logger": [{"class_path": "train.run_log.RunLog"}]}
         else:
             trainer = trained_trainer(args.epochs, args.criterion)
-        data.update(batch_size=256 if data_class == UNPAIRED else 512, shuffle=True,
+        data.update(batch_size=256 if data_class == UNPAIRED_DATA else 512, shuffle=True,
                     val_fraction=args.val_fraction, seed=args.seed)
     accelerator, devices = lightning_device(args.device)
     trainer.update(default_root_dir=args.out, accelerator=accelerator, devices=devices)
     if data_class:  # the data the fitter trains on (unpaired rows for unsupervised methods)
-        if data_class == UNPAIRED:
+        if data_class == UNPAIRED_DATA:
             data["sampling"] = "all"  # every line of both files, which need not match
         data = {"class_path": data_class, "init_args": data}
     return {"seed_everything": args.seed, "trainer": trainer, "model": model, "data": data}
