@@ -15,8 +15,15 @@ from train.cli.threads import busy_cores, idle_cores
 
 
 @pytest.fixture(autouse=True)
-def _restore_threads():
+def _restore_threads(monkeypatch):
+    """``--threads`` also sets the variables that child processes read: put them back, so the
+    session's later tests keep its one count."""
+    import os
+
     before = torch.get_num_threads()
+    for name in ("CROSSALIGN_THREADS", "OMP_NUM_THREADS"):
+        if name in os.environ:
+            monkeypatch.setenv(name, os.environ[name])
     yield
     torch.set_num_threads(before)
 
