@@ -130,3 +130,34 @@ def identity_flow(x, y, transforms: int = 2, hidden: int = 32):
     flow.standardise_with(PairStatistics.of(torch.from_numpy(x), torch.from_numpy(y)), shared=True)
     flow.start_as_identity()
     return flow
+
+
+MULTILINGUAL_TOKENIZER = ("semantra_multilingual", "assets/multilingual-e5-small/tokenizer.json")
+
+
+@pytest.fixture(scope="session")
+def tiny_sentencepiece_bert(tmp_path_factory) -> Path:
+    """A 2-layer, 32-wide random BERT with the real multilingual SentencePiece tokenizer
+    (XLM-R's 250,002 pieces, ``▁`` word starts, <s>/</s> specials) of multilingual-e5-small."""
+    import torch
+    from transformers import BertConfig, BertModel, XLMRobertaTokenizerFast
+
+    from alignment.encoding.multilingual_e5 import package_file
+
+    pytest.importorskip(MULTILINGUAL_TOKENIZER[0])
+    out = tmp_path_factory.mktemp("tiny-sentencepiece-bert")
+    tok = XLMRobertaTokenizerFast(tokenizer_file=str(package_file(*MULTILINGUAL_TOKENIZER)))
+    tok.save_pretrained(out)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=4, intermediate_size=64, max_position_embeddings=64,
+                        pad_token_id=tok.pad_token_id)
+    BertModel(config).save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="session", params=["wordpiece", "sentencepiece"])
+def any_tiny_bert(request) -> Path:
+    """The tiny random BERT with a WordPiece tokenizer, then with a SentencePiece one."""
+    return request.getfixturevalue("tiny_bert" if request.param == "wordpiece"
+                                   else "tiny_sentencepiece_bert")

