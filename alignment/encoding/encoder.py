@@ -19,6 +19,7 @@ from .hub import (DOWNLOAD_HINT, NOT_WEIGHTS, PACKAGED_ENCODERS, allow_download,
                   encoder_depth, load_failure, looks_local, resolve_encoder, usable_length,
                   weights_fingerprint)
 from .pooling import pool_subwords
+from .subwords import content_word_ids
 
 __all__ = ["Encoder", "EncoderSpec", "EncoderTokenizer", "load_encoder", "resolve_encoder",
            "encoder_depth", "allow_download", "weights_fingerprint"]
@@ -132,7 +133,8 @@ class Encoder(EncoderTokenizer):
         starts = np.concatenate([[0], np.cumsum(n_words)])
         flat_pos, flat_word = [], []
         for k, i in enumerate(batch):
-            for t, w in enumerate(enc.word_ids(i)):
+            word_ids = content_word_ids(enc["input_ids"][i], enc.word_ids(i), self.bare_markers)
+            for t, w in enumerate(word_ids):
                 if w is not None:
                     flat_pos.append(k * seq + t)
                     flat_word.append(starts[k] + w)

@@ -10,6 +10,7 @@ from alignment.errors import InputError
 from alignment.export.provenance import EncoderIdentity
 from .hub import allow_download, load_failure, resolve_encoder, usable_length, weights_fingerprint
 from .pooling import POOLINGS
+from .subwords import bare_marker_ids
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class EncoderTokenizer:
         self.max_length = usable_length(self.config, self.tokenizer, spec.max_length)
         self.revision = (getattr(self.config, "_commit_hash", None) or spec.revision
                          or (weights_fingerprint(self.source) if self.local else None))
+        self.bare_markers = bare_marker_ids(self.tokenizer)
 
     @property
     def dim(self) -> int:
@@ -68,7 +70,8 @@ class EncoderTokenizer:
     def identity(self) -> EncoderIdentity:
         """What identifies these vectors: part of cache keys, exports and signatures."""
         return EncoderIdentity(self.spec.name, self.revision, self.layer, self.spec.pooling,
-                               self.max_length, **self.word_tokenizer.settings())
+                               self.max_length, **self.word_tokenizer.settings(),
+                               subwords="no-bare-marker" if self.bare_markers else None)
 
     def tokenize_words(self, sentences: list[str]) -> list[list[str]]:
         return [self.word_tokenizer(s) for s in sentences]

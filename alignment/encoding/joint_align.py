@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import torch
 
 from .pooling import pool_subwords
+from .subwords import bare_marker_ids, content_word_ids
 from alignment.data.word_align import Links
 
 
@@ -32,7 +33,8 @@ def tokenize_pair(tokenizer, src_tokens: list[str], tgt_tokens: list[str], links
     sides = []
     for words in (src_tokens, tgt_tokens):
         enc = tokenizer(words, is_split_into_words=True, truncation=True, max_length=max_length)
-        sides.append((list(enc["input_ids"]), [-1 if w is None else w for w in enc.word_ids()]))
+        word_ids = content_word_ids(enc["input_ids"], enc.word_ids(), bare_marker_ids(tokenizer))
+        sides.append((list(enc["input_ids"]), [-1 if w is None else w for w in word_ids]))
     (s_ids, s_words), (t_ids, t_words) = sides
     s_kept, t_kept = set(s_words) - {-1}, set(t_words) - {-1}
     kept = [(i, j) for i, j in links if i in s_kept and j in t_kept]

@@ -25,9 +25,15 @@ class EncoderIdentity:
     max_length: int = 512
     tokenizer: str = "crossalign-word-v1"
     lowercase: bool = False
+    # how words are pooled from subword pieces, when not from all of them: "no-bare-marker"
+    # for SentencePiece/BPE tokenizers (their bare ▁/Ġ pieces are skipped); None for WordPiece
+    subwords: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["subwords"] is None:  # identities (and cache keys) of WordPiece encoders as before
+            del data["subwords"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EncoderIdentity":

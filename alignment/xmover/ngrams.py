@@ -31,13 +31,22 @@ def select_tokens(tokens: list[str], special: list[bool], version: str | Version
     """Indices of the tokens a version keeps.
 
     2020: special tokens ([CLS]/[SEP]) kept; single punctuation characters and continuation
-    pieces dropped (a word is its first subword). 2022: every token kept."""
+    pieces dropped (a word is its first subword). 2022: every token kept. In SentencePiece a
+    bare ``▁`` piece is a word's marker alone (``▁`` + ``wandten``): the piece after it starts
+    the word, and the marker is dropped."""
     from .versions import get_version
 
     if get_version(version).keep_all_tokens:
         return np.arange(len(tokens))
-    keep = [i for i, (t, s) in enumerate(zip(tokens, special))
-            if s or not (is_punctuation(t) or is_continuation(t, sentencepiece))]
+    keep = []
+    for i, (t, s) in enumerate(zip(tokens, special)):
+        if s:
+            keep.append(i)
+        elif sentencepiece and t == "▁":
+            continue
+        elif not is_punctuation(t) and (not is_continuation(t, sentencepiece)
+                                        or (sentencepiece and i > 0 and tokens[i - 1] == "▁")):
+            keep.append(i)
     return np.asarray(keep, dtype=np.int64)
 
 
