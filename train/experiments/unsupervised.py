@@ -237,7 +237,7 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
         result = evaluate_mapping(bed.test, mapping, bed.lexicon)
         result.update(seconds=seconds, semantic=semantic_on(pools, mapping), **extra)
         rows[name], hits[name], mappings[name] = result, retrieval_hits(bed.test, mapping), mapping
-        print(f"{name}: es→en {100 * result['retrieval_cosine_src2tgt']:.1f}, semantic "
+        print(f"{name}: {bed.src_lang}→en {100 * result['retrieval_cosine_src2tgt']:.1f}, semantic "
               f"{result['semantic']:.4f}, {seconds:.0f} s", flush=True)
 
     record("unmapped", None, 0.0)

@@ -12,7 +12,6 @@ from alignment.unsupervised.bootstrapping import lexicon_judge
 from ..reporting import Column, format_difference, format_table
 from .testbed import UnpairedBible
 
-COLUMNS = columns("es", "en")
 
 
 def reference_rows() -> list[tuple[str, str, str]]:
@@ -88,7 +87,8 @@ def compare_routes(rows: dict, hits: dict, cfg) -> dict[str, float]:
 
 def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
                         cfg, bed, u, pools) -> str:
-    header = (f"Unsupervised es→en on the unpaired Bible ({cfg.protocol}: es from "
+    src = bed.src_lang
+    header = (f"Unsupervised {src}→en on the unpaired Bible ({cfg.protocol}: {src} from "
               f"{len(u.src_verses)} verses, en from {len(u.tgt_verses)}"
               + {"disjoint": ", disjoint",
                  "comparable": ", the same verses, each language sampled on its own",
@@ -99,13 +99,13 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
               f"held-out: {len(bed.test.corpus)} verses; supervised rows use the paired "
               f"{len(bed.train)} verses ({len(bed.x)} aligned word pairs)")
     table = format_table([(n, r) for n, r in rows.items()],
-                         COLUMNS + [Column("semantic", "semantic", scale=1, digits=3),
+                         columns(src, "en") + [Column("semantic", "semantic", scale=1, digits=3),
                                     Column("seconds", "seconds", scale=1, digits=0)])
     out = [header, "", table, ""]
     for ref, key, ref_name in reference_rows():
         if ref not in hits:
             continue
-        out.append(f"es→en P@1 against {ref_name} (points; paired bootstrap 95% CI over the test "
+        out.append(f"{src}→en P@1 against {ref_name} (points; paired bootstrap 95% CI over the test "
                    f"verses, {cfg.bootstrap_samples} resamples):")
         for name in hits:
             if name != ref:
@@ -128,10 +128,10 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
         vs = ("" if pick == "center" else ", against center " + format_difference(
             *(comparisons[f"{pick}/vs_center{end}"] for end in ("", "_lo", "_hi"))))
         out.append(f"The route the label-free criterion picks among the {len(unsupervised_rows(rows))}"
-                   f" unsupervised rows (center included): {pick}, es→en "
+                   f" unsupervised rows (center included): {pick}, {src}→en "
                    f"{100 * rows[pick]['retrieval_cosine_src2tgt']:.1f}{vs}")
     if "criterion/pearson_semantic_p1" in comparisons:
-        out.append(f"Label-free semantic criterion vs held-out es→en P@1 across the "
+        out.append(f"Label-free semantic criterion vs held-out {src}→en P@1 across the "
                    f"{len(unsupervised_rows(rows))} unsupervised rows: Pearson "
                    f"{comparisons['criterion/pearson_semantic_p1']:+.2f}")
     return "\n".join(out)

@@ -30,7 +30,8 @@ def test_the_table_names_the_pick_with_its_interval_against_center():
     comparisons = compare_routes(rows, hits, cfg)
     assert comparisons["criterion/pick_src2tgt"] == rows["gan_realnvp"]["retrieval_cosine_src2tgt"]
     u = SimpleNamespace(src_verses=range(5), tgt_verses=range(5))
-    bed = SimpleNamespace(test=SimpleNamespace(corpus=range(10)), train=range(10), x=range(3))
+    bed = SimpleNamespace(test=SimpleNamespace(corpus=range(10)), train=range(10), x=range(3),
+                          src_lang="es")
     text = format_unsupervised(rows, hits, comparisons, cfg, bed, u, SimpleNamespace(x=range(4)))
     line = next(l for l in text.splitlines() if l.startswith("The route the label-free"))
     assert "gan_realnvp, es→en 20.0, against center" in line and "[" in line
