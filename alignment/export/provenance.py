@@ -29,6 +29,12 @@ class EncoderIdentity:
     # for SentencePiece/BPE tokenizers (their bare ▁/Ġ pieces are skipped); None for WordPiece
     subwords: str | None = None
 
+    @property
+    def pool_label(self) -> str:
+        """The pooling as signatures write it: ``first``, or ``first-nobare`` where bare word
+        markers are skipped."""
+        return f"{self.pooling}-nobare" if self.subwords else self.pooling
+
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         if data["subwords"] is None:  # identities (and cache keys) of WordPiece encoders as before

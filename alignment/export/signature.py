@@ -25,7 +25,8 @@ def export_signature(meta: dict) -> str:
     return signature({
         "enc": f"{meta['encoder']}@{meta.get('revision') or 'unknown'}",
         "L": meta["layer"], "pool": meta["pooling"],
-        "tok": f"{tok['tokenizer']}.{'lc' if tok.get('lowercase') else 'cased'}",
+        "tok": f"{tok['tokenizer']}.{'lc' if tok.get('lowercase') else 'cased'}"
+               + (".nobare" if tok.get("subwords") else ""),
         "map": f"{meta['mapping_type']}#{meta['mapping_fingerprint']}",
         "side": meta["mapped_side"], "lang": f"{meta['src_lang']}-{meta['tgt_lang']}",
         "data": meta.get("data_fingerprint"), "pairs": meta.get("n_pairs"),

@@ -143,8 +143,7 @@ class XMoverScorer:
             self.mapping_label += "@both"
         self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
-        vocab = self.encoder.tokenizer.get_vocab()
-        self.sentencepiece = any(t.startswith("▁") for t in list(vocab)[:2000])
+        self.sentencepiece = "▁" in self.encoder.tokenizer.get_vocab()  # its bare word marker
 
     @property
     def signature(self) -> str:
@@ -157,12 +156,13 @@ class XMoverScorer:
                        f"{self.export_mapping.applied_fingerprint()}")
         else:
             mapping = "none"
-        idf = "none" if self.idf_src is None else \
-            f"{self.idf_src.fingerprint}/{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
+        idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
+            f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
         lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
         return signature({"ver": self.spec.tag, "enc": f"{ident.encoder}@{ident.revision}",
-                          "L": ident.layer, "map": mapping, "ngram": self.ngram, "idf": idf,
-                          "lm": lm, "coef": self.lm_coef if self.lm else None,
+                          "L": ident.layer, "sub": "nobare" if ident.subwords else None,
+                          "map": mapping, "ngram": self.ngram, "idf": idf, "lm": lm,
+                          "coef": self.lm_coef if self.lm else None,
                           "text": self.text.describe() if self.text else None,
                           "lang": "-".join(self.languages) if self.languages else None},
                          prefix="xmoverscore")

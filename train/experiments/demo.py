@@ -75,7 +75,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
               f"Bible {bed.src_lang}–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
               f"{len(bed.test.corpus)} held-out verses")
     sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pooling, "data": bed.train.fingerprint(),
+                     "pool": ident.pool_label, "data": bed.train.fingerprint(),
                      "align": bed.provenance.aligner, "links": bed.alignment})
     base = dict(rows)["unmapped"]
     legend = (f"CBLI: gold = one-to-one links only ({int(base['cbli_pairs'])} occurrences); lex: "

@@ -285,5 +285,5 @@ def format_joint_align(rows, hits, deltas, drift, cfg: JointAlignConfig, bed, en
                  f"{m.get('pivot_drift', float('nan')):.2f} from f0 (cosine "
                  f"{m.get('pivot_cosine', float('nan')):.4f})")
     sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pooling, "data": bed.train.fingerprint()})
+                     "pool": ident.pool_label, "data": bed.train.fingerprint()})
     return text + f"\n\nsignature: {sig}\n"

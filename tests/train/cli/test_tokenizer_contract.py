@@ -100,6 +100,10 @@ def test_special_tokens_come_from_the_tokenizer_and_2020_keeps_one_piece_per_wor
     assert kept[0] == tokens[0] and kept[-1] == tokens[-1]
     assert len(kept) - 2 == 5  # one piece per word, the full stop dropped
     assert enc.identity().subwords == ("no-bare-marker" if sentencepiece else None)
+    from alignment.xmover import XMoverScorer  # the signature says which pieces were pooled
+
+    assert ("|sub:nobare|" in XMoverScorer(str(any_tiny_bert), layer=2).signature) \
+        == sentencepiece
 
 
 def test_a_word_split_into_a_bare_marker_and_its_text_is_pooled_from_its_text(
