@@ -32,6 +32,9 @@ class ReferenceConfig(BibleConfig):
     max_pairs: int = field(default=50000, metadata={"help": "pairs for a trained reference"})
     val_tokens: int = field(default=5000, metadata={"help": "validation tokens (dev verses) per "
                                                     "language"})
+    measure: str = field(default="retrieval", metadata={
+        "help": "what the intervals and the criterion's pick compare: retrieval (sentence P@1) "
+                "or cbli (word-in-context P@1; for encoders whose retrieval is near 100%)"})
 
 
 def fit_supervised(spec, bed, cfg: ReferenceConfig) -> Mapping:

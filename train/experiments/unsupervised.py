@@ -16,7 +16,7 @@ import torch
 
 from alignment.evaluation.criteria import semantic_criterion
 from alignment.errors import InputError
-from alignment.evaluation.retrieval import (apply_mapping, evaluate_mapping, retrieval_hits)
+from alignment.evaluation.retrieval import apply_mapping, evaluate_mapping
 from alignment.mappings import Mapping, parse_method
 from alignment.unsupervised.bootstrapping import Judge, label_judge, lexicon_judge
 from alignment.unsupervised.iterated_mining import SentenceSide
@@ -30,7 +30,7 @@ from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
 from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
-from .unsupervised_report import (compare_routes, format_unsupervised, mining_report,
+from .unsupervised_report import (compare_routes, format_unsupervised, measure, mining_report,
                                   seed_dictionary_report)
 
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
@@ -229,14 +229,14 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     bed = prepare_bible(cfg, with_dev=True)
     u = unpaired_bible(bed, cfg.protocol)
     pools = make_pools(u, cfg)
-    rows: dict[str, dict[str, float]] = {}
-    hits: dict[str, np.ndarray] = {}
+    rows, hits = {}, {}  # name -> metrics; name -> per-item hits of the compared measure
+    hit_fn = measure(cfg)[2]
     mappings: dict[str, Mapping | None] = {}
 
     def record(name: str, mapping: Mapping | None, seconds: float, **extra: float) -> None:
         result = evaluate_mapping(bed.test, mapping, bed.lexicon)
         result.update(seconds=seconds, semantic=semantic_on(pools, mapping), **extra)
-        rows[name], hits[name], mappings[name] = result, retrieval_hits(bed.test, mapping), mapping
+        rows[name], hits[name], mappings[name] = result, hit_fn(bed.test, mapping), mapping
         print(f"{name}: {bed.src_lang}→en {100 * result['retrieval_cosine_src2tgt']:.1f}, semantic "
               f"{result['semantic']:.4f}, {seconds:.0f} s", flush=True)
 

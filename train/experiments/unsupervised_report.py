@@ -5,13 +5,26 @@ from __future__ import annotations
 import numpy as np
 
 from alignment.evaluation.correlation import pearson
-from alignment.evaluation.retrieval import columns, paired_bootstrap
+from alignment.evaluation.retrieval import cbli_hits, columns, paired_bootstrap, retrieval_hits
+from alignment.errors import InputError
 from alignment.mappings import BASELINE, parse_method
 from alignment.unsupervised.bootstrapping import lexicon_judge
 
 from ..reporting import Column, format_difference, format_table
 from .testbed import UnpairedBible
 
+
+
+MEASURES = {"retrieval": ("retrieval_cosine_src2tgt", "{src}→en P@1", retrieval_hits),
+            "cbli": ("cbli_p1", "CBLI P@1", cbli_hits)}
+
+
+def measure(cfg) -> tuple[str, str, object]:
+    """(metrics key, name, per-item hits function) of the measure the comparisons use."""
+    name = getattr(cfg, "measure", "retrieval")
+    if name not in MEASURES:
+        raise InputError(f"must be one of {tuple(MEASURES)}, got '{name}'", parameter="measure")
+    return MEASURES[name]
 
 
 def reference_rows() -> list[tuple[str, str, str]]:
@@ -74,20 +87,22 @@ def compare_routes(rows: dict, hits: dict, cfg) -> dict[str, float]:
                 d, lo, hi = paired_bootstrap(h, hits[ref], cfg.bootstrap_samples, cfg.seed)
                 out.update({f"{name}/vs_{key}": d, f"{name}/vs_{key}_lo": lo,
                             f"{name}/vs_{key}_hi": hi})
+    key = measure(cfg)[0]
     pick = criterion_pick(rows)
     if pick is not None:
-        out["criterion/pick_src2tgt"] = rows[pick]["retrieval_cosine_src2tgt"]
+        out["criterion/pick_src2tgt"] = rows[pick][key]
     unsup = unsupervised_rows(rows)
     if len(unsup) > 2:
         out["criterion/pearson_semantic_p1"] = pearson(
             np.array([rows[n]["semantic"] for n in unsup]),
-            np.array([rows[n]["retrieval_cosine_src2tgt"] for n in unsup]))
+            np.array([rows[n][key] for n in unsup]))
     return out
 
 
 def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
                         cfg, bed, u, pools) -> str:
     src = bed.src_lang
+    metric, what = measure(cfg)[0], measure(cfg)[1].format(src=src)
     header = (f"Unsupervised {src}→en on the unpaired Bible ({cfg.protocol}: {src} from "
               f"{len(u.src_verses)} verses, en from {len(u.tgt_verses)}"
               + {"disjoint": ", disjoint",
@@ -105,8 +120,9 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
     for ref, key, ref_name in reference_rows():
         if ref not in hits:
             continue
-        out.append(f"{src}→en P@1 against {ref_name} (points; paired bootstrap 95% CI over the test "
-                   f"verses, {cfg.bootstrap_samples} resamples):")
+        items = "test verses" if metric.startswith("retrieval") else "gold occurrences"
+        out.append(f"{what} against {ref_name} (points; paired bootstrap 95% CI over the {items}, "
+                   f"{cfg.bootstrap_samples} resamples):")
         for name in hits:
             if name != ref:
                 d, lo, hi = (comparisons[f"{name}/vs_{key}{end}"] for end in ("", "_lo", "_hi"))
@@ -128,10 +144,10 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
         vs = ("" if pick == "center" else ", against center " + format_difference(
             *(comparisons[f"{pick}/vs_center{end}"] for end in ("", "_lo", "_hi"))))
         out.append(f"The route the label-free criterion picks among the {len(unsupervised_rows(rows))}"
-                   f" unsupervised rows (center included): {pick}, {src}→en "
-                   f"{100 * rows[pick]['retrieval_cosine_src2tgt']:.1f}{vs}")
+                   f" unsupervised rows (center included): {pick}, {what} "
+                   f"{100 * rows[pick][metric]:.1f}{vs}")
     if "criterion/pearson_semantic_p1" in comparisons:
-        out.append(f"Label-free semantic criterion vs held-out {src}→en P@1 across the "
+        out.append(f"Label-free semantic criterion vs held-out {what} across the "
                    f"{len(unsupervised_rows(rows))} unsupervised rows: Pearson "
                    f"{comparisons['criterion/pearson_semantic_p1']:+.2f}")
     return "\n".join(out)

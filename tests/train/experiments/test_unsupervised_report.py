@@ -34,4 +34,21 @@ def test_the_table_names_the_pick_with_its_interval_against_center():
                           src_lang="es")
     text = format_unsupervised(rows, hits, comparisons, cfg, bed, u, SimpleNamespace(x=range(4)))
     line = next(l for l in text.splitlines() if l.startswith("The route the label-free"))
-    assert "gan_realnvp, es→en 20.0, against center" in line and "[" in line
+    assert "gan_realnvp, es→en P@1 20.0, against center" in line and "[" in line
+
+
+def test_the_comparisons_can_use_cbli_where_retrieval_is_at_its_ceiling():
+    import pytest
+
+    from alignment.errors import InputError
+    from train.experiments.unsupervised_report import compare_routes
+
+    rows = {"center": {"semantic": 0.1, "retrieval_cosine_src2tgt": 0.99, "cbli_p1": 0.60},
+            "muse": {"semantic": 0.3, "retrieval_cosine_src2tgt": 0.98, "cbli_p1": 0.70},
+            "vecmap": {"semantic": 0.2, "retrieval_cosine_src2tgt": 0.99, "cbli_p1": 0.65}}
+    hits = {n: np.arange(100) < 100 * r["cbli_p1"] for n, r in rows.items()}
+    cfg = SimpleNamespace(bootstrap_samples=100, seed=0, measure="cbli")
+    out = compare_routes(rows, hits, cfg)
+    assert out["criterion/pick_src2tgt"] == 0.70 and out["criterion/pearson_semantic_p1"] > 0.9
+    with pytest.raises(InputError, match="measure"):
+        compare_routes(rows, hits, SimpleNamespace(bootstrap_samples=100, seed=0, measure="bleu"))
