@@ -203,7 +203,12 @@ def parse_pair(pair: str) -> str:
 
 def corpus_folder(pair: str) -> str:
     """Where a pair's corpus is built unless a folder is named."""
-    return "data/bible" if pair == DEFAULT_PAIR else f"data/bible-{parse_pair(pair)}-en"
+    from .verse_texts import default_text
+
+    src = parse_pair(pair)
+    if pair == DEFAULT_PAIR:
+        return "data/bible"
+    return f"data/{'help' if default_text(src).source == 'help' else 'bible'}-{src}-en"
 
 
 def read_side(text: VerseText, sword_path: str, books: list[str] | None, modernize: bool,
@@ -241,6 +246,12 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
     src = parse_pair(pair)
     source = parse_text(text, src) if text else default_text(src)
+    if source.source == "help":  # paragraphs of the help pages, not verses
+        from .help_pages import build_help_corpus
+
+        report = build_help_corpus(out_dir, src, n_test, n_dev, seed, max_ratio)
+        return BibleReport(report["kept"] + sum(report["dropped"].values()), report["kept"],
+                           splits=report["splits"])
     english = default_text("en")
     bound = verse_bound(books)
     if n_test + n_dev >= bound:

