@@ -7,7 +7,6 @@ whose cleaner glues words where it drops footnotes ("Godcreated").
 """
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import math
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .corpus import ParallelCorpus, write_parallel
+from .splits import check_corpus_folder, parse_pair, split_ids
 from .verse_texts import VerseText, verse_bound
 from alignment.errors import InputError
 
@@ -176,41 +176,6 @@ def align_verses(es: dict[str, str], en: dict[str, str], max_ratio: float = 2.0,
     return ParallelCorpus([es[v] for v in kept], [en[v] for v in kept], "bible", kept)
 
 
-def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, list[int]]:
-    """Deterministic split by verse id: order ids by a seeded hash; first test, then dev, rest train.
-
-    A verse's split depends only on its id and the seed, not on which other verses exist."""
-    if n_test + n_dev >= len(ids):
-        raise InputError(f"test ({n_test}) + dev ({n_dev}) leave no training verses of {len(ids)}",
-                         parameter="n_test")
-    order = sorted(range(len(ids)),
-                   key=lambda k: hashlib.sha256(f"{seed}:{ids[k]}".encode()).hexdigest())
-    return {"test": sorted(order[:n_test]), "dev": sorted(order[n_test:n_test + n_dev]),
-            "train": sorted(order[n_test + n_dev:])}
-
-
-DEFAULT_PAIR = "es-en"
-
-
-def parse_pair(pair: str) -> str:
-    """The source language of an ``xx-en`` pair (ISO 639-1 codes); anything else is refused."""
-    src, _, tgt = pair.partition("-")
-    if tgt != "en" or not re.fullmatch(r"[a-z]{2,3}", src) or src == "en":
-        raise InputError(f"a pair is SOURCE-en with ISO 639 codes (es-en, de-en, ny-en), got "
-                         f"'{pair}'", parameter="pair")
-    return src
-
-
-def corpus_folder(pair: str) -> str:
-    """Where a pair's corpus is built unless a folder is named."""
-    from .verse_texts import default_text
-
-    src = parse_pair(pair)
-    if pair == DEFAULT_PAIR:
-        return "data/bible"
-    return f"data/{'help' if default_text(src).source == 'help' else 'bible'}-{src}-en"
-
-
 def read_side(text: VerseText, sword_path: str, books: list[str] | None, modernize: bool,
               progress: bool) -> dict[str, str]:
     """One side's clean verses, whatever package holds the text."""
@@ -229,7 +194,7 @@ def read_side(text: VerseText, sword_path: str, books: list[str] | None, moderni
 def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_test: int = 1000,
                 n_dev: int = 1000, seed: int = 0, modernize: bool = True,
                 max_ratio: float = 2.0, books: list[str] | None = None,
-                progress: bool = True, pair: str = DEFAULT_PAIR,
+                progress: bool = True, pair: str = "es-en",
                 text: str | None = None) -> BibleReport:
     """Build ``{split}.SRC`` / ``{split}.en`` / ``{split}.ids`` files and ``report.json`` in
     out_dir (from the whole Bible, or from ``books`` only, e.g. ``["Gen", "Matt"]``); ``text``
@@ -246,12 +211,6 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
     src = parse_pair(pair)
     source = parse_text(text, src) if text else default_text(src)
-    if source.source == "help":  # paragraphs of the help pages, not verses
-        from .help_pages import build_help_corpus
-
-        report = build_help_corpus(out_dir, src, n_test, n_dev, seed, max_ratio)
-        return BibleReport(report["kept"] + sum(report["dropped"].values()), report["kept"],
-                           splits=report["splits"])
     english = default_text("en")
     bound = verse_bound(books)
     if n_test + n_dev >= bound:
@@ -266,7 +225,7 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         settings = {"pair": f"{src}-en", "source": source.name, "english": ENGLISH_MODULE,
                     "seed": seed, "n_test": n_test, "n_dev": n_dev, "max_ratio": max_ratio,
                     "ratio_to": "median", "books": books}
-    _check_corpus_folder(Path(out_dir), settings)
+    check_corpus_folder(Path(out_dir), settings)
     report = BibleReport()
     xx = read_side(source, sword_path, books, modernize, progress)
     en = read_side(english, sword_path, books, modernize, progress)
@@ -281,23 +240,3 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
         "settings": settings, "provenance": {src: provenance(source), "en": provenance(english)},
         **report.as_dict()}, indent=2))
     return report
-
-
-def _check_corpus_folder(out: Path, settings: dict) -> None:
-    """Refuse to build over files that are not this corpus: a corpus of other settings (its
-    held-out verses would silently become training verses) or files that are no corpus."""
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out} exists and is not a folder", parameter="out")
-    if not out.is_dir() or not any(out.iterdir()):
-        return
-    try:
-        built = json.loads((out / "report.json").read_text(encoding="utf-8"))["settings"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise InputError(f"{out} holds files but no corpus report.json; choose a new folder",
-                         parameter="out") from None
-    if built != settings:
-        differ = ", ".join(f"{k} {built.get(k)!r} (asked: {v!r})" for k, v in settings.items()
-                           if built.get(k) != v)
-        raise InputError(f"{out} holds a corpus built with other settings ({differ}); "
-                         "rebuilding it would move verses between its splits: choose a new "
-                         "folder", parameter="out")

@@ -110,12 +110,12 @@ def build_help_corpus(out_dir: str | Path, language: str, n_test: int = 1000, n_
     the Bible's split rule: a paragraph's split depends only on its id and the seed."""
     from alignment.atomic import write_text
 
-    from .bible import _check_corpus_folder, split_ids
     from .corpus import ParallelCorpus, write_parallel
+    from .splits import check_corpus_folder, split_ids
 
     settings = {"pair": f"{language}-en", "source": "help", "seed": seed, "n_test": n_test,
                 "n_dev": n_dev, "max_ratio": max_ratio}
-    _check_corpus_folder(Path(out_dir), settings)
+    check_corpus_folder(Path(out_dir), settings)
     base = Path(root) if root else default_root()
     versions_file = base / f"versions.{language}.json"
     if not (base / LANGUAGE_FOLDERS.get(language, language)).is_dir():

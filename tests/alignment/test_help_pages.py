@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from alignment.data.bible import build_bible, corpus_folder
+from alignment.data.pair_corpus import build_pair_corpus, corpus_folder
 from alignment.data.help_pages import build_help_corpus, default_root, read_help
 from alignment.errors import InputError
 
@@ -56,5 +56,5 @@ def test_missing_pages_name_the_fetch_command(tmp_path):
 def test_basque_goes_through_the_test_beds_entry_point(tmp_path):
     write_tree(default_root())  # where a fetch unpacks them
     assert corpus_folder("eu-en") == "data/help-eu-en"
-    rep = build_bible(tmp_path / "eu", n_test=20, n_dev=20, pair="eu-en")
+    rep = build_pair_corpus(tmp_path / "eu", "eu-en", n_test=20, n_dev=20)
     assert rep.kept == 121 and (tmp_path / "eu" / "train.eu").is_file()

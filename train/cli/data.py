@@ -9,7 +9,8 @@ import json
 VERBS = {"data": "build data sets (the Bible test bed)"}
 
 def run_bible(args: argparse.Namespace) -> None:
-    from alignment.data.bible import build_bible, corpus_folder
+    from alignment.data.bible import build_bible
+    from alignment.data.pair_corpus import corpus_folder
 
     out = args.out or corpus_folder(args.pair)
     rep = build_bible(out, args.sword_path, args.n_test, args.n_dev, args.seed,
@@ -19,7 +20,7 @@ def run_bible(args: argparse.Namespace) -> None:
 
 
 def run_help(args: argparse.Namespace) -> None:
-    from alignment.data.bible import parse_pair
+    from alignment.data.splits import parse_pair
     from alignment.data.help_pages import build_help_corpus
 
     src = parse_pair(args.pair)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from alignment.data.bible import DEFAULT_PAIR, build_bible, corpus_folder, parse_pair
+from alignment.data.pair_corpus import DEFAULT_PAIR, build_pair_corpus, corpus_folder, source_of
+from alignment.data.splits import parse_pair
 from alignment.data.corpus import ParallelCorpus, read_parallel
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.data.lexicon import read_freedict, single_word_pairs
@@ -129,10 +130,7 @@ def pair_dir(cfg: BibleConfig) -> str:
 
 def source_name(cfg: BibleConfig) -> str | None:
     """The source text as corpus settings record it (None: the es–en default's RV1909)."""
-    from alignment.data.verse_texts import default_text, parse_text
-
-    src = parse_pair(cfg.pair)
-    text = parse_text(cfg.text, src) if cfg.text else default_text(src)
+    text = source_of(cfg.pair, cfg.text)
     return None if text.name == "sword:spaRV1909eb" else text.name
 
 
@@ -154,8 +152,8 @@ def ensure_bible(cfg: BibleConfig) -> Path:
     if _split_in(folder) is not None:
         return folder
     print(f"building the Bible corpus in {folder} (once; about two minutes)", flush=True)
-    rep = build_bible(folder, n_test=cfg.test_verses, seed=cfg.seed, books=cfg.books,
-                      progress=cfg.progress, pair=cfg.pair, text=cfg.text)
+    rep = build_pair_corpus(folder, cfg.pair, cfg.text, n_test=cfg.test_verses, seed=cfg.seed,
+                            books=cfg.books, progress=cfg.progress)
     print(f"  kept {rep.kept} of {rep.common_verses} verses; dropped {len(rep.dropped_chapters)} "
           f"misaligned chapters ({rep.dropped_in_chapters} verses), {rep.dropped_length_ratio} "
           f"by length ratio, {rep.dropped_empty} empty", flush=True)

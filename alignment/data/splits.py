@@ -1,0 +1,52 @@
+"""The rules every X–en corpus shares: pairs named by ISO codes, a seeded split by id (an item's
+split depends on its id and the seed alone), and folders never rebuilt with other settings."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from alignment.errors import InputError
+
+
+def parse_pair(pair: str) -> str:
+    """The source language of an ``xx-en`` pair (ISO 639-1 codes); anything else is refused."""
+    src, _, tgt = pair.partition("-")
+    if tgt != "en" or not re.fullmatch(r"[a-z]{2,3}", src) or src == "en":
+        raise InputError(f"a pair is SOURCE-en with ISO 639 codes (es-en, de-en, ny-en), got "
+                         f"'{pair}'", parameter="pair")
+    return src
+
+
+def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, list[int]]:
+    """Deterministic split by verse id: order ids by a seeded hash; first test, then dev, rest train.
+
+    A verse's split depends only on its id and the seed, not on which other verses exist."""
+    if n_test + n_dev >= len(ids):
+        raise InputError(f"test ({n_test}) + dev ({n_dev}) leave no training verses of {len(ids)}",
+                         parameter="n_test")
+    order = sorted(range(len(ids)),
+                   key=lambda k: hashlib.sha256(f"{seed}:{ids[k]}".encode()).hexdigest())
+    return {"test": sorted(order[:n_test]), "dev": sorted(order[n_test:n_test + n_dev]),
+            "train": sorted(order[n_test + n_dev:])}
+
+
+def check_corpus_folder(out: Path, settings: dict) -> None:
+    """Refuse to build over files that are not this corpus: a corpus of other settings (its
+    held-out verses would silently become training verses) or files that are no corpus."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out} exists and is not a folder", parameter="out")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    try:
+        built = json.loads((out / "report.json").read_text(encoding="utf-8"))["settings"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"{out} holds files but no corpus report.json; choose a new folder",
+                         parameter="out") from None
+    if built != settings:
+        differ = ", ".join(f"{k} {built.get(k)!r} (asked: {v!r})" for k, v in settings.items()
+                           if built.get(k) != v)
+        raise InputError(f"{out} holds a corpus built with other settings ({differ}); "
+                         "rebuilding it would move verses between its splits: choose a new "
+                         "folder", parameter="out")
