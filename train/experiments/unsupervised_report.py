@@ -14,7 +14,6 @@ from ..reporting import Column, format_difference, format_table
 from .testbed import UnpairedBible
 
 
-
 MEASURES = {"retrieval": ("retrieval_cosine_src2tgt", "{src}→en P@1", retrieval_hits),
             "cbli": ("cbli_p1", "CBLI P@1", cbli_hits)}
 

@@ -7,18 +7,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 
-from tests.conftest import EN, ES, identity_alignment_file
+from tests.conftest import EN, ES
+from tests.train.cli.test_first_use import _own_text as _texts
 from train.cli import main
-
-
-def _texts(tmp_path):
-    src, tgt = tmp_path / "mine.es", tmp_path / "mine.en"
-    src.write_text("".join(s + "\n" for s in ES * 3))
-    tgt.write_text("".join(t + "\n" for t in EN * 3))
-    align = identity_alignment_file(tmp_path / "mine.align", ES * 3, EN * 3)
-    return str(src), str(tgt), str(align)
 
 
 def test_train_export_score_evaluate_encode(tmp_path, any_tiny_bert, capsys):
