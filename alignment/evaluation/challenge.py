@@ -84,24 +84,30 @@ def _fingerprint(*parts: object) -> str:
     return h.hexdigest()[:16]
 
 
-def build_challenge(src_path: str | Path, ref_path: str | Path, lexicon_path: str | Path,
+def build_challenge(src_path: str | Path, ref_path: str | Path, lexicon_path: str | Path | None,
                     n: int | None = None, seed: int = 0, cache_dir: Path | None = None,
-                    mt: str = "apertium") -> ChallengeSet:
+                    mt: str = "apertium", apertium_pair: str = "spa-eng") -> ChallengeSet:
     """The challenge set of the first ``n`` (source, reference) pairs, built once and cached
-    by content (sources, references, lexicon file, seed, apertium version, builder version)."""
+    by content (sources, references, lexicon file, seed, apertium version, builder version).
+    ``mt="none"`` (no apertium pair for the language) or no lexicon leave those candidates
+    out; the perturbation tests need neither."""
     corpus = read_parallel(src_path, ref_path)
     if n is not None:
         if n < 1:
             raise InputError(f"must be >= 1, got {n}", parameter="n")
         corpus = corpus.subset(list(range(min(n, len(corpus)))), corpus.name)
-    if mt != "apertium":
-        raise InputError(f"unknown MT system '{mt}' (only apertium)", parameter="mt")
-    lexicon_file = Path(lexicon_path)
-    if not lexicon_file.is_file():
+    if mt not in ("apertium", "none"):
+        raise InputError(f"unknown MT system '{mt}' (apertium or none)", parameter="mt")
+    lexicon_file = Path(lexicon_path) if lexicon_path else None
+    if lexicon_file is not None and not lexicon_file.is_file():
         raise InputError("lexicon file not found", path=lexicon_file)
-    check_apertium()
-    version = apertium_version()
-    lex_digest = hashlib.sha256(lexicon_file.read_bytes()).hexdigest()[:16]
+    if mt == "apertium":
+        check_apertium(apertium_pair)
+    version = apertium_version(apertium_pair) if mt == "apertium" else "none"
+    if mt == "apertium" and apertium_pair != "spa-eng":  # 0.3's sets keep their keys
+        version = f"{apertium_pair}@{version}"
+    lex_digest = hashlib.sha256(lexicon_file.read_bytes()).hexdigest()[:16] \
+        if lexicon_file is not None else "none"
     key = _fingerprint(corpus.src, corpus.tgt, lex_digest, seed, version, BUILDER_VERSION)
     settings = {"n": len(corpus), "seed": seed, "mt": version, "lexicon": lex_digest,
                 "builder": BUILDER_VERSION}
@@ -121,13 +127,15 @@ def build_challenge(src_path: str | Path, ref_path: str | Path, lexicon_path: st
             warnings.warn(f"challenge cache entry {path.name} is incomplete; building it again")
         except (ValueError, KeyError, TypeError, AttributeError):
             warnings.warn(f"challenge cache entry {path.name} is unreadable; building it again")
-    lexicon: Lexicon = read_lexicon(lexicon_file)
+    lexicon: Lexicon | None = read_lexicon(lexicon_file) if lexicon_file is not None else None
     rng = np.random.default_rng(seed)
     content, names = vocabulary(corpus.tgt)
     candidates: dict[str, list[str | None]] = {k: [] for k in CANDIDATES}
     candidates["reference"] = list(corpus.tgt)
-    candidates["mt"] = apertium_translate(corpus.src)
-    candidates["literal"] = [literal_translation(s, lexicon) for s in corpus.src]
+    candidates["mt"] = apertium_translate(corpus.src, apertium_pair) if mt == "apertium" \
+        else [None] * len(corpus)
+    candidates["literal"] = [literal_translation(s, lexicon) for s in corpus.src] \
+        if lexicon is not None else [None] * len(corpus)
     for ref in corpus.tgt:
         for kind, text in perturb(ref, content, names, rng).items():
             candidates[kind].append(text)
@@ -161,8 +169,11 @@ def challenge_outcomes(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per test, a 0/1 outcome per applicable source: 'ranking' (reference > MT > literal),
     'ref>mt', 'ref>literal' (1 − W2W), and per perturbation 'reference > perturbed'."""
     ref, mt, lit = scores["reference"], scores["mt"], scores["literal"]
-    out = {"ranking": ((ref > mt) & (mt > lit)).astype(float),
-           "ref>mt": (ref > mt).astype(float), "ref>literal": (ref > lit).astype(float)}
+    has_mt, has_lit = ~np.isnan(mt), ~np.isnan(lit)  # absent where the set has no MT/lexicon
+    both = has_mt & has_lit
+    out = {"ranking": ((ref[both] > mt[both]) & (mt[both] > lit[both])).astype(float),
+           "ref>mt": (ref[has_mt] > mt[has_mt]).astype(float),
+           "ref>literal": (ref[has_lit] > lit[has_lit]).astype(float)}
     for kind in PERTURBATIONS:
         ok = ~np.isnan(scores[kind])
         out[kind] = (ref[ok] > scores[kind][ok]).astype(float)

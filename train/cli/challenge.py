@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> None:
     if args.bootstrap < 1:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
     check_report_dir(args.out)
-    challenge = build_challenge(args.src, args.ref, args.lexicon, args.n, args.seed)
+    challenge = build_challenge(args.src, args.ref, args.lexicon, args.n, args.seed,
+                                mt=args.mt, apertium_pair=args.apertium_pair)
     rows: list[tuple[str, dict]] = []
     metrics: dict[str, float] = {}
     signatures = []
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> None:
             signatures.append(scorer.signature)
     n_applicable = {test: rows[0][1][test]["n"] for test, _ in TESTS}
     lines = [f"Challenge set: {len(challenge)} sources; share (%) of sources where the metric "
-             "ranks reference > apertium MT > word-by-word, and each pair or perturbation "
+             "ranks reference > MT > word-by-word, and each pair or perturbation "
              "below the reference (95% bootstrap interval over sources)",
              "applicable sources: " + ", ".join(f"{h} {n_applicable[t]}" for t, h in TESTS), ""]
     name_w = max(len(r[0]) for r in rows)
@@ -75,12 +76,18 @@ def register(tasks) -> None:
                          "perturbed references (offline meta-evaluation of the metric)",
                          description="Offline meta-evaluation: how often the metric ranks the "
                          "reference above a rule-based MT above a word-by-word translation, and "
-                         "each meaning-changing perturbation below the reference. Needs apertium "
-                         "(apt-get install apertium-eng-spa).")
-    p.add_argument("--src", required=True, help="source sentences (Spanish)")
+                         "each meaning-changing perturbation below the reference. The MT needs "
+                         "apertium (apt-get install apertium-eng-spa); --mt none and no "
+                         "--lexicon leave only the perturbation tests (any language).")
+    p.add_argument("--src", required=True, help="source sentences")
     p.add_argument("--ref", required=True, help="reference translations (English)")
-    p.add_argument("--lexicon", required=True,
-                   help="FreeDict .index or TSV lexicon for the word-by-word translation")
+    p.add_argument("--lexicon",
+                   help="FreeDict .index or TSV lexicon for the word-by-word translation "
+                        "(without one, no word-by-word candidate)")
+    p.add_argument("--mt", default="apertium", choices=["apertium", "none"],
+                   help="the rule-based MT candidate, or none")
+    p.add_argument("--apertium-pair", default="spa-eng",
+                   help="apertium's mode for the source language (spa-eng, eu-en, ...)")
     p.add_argument("--n", type=int, help="only the first N pairs (default: all)")
     add_interval_options(p, seed_help="perturbations and bootstrap")
     p.add_argument("--out", help="folder for table.txt and metrics.json")

@@ -105,3 +105,20 @@ def test_evaluate_challenge_refuses_an_unknown_version_and_a_missing_lexicon(tmp
     assert main(["evaluate", "challenge", "--src", str(src), "--ref", str(hyp), "--lexicon",
                  str(tmp_path / "missing.tsv"), "--encoder", str(tiny_bert)]) == 2
     assert "missing.tsv" in capsys.readouterr().err
+
+
+def test_challenge_without_mt_or_lexicon_runs_the_perturbation_tests(tmp_path, tiny_bert):
+    """A language with no apertium pair and no FreeDict (Basque, Chichewa): the perturbation
+    tests still run; the ranking tests have no applicable source."""
+    from tests.alignment.test_challenge import ENGLISH, SPANISH
+
+    (tmp_path / "src").write_text("\n".join(SPANISH) + "\n")
+    (tmp_path / "ref").write_text("\n".join(ENGLISH) + "\n")
+    out = tmp_path / "out"
+    assert main(["evaluate", "challenge", "--src", str(tmp_path / "src"), "--ref",
+                 str(tmp_path / "ref"), "--mt", "none", "--encoder", str(tiny_bert), "--layer",
+                 "2", "--version", "2022", "--bootstrap", "50", "--out", str(out)]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert 0 <= metrics["unmapped · 2022/negation/share"] <= 1
+    assert metrics["unmapped · 2022/ranking/share"] != metrics["unmapped · 2022/ranking/share"]
+    assert "|mt:none|lex:none|" in (out / "table.txt").read_text()
