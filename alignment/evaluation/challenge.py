@@ -41,26 +41,31 @@ class ChallengeSet:
 
 
 def apertium_version(pair: str = "spa-eng") -> str:
-    """The installed version of the apertium language pair (from dpkg), or 'unknown'."""
-    package = "apertium-" + "-".join(sorted(pair.split("-")))  # spa-eng -> apertium-eng-spa
-    try:
-        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True,
-                             text=True, check=False)
-    except FileNotFoundError:
-        return "unknown"
-    return f"{package}={out.stdout.strip()}" if out.returncode == 0 and out.stdout.strip() else "unknown"
+    """The installed version of the apertium language pair (from dpkg), or 'unknown'. Debian
+    names some pairs sorted (spa-eng -> apertium-eng-spa), others as translated (eu-en)."""
+    names = dict.fromkeys(["apertium-" + "-".join(sorted(pair.split("-"))), f"apertium-{pair}"])
+    for package in names:
+        try:
+            out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                                 capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            return "unknown"
+        if out.returncode == 0 and out.stdout.strip():
+            return f"{package}={out.stdout.strip()}"
+    return "unknown"
 
 
 def check_apertium(pair: str = "spa-eng") -> None:
     """A clear error, before any work, when apertium or the language pair is missing."""
     if shutil.which("apertium") is None:
-        raise InputError("apertium is not installed (Debian: apt-get install apertium-eng-spa)",
-                         parameter="mt")
+        raise InputError("apertium is not installed (Debian: apt-get install apertium-eng-spa, "
+                         "or the pair's package; --mt none goes without)", parameter="mt")
     probe = subprocess.run(["apertium", "-u", pair], input="casa\n", capture_output=True,
                            text=True, check=False)
     if probe.returncode != 0 or not probe.stdout.strip():
         raise InputError(f"apertium cannot translate {pair} ({probe.stderr.strip()[:200]}); "
-                         "install apertium-eng-spa", parameter="mt")
+                         f"install its Debian package (apertium-eng-spa for spa-eng), or use "
+                         "--mt none", parameter="mt")
 
 
 def apertium_translate(sentences: list[str], pair: str = "spa-eng") -> list[str]:
