@@ -5,6 +5,10 @@ and `center > clp` with paired bootstrap intervals, written as JSON.
     python benchmarks/pairs.py                        # run what is missing, then summarise
     python benchmarks/pairs.py --summarise-only       # the summary of the runs already there
 
+The unsupervised summary reads ``crossalign unsupervised --pair P --encoder
+multilingual-e5-small-q4 --measure cbli …`` runs in checkpoints/pairs/unsup-P-e5 (the command
+is in docs/languages.md).
+
 Runs land in checkpoints/pairs/PAIR-ENCODER (``crossalign demo --pair PAIR --encoder ENCODER
 --train-verses 5000``); the summary in benchmarks/results/pairs.json."""
 from __future__ import annotations
@@ -48,6 +52,48 @@ def summary(folder: Path) -> dict:
     return out
 
 
+ROUTES = ["center", "vecmap", "muse", "muse + refinement", "mining > center > clp",
+          "mining > clp_flow"]
+SUPERVISED = "supervised: center > clp"
+
+
+def unsupervised_summary(folder: Path) -> dict:
+    """From a ``crossalign unsupervised --measure cbli`` run: each route's CBLI P@1 and its
+    difference from ``center`` and from supervised ``center > clp`` (paired bootstrap), and
+    the route the label-free criterion picks."""
+    m = json.loads((folder / "metrics.json").read_text())
+    names = [n for n in ROUTES if f"{n}/cbli_p1" in m]
+    pick = max(names, key=lambda n: m[f"{n}/semantic"])
+    out = {"pick": pick, "supervised": m[f"{SUPERVISED}/cbli_p1"], "routes": {}}
+    for n in names:
+        out["routes"][n] = {"cbli": m[f"{n}/cbli_p1"], **{
+            ref: tuple(m.get(f"{n}/vs_{ref}{end}", 0.0) for end in ("", "_lo", "_hi"))
+            for ref in ("center", "center_clp")}}
+    return out
+
+
+def print_unsupervised(results: dict) -> None:
+    print(f"\nunsupervised (disjoint), multilingual-e5, CBLI P@1; each route − center [95% CI]; "
+          "* = the label-free pick")
+    print(f"{'pair':6} {'center':>7} " + " ".join(f"{n[:22]:>22}" for n in ROUTES[1:])
+          + f" {'sup. center>clp':>16} {'pick − sup. [95% CI]':>22}")
+    for pair, r in results.items():
+        cells = []
+        for n in ROUTES[1:]:
+            if n not in r["routes"]:
+                cells.append(f"{'–':>22}")
+                continue
+            d, lo, hi = r["routes"][n]["center"]
+            star = "*" if n == r["pick"] else " "
+            cells.append(f"{100 * d:+5.1f} [{100 * lo:+5.1f},{100 * hi:+5.1f}]{star}".rjust(22))
+        pick = r["routes"][r["pick"]]
+        d, lo, hi = pick["center_clp"]
+        center = f"{100 * r['routes']['center']['cbli']:6.1f}" + ("*" if r["pick"] == "center"
+                                                                 else " ")
+        print(f"{pair:6} {center:>7} " + " ".join(cells) + f" {100 * r['supervised']:16.1f} "
+              f"{f'{100 * d:+5.1f} [{100 * lo:+5.1f},{100 * hi:+5.1f}]':>22}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", nargs="+", default=PAIRS)
@@ -77,9 +123,13 @@ def main() -> None:
         minutes = f"{r['seconds'] / 60:5.1f}" if r.get("seconds") else "    –"
         print(f"{pair:6} {enc:7} {cells[0]:>17} {cells[1]:>17} {cells[2]:>17} {gains[0]:>22} "
               f"{gains[1]:>22} {minutes}")
+    unsupervised = {pair: unsupervised_summary(root / f"unsup-{pair}-e5") for pair in args.pairs
+                    if (root / f"unsup-{pair}-e5" / "metrics.json").is_file()}
+    if unsupervised:
+        print_unsupervised(unsupervised)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
+    out.write_text(json.dumps({"supervised": results, "unsupervised": unsupervised}, indent=2))
     print(f"wrote {out}")
 
 
