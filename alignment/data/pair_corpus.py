@@ -7,15 +7,9 @@ from pathlib import Path
 from .bible import BibleReport, build_bible
 from .help_pages import build_help_corpus
 from .splits import parse_pair
-from .verse_texts import default_text, parse_text
+from .verse_texts import source_of
 
 DEFAULT_PAIR = "es-en"
-
-
-def source_of(pair: str, text: str | None = None):
-    """The source side's text (named, or the language's default)."""
-    src = parse_pair(pair)
-    return parse_text(text, src) if text else default_text(src)
 
 
 def corpus_folder(pair: str) -> str:

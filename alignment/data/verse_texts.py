@@ -104,6 +104,14 @@ def parse_text(spec: str, language: str) -> VerseText:
     return VerseText(lang, source, text_id, title, licence)
 
 
+def source_of(pair: str, text: str | None = None) -> VerseText:
+    """The source side's text of an ``xx-en`` pair: the one named, or the language's default."""
+    from .splits import parse_pair
+
+    src = parse_pair(pair)
+    return parse_text(text, src) if text else default_text(src)
+
+
 def default_text(language: str) -> VerseText:
     """The text a language gets unless one is named."""
     if language not in DEFAULT_TEXTS:

@@ -143,7 +143,7 @@ class XMoverScorer:
             self.mapping_label += "@both"
         self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
-        self.sentencepiece = "▁" in self.encoder.tokenizer.get_vocab()  # its bare word marker
+        self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
 
     @property
     def signature(self) -> str:

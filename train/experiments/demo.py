@@ -24,9 +24,6 @@ def demo_columns(src: str) -> list:
     return [*columns(src, "en"), ("lexicon_unseen_p1", "unseen")]
 
 
-COLUMNS = demo_columns("es")
-
-
 @dataclass
 class DemoConfig(BibleConfig):
     """Everything the demo depends on (written to the run directory as config.json)."""
