@@ -6,7 +6,7 @@ from .centering import Center, Norm
 from .fcnn import FCNN, regression_loss
 from .flow import RealNVPMapping, constant_dimensions, density_matching_loss
 from .least_squares import LeastSquares
-from .linear_map import LinearMap
+from .linear_map import LinearMap, LinearStage
 from .procrustes import CLP, procrustes
 from .registry import (BASELINE, CLOSED_FORM, METHODS, PRESETS, TRAINED, Method, MethodSpec, Preset,
                        get_method, parse_method, parse_methods, register_method,
@@ -26,7 +26,7 @@ def fit_composition(moments, spec: str | list[str] | MethodSpec) -> Composition:
     return Composition.fit_stages(moments, [m.mapping for m in parsed.methods])
 
 
-__all__ = ["FCNN", "RealNVPMapping", "constant_dimensions", "LeastSquares", "LinearMap", "Mapping", "AffineMapping", "Identity",
+__all__ = ["FCNN", "RealNVPMapping", "constant_dimensions", "LeastSquares", "LinearMap", "LinearStage", "Mapping", "AffineMapping", "Identity",
            "Composition", "Center", "Norm", "CLP", "UMD", "MAPPINGS", "load_mapping",
            "mapping_from_config", "procrustes", "top_direction", "compose_affine",
            "fit_composition", "density_matching_loss", "regression_loss", "Method", "MethodSpec",

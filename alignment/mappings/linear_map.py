@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .affine import AffineMapping
 from .base import Mapping
 
 
@@ -35,3 +36,20 @@ class LinearMap(Mapping):
         """‖WᵀW − I‖ (Frobenius): 0 for an orthogonal W."""
         w = self.weight.detach().double()
         return float((w.T @ w - torch.eye(self.dim, dtype=torch.float64)).norm())
+
+
+class LinearStage(AffineMapping):
+    """A learned linear map x ↦ xW held fixed as an affine stage (source side only): how a
+    linear adversarial start sits among the closed-form stages before the flow trained after
+    it, so that the saved map, its name and its fingerprint include it."""
+
+    kind = "linear_stage"
+
+    def describe(self) -> str:
+        return "linear_start"
+
+    def set_weight(self, w: torch.Tensor) -> "LinearStage":
+        eye = torch.eye(self.dim, dtype=torch.float64)
+        zero = torch.zeros(self.dim, dtype=torch.float64)
+        self.set_affine(w.detach().to(torch.float64), zero, eye, zero.clone())
+        return self

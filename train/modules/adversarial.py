@@ -7,7 +7,8 @@ from __future__ import annotations
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import LinearMap, Mapping, MethodSpec, RealNVPMapping
+from alignment.mappings import (Composition, LinearMap, LinearStage, Mapping, MethodSpec,
+                                RealNVPMapping, StagedMapping, compose_affine)
 from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.mappings.moments import PairStatistics
 from alignment.mappings.staged import through_pre_stages
@@ -116,6 +117,17 @@ class AdversarialFit(MappingFit):
             out["map_loss"] = out["map_loss"] + weight * value
         return out
 
+    def map_step(self, batch, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
+        """One map update on ``x``, ``y`` (the batch through the closed-form stages; ``batch``:
+        the raw rows); its loss terms."""
+        opt_map = self.optimizers()[0]
+        parts = self.map_loss(x, y)
+        opt_map.zero_grad()
+        self.manual_backward(parts["map_loss"])
+        opt_map.step()
+        self.after_map_step()
+        return parts
+
     def _critic_updates(self, batch_idx: int) -> int:
         """Critic updates so far, this one included, counted over the whole run (Lightning's
         batch progress, kept in checkpoints): the map is stepped every ``critic_steps``-th
@@ -133,7 +145,7 @@ class AdversarialFit(MappingFit):
         self.map_updates = int(checkpoint.get("map_updates", 0))
 
     def training_step(self, batch, batch_idx: int) -> None:
-        opt_map, opt_critic = self.optimizers()
+        opt_critic = self.optimizers()[1]
         with torch.no_grad():
             x, y = through_pre_stages(self.mapping, batch[0], batch[1])
             fake = self.trainable(x)
@@ -144,12 +156,8 @@ class AdversarialFit(MappingFit):
         updates = self._critic_updates(batch_idx) - self.critic_warmup
         if updates > 0 and updates % self.hparams.critic_steps == 0:
             self.critic.requires_grad_(False)
-            map_parts = self.map_loss(x, y)
-            opt_map.zero_grad()
-            self.manual_backward(map_parts["map_loss"])
-            opt_map.step()
+            map_parts = self.map_step(batch, x, y)
             self.critic.requires_grad_(True)
-            self.after_map_step()
             parts.update(map_parts)
             self.map_updates += 1
             if self.hparams.map_steps is not None and self.map_updates >= self.hparams.map_steps:
@@ -163,25 +171,86 @@ class GanRealNVPFit(AdversarialFit):
     """``gan_realnvp``: a Real-NVP map against a Wasserstein critic, plus ``nll_weight`` × the
     negative log-likelihood per modelled dimension of x and y under its flows (density
     modelling). Flow settings as ``FlowFit``'s; ``warm_start``: the flow starts as the
-    identity on one shared standardisation."""
+    identity on one shared standardisation. The critic is spectrally normalised by default
+    (with the gradient penalty the map drifts off the true map in the CBLI simulation;
+    docs/unsupervised.md).
+
+    ``linear_steps``: the first that many of the ``map_steps`` map updates train a linear map
+    W instead (at ``linear_lr``, kept orthogonal by MUSE's update with β = ``orthogonalise``;
+    constant dimensions left alone) under the same critic — a linear adversarial start; W then
+    stays fixed as a stage before the flow (``linear_start`` in the map's name)."""
 
     def __init__(self, method: str = "gan_realnvp", lr: float = 1e-4, critic_lr: float = 1e-4,
                  objective: str = "wgan", critic_steps: int = 5, gp_weight: float = 10.0,
-                 lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
+                 lipschitz: str = "spectral", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,
                  nll_weight: float = 0.1, transforms: int = 4, hidden: int = 256,
                  layers: int = 2, warm_start: bool = True,
                  constant_rel_std: float = CONSTANT_REL_STD, passive: list[int] | None = None,
+                 linear_steps: int = 0, linear_lr: float = 1e-3, orthogonalise: float = 0.01,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
                  map_steps: int | None = None, dim: int | None = None) -> None:
+        if linear_steps < 0:
+            raise InputError(f"must be >= 0, got {linear_steps}", parameter="linear_steps")
+        if linear_steps and map_steps is not None and linear_steps >= map_steps:
+            raise InputError(f"the linear start's {linear_steps} map updates leave none of "
+                             f"map_steps={map_steps} for the flow", parameter="linear_steps")
+        if linear_steps and not warm_start:
+            raise InputError("a linear start needs warm_start=true (the flow must start as the "
+                             "identity on the linear map)", parameter="linear_steps")
+        if orthogonalise < 0:
+            raise InputError(f"must be >= 0, got {orthogonalise}", parameter="orthogonalise")
         super().__init__(method, lr, critic_lr, objective, critic_steps, gp_weight, lipschitz,
                          critic_hidden, critic_layers, critic_dropout, label_smoothing,
                          semantic_top, semantic_mutual, map_steps)
         self.save_hyperparameters()
+        self.linear: LinearMap | None = None
         self._build_now(dim)
 
     def build_mapping(self, dim: int, stats: PairStatistics | None) -> Mapping:
         return build_flow(dim, stats, self.hparams)
+
+    # -- the linear start ----------------------------------------------------------------
+    def configure_model(self) -> None:
+        super().configure_model()
+        if self.hparams.linear_steps and self.linear is None:
+            if not isinstance(self.mapping, StagedMapping):
+                self.mapping = StagedMapping.of(Composition(self.mapping.dim), self.mapping)
+            self.mapping.pre.stages.append(LinearStage(self.mapping.dim))
+            self.linear = LinearMap(self.mapping.dim)
+
+    def configure_optimizers(self):
+        opts = super().configure_optimizers()
+        if self.linear is None:
+            return opts
+        return (*opts, torch.optim.Adam(self.linear.parameters(), lr=self.hparams.linear_lr,
+                                        betas=(0.5, 0.9)))
+
+    def _linear_phase(self) -> bool:
+        return self.linear is not None and self.map_updates < self.hparams.linear_steps
+
+    def map_step(self, batch, x: torch.Tensor, y: torch.Tensor) -> dict[str, torch.Tensor]:
+        if not self._linear_phase():
+            return super().map_step(batch, x, y)
+        pre = self.mapping.pre
+        before = compose_affine([s.affine() for s in pre.stages[:-1]], pre.dim)
+        x0 = (batch[0].to(torch.float64) @ before[0] + before[1]).to(x.dtype)
+        loss = self.objective.map_loss(self.critic(self.trainable(self.linear(x0))))
+        opt = self.optimizers()[2]
+        opt.zero_grad()
+        self.manual_backward(loss)
+        opt.step()
+        with torch.no_grad():
+            if self.hparams.orthogonalise > 0:
+                self.linear.orthogonalise(self.hparams.orthogonalise)
+            w = self.linear.weight
+            for i in self.trainable.passive:  # constant dimensions stay put
+                w[i, :] = 0
+                w[:, i] = 0
+                w[i, i] = 1
+        pre.stages[-1].set_weight(self.linear.weight)
+        pre.set_affine(*compose_affine([s.affine() for s in pre.stages], pre.dim))
+        return {"map_adversarial": loss.detach(), "map_loss": loss.detach()}
 
     def map_extra(self, x: torch.Tensor, y: torch.Tensor
                   ) -> dict[str, tuple[float, torch.Tensor]]:

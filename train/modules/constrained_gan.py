@@ -23,9 +23,10 @@ class ConstrainedGanFit(GanRealNVPFit):
                  constraint_weight: float = 1.0, constraint_batch: int = 512,
                  critic_warmup: int = 100, seed: int = 0, **gan_settings) -> None:
         g = get_constraint(constraint)  # an unknown name fails before any data is read
-        super().__init__(method, **gan_settings)
+        super().__init__(method, **{**gan_settings, "linear_steps": 0})
         self._constraint = g
-        self.hparams.update(constraint=constraint, constraint_weight=constraint_weight,
+        self.hparams.update(linear_steps=0,  # it continues a trained map: no second start
+                            constraint=constraint, constraint_weight=constraint_weight,
                             constraint_batch=constraint_batch, critic_warmup=critic_warmup,
                             seed=seed)
         self.critic_warmup = critic_warmup

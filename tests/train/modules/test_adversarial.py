@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import LinearMap, RealNVPMapping, StagedMapping
+from alignment.mappings import LinearMap, LinearStage, RealNVPMapping, StagedMapping, load_mapping
 from tests.conftest import planted_rotation
 from train.fitting import fit_arrays
 from train.modules import GanRealNVPFit, build_fitter
@@ -40,11 +40,13 @@ def test_adversarial_fit_is_deterministic_for_a_seed():
     assert torch.equal(*runs)
 
 
-def test_gan_realnvp_trains_its_flow_against_a_wasserstein_critic():
+@pytest.mark.parametrize("lipschitz,logged", [("spectral", ()),
+                                               ("penalty", ("train_gradient_penalty",))])
+def test_gan_realnvp_trains_its_flow_against_a_wasserstein_critic(lipschitz, logged):
     x, y, _ = planted_rotation(n=2000)
     torch.manual_seed(0)
     module = build_fitter("center > gan_realnvp", critic_hidden=64, hidden=32, transforms=2,
-                          lr=1e-3, critic_lr=1e-3, critic_steps=2)
+                          lr=1e-3, critic_lr=1e-3, critic_steps=2, lipschitz=lipschitz)
     from train.datamodule import PairedVectorDataModule
     from train.fitting import quiet_trainer
 
@@ -56,9 +58,9 @@ def test_gan_realnvp_trains_its_flow_against_a_wasserstein_critic():
         trainer.fit(module, datamodule=dm)
     mapping = module.mapping
     assert isinstance(mapping, StagedMapping) and isinstance(mapping.last, RealNVPMapping)
-    logged = trainer.callback_metrics
-    for key in ("train_critic_loss", "train_gradient_penalty", "train_map_adversarial", "train_nll"):
-        assert torch.isfinite(logged[key]), key
+    for key in ("train_critic_loss", "train_map_adversarial", "train_nll", *logged):
+        assert torch.isfinite(trainer.callback_metrics[key]), key
+    assert ("train_gradient_penalty" in trainer.callback_metrics) == bool(logged)
     # the flow moved away from its identity start, and the map stays invertible
     with torch.no_grad():
         before = mapping.pre(torch.from_numpy(x[:50]))
@@ -110,3 +112,75 @@ def test_a_map_step_budget_stops_training_there_whatever_the_epochs():
     assert module.trainer.current_epoch < 10  # 45 critic updates: 7 epochs, not 1000
     with pytest.raises(InputError, match="parameter 'map_steps'"):
         GanRealNVPFit("gan_realnvp", map_steps=0)
+
+
+LINEAR_START = ("center > gan_realnvp:linear_steps=400,map_steps=420,critic_steps=2,"
+                "critic_hidden=64,hidden=32,transforms=2,lr=0.001,critic_lr=0.001")
+
+
+def test_a_linear_start_trains_a_linear_map_then_the_flow_on_top_of_it(tmp_path):
+    """The first linear_steps map updates move an orthogonal W toward the planted rotation
+    (the flow is still the identity), the rest train the flow; W is then a stage of the saved
+    map, consistent in whichever epoch the selection restores, and a saved folder rebuilds
+    it exactly."""
+    from train.callbacks import KeepBest
+    from train.fitting import fit_module
+    from train.unpaired_datamodule import UnpairedVectorDataModule
+
+    x, y, rotation = planted_rotation(4000)
+    torch.manual_seed(0)
+    dm = UnpairedVectorDataModule.from_arrays(x, y, val=(x[:500], y[:500]), batch_size=128,
+                                              shuffle=True)
+    module = fit_module(LINEAR_START, dm, epochs=1000, callbacks=[KeepBest("semantic")])
+    assert module.map_updates == 420
+    mapping = module.mapping
+    assert mapping.describe() == "center > linear_start > realnvp"
+    center, stage = mapping.pre.stages
+    assert isinstance(stage, LinearStage)
+    w = module.linear.weight.detach().double()
+    assert torch.allclose(stage.src_weight, w)
+    # the collapsed pre-stage is center then W, whichever epoch the selection kept
+    assert torch.allclose(mapping.pre.src_weight, center.src_weight @ stage.src_weight)
+    xc = x - x.mean(0)
+    unmapped = np.abs(xc - xc @ rotation).mean()
+    assert np.abs(xc @ w.numpy() - xc @ rotation).mean() < 0.85 * unmapped
+    singular = np.linalg.svd(w.numpy(), compute_uv=False)
+    assert singular.min() > 0.7 and singular.max() < 1.3, singular
+    steps = lambda opt: int(next(iter(opt.optimizer.state.values()))["step"])  # noqa: E731
+    flow_opt, _, linear_opt = module.optimizers()
+    assert steps(linear_opt) == 400 and steps(flow_opt) == 20
+    mapping.save(tmp_path)
+    loaded = load_mapping(tmp_path)
+    assert loaded.describe() == mapping.describe()
+    assert torch.equal(loaded(torch.from_numpy(x[:50])), mapping(torch.from_numpy(x[:50])))
+
+
+def test_a_linear_start_leaves_constant_dimensions_alone():
+    from train.fitting import fit_module
+    from train.unpaired_datamodule import UnpairedVectorDataModule
+
+    x, y, _ = planted_rotation(1000)
+    x[:, 3] = 2.0
+    y[:, 3] = -1.0
+    dm = UnpairedVectorDataModule.from_arrays(x, y, batch_size=128, shuffle=True)
+    module = fit_module(LINEAR_START.replace("400,map_steps=420", "20,map_steps=25"), dm, 1000)
+    assert module.trainable.passive == [3]
+    w = module.linear.weight.detach()
+    assert torch.equal(w[3], torch.eye(8)[3]) and torch.equal(w[:, 3], torch.eye(8)[3])
+    assert not torch.equal(w, torch.eye(8))
+
+
+@pytest.mark.parametrize("settings,why", [
+    ({"linear_steps": 10, "map_steps": 10}, "leave none"),
+    ({"linear_steps": -1}, ">= 0"),
+    ({"linear_steps": 5, "warm_start": False}, "warm_start"),
+    ({"orthogonalise": -0.1}, ">= 0")])
+def test_bad_linear_start_settings_are_refused_by_name(settings, why):
+    with pytest.raises(InputError, match=why):
+        GanRealNVPFit("gan_realnvp", **settings)
+
+
+def test_algorithm_1_continues_the_flow_without_a_second_linear_start():
+    from train.modules.constrained_gan import ConstrainedGanFit
+
+    assert ConstrainedGanFit(linear_steps=50, map_steps=100).hparams.linear_steps == 0
