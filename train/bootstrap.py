@@ -39,7 +39,7 @@ def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapCon
         if pools is None:
             raise ValueError("the adversarial refit trains on the two pools: pass pools")
         gan = {**parse_method("gan_realnvp").trained.defaults, "lr": cfg.lr,
-               "nll_weight": cfg.nll_weight, **cfg.adversarial, **flow,
+               **cfg.adversarial, **flow,
                "map_steps": cfg.map_steps}
         module = ConstrainedGanFit(constraint=cfg.constraint,
                                    constraint_weight=cfg.constraint_weight,

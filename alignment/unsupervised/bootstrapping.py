@@ -41,8 +41,9 @@ class BootstrapConfig:
     refitted ``refit``: ``adversarial`` (the paper's: GAN-Real-NVP's objective on the two pools
     + ``constraint_weight`` × g on a batch of induced pairs, ``map_steps`` map updates a round
     after ``critic_warmup`` updates of a fresh critic, the GAN's settings in ``adversarial``)
-    or ``supervised`` (density matching ‖f(x) − y‖² on the induced pairs + g, ``epochs``).
-    Both use ``lr``, ``nll_weight``, ``batch_size``. The constraints are means (over
+    or ``supervised`` (density matching ‖f(x) − y‖² on the induced pairs + g, ``epochs``, +
+    ``nll_weight`` × the density term; the adversarial refit takes the GAN's, from
+    ``adversarial`` or its default). Both use ``lr`` and ``batch_size``. The constraints are means (over
     dimensions, entries or pairs) where the paper's Eq. 4–5 are sums: cross-correlation at
     weight w is the paper's at w / d."""
 
@@ -58,7 +59,7 @@ class BootstrapConfig:
     critic_warmup: int = 100         # adversarial refit: critic updates before the first map step
     adversarial: dict = field(default_factory=dict)  # adversarial refit: GanRealNVPFit settings
     lr: float = 1e-4
-    nll_weight: float = 0.1
+    nll_weight: float = 0.1          # supervised refit: weight of the density term
     batch_size: int = 512
     seed: int = 0
 

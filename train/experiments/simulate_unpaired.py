@@ -39,7 +39,7 @@ def boot_config(method: str, refit: str, rounds: int, map_steps: int) -> Bootstr
     gan = {k: v for k, v in spec.overrides.items() if k not in ("map_steps", "semantic_top")}
     cfg = BootstrapConfig(rounds=rounds, epochs=5, batch_size=BATCH, refit=refit,
                           lr=float(gan.get("lr", 1e-4)) if refit == "adversarial" else 1e-3,
-                          nll_weight=float(gan.get("nll_weight", 0.1)), map_steps=map_steps,
+                          nll_weight=float(gan.get("nll_weight", 0.0)), map_steps=map_steps,
                           adversarial=gan)
     cfg.check()
     return cfg
@@ -47,7 +47,7 @@ def boot_config(method: str, refit: str, rounds: int, map_steps: int) -> Bootstr
 # toy-size settings: the map's learning rate below the critic's (at 1e-3 the flow oscillates
 # and the distance does not fall on the 2-D toy; docs/unsupervised.md)
 GAN_METHOD = ("gan_realnvp:lr=0.0001,critic_lr=0.001,transforms=4,hidden=64,critic_hidden=64,"
-              "critic_steps=5,nll_weight=0.1")
+              "critic_steps=5")
 BATCH = 64
 
 

@@ -38,15 +38,13 @@ GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
 
 @dataclass(frozen=True)
 class Route:
-    """One row of the table: a registered method spec fitted on ``rows`` (``tokens``: the token
-    pools; ``types``: per-type centroids of the most frequent types; ``sentences``: the token
-    pools plus the encoded sentences, for mining), with fitter settings taken from config
-    fields (``settings``: setting → field) and its epochs from the field ``budget`` (none:
-    one pass, for methods that take no steps); or bootstrapping (``rounds`` from that field,
-    ``constraint``, ``refit``: supervised or adversarial, Algorithm 1 as published) of the fit
-    of route ``after``, or (``then``) a trained method fitted on the word pairs route ``after``
-    mined. ``seeds``: one fit per ``gan_seeds`` entry."""
-
+    """One row: a registered method spec fitted on ``rows`` (``tokens``: the token pools;
+    ``types``: per-type centroids of the most frequent types; ``sentences``: the token pools
+    plus the encoded sentences, for mining), fitter settings from config fields (``settings``:
+    setting → field), epochs from the field ``budget`` (none: one pass); or bootstrapping
+    (``rounds`` from that field, ``constraint``, ``refit``: supervised or adversarial,
+    Algorithm 1 as published) of route ``after``'s fit, or (``then``) a trained method fitted
+    on the word pairs route ``after`` mined. ``seeds``: one fit per ``gan_seeds`` entry."""
     method: str | None = None
     rows: str = "tokens"
     settings: tuple[tuple[str, str], ...] = ()
@@ -290,9 +288,11 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
                     record(f"{name} (last epoch)", last, time.time() - t0)
     comparisons = compare_routes(rows, hits, cfg)
     text = format_unsupervised(rows, hits, comparisons, cfg, bed, u, pools)
-    sig = signature({"enc": f"{bed.encoder.identity().encoder}", "L": bed.encoder.layer,
-                     "data": bed.train.fingerprint(), "protocol": cfg.protocol,
-                     "pool": f"{len(pools.x)}x{cfg.per_type}", "seed": cfg.seed})
+    ident = bed.encoder.identity()
+    sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
+                     "pool": ident.pool_label, "data": bed.train.fingerprint(),
+                     "align": bed.provenance.aligner, "protocol": cfg.protocol,
+                     "pools": f"{len(pools.x)}x{cfg.per_type}", "seed": cfg.seed})
     text += f"\nsignature: {sig}\n"
     flat = {f"{name}/{k}": v for name, r in rows.items() for k, v in r.items()} | comparisons
     flat["seconds"] = time.time() - start
