@@ -7,6 +7,7 @@ product's own `crossalign simulate`, changing only those settings.
     python benchmarks/critic.py                       # seeds 0 1 2, k 20 100; table + JSON
     python benchmarks/critic.py --seeds 0 --ks 20     # one run per variant
     python benchmarks/critic.py --only-true-start     # each variant started at the true map
+    python benchmarks/critic.py --summarise benchmarks/results/critic.json   # reprint
 
 Every run uses one torch thread (a trained map's digits depend on the count) and two run at a
 time. Prints P@1 per seed, the mean with a 95% t-interval, P@1 after Algorithm 1 (3 rounds,
@@ -146,23 +147,56 @@ def main() -> None:
     p.add_argument("--critics", nargs="+", choices=list(CRITICS), default=list(CRITICS),
                    help="which critics (default: all)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "critic.json"))
+    p.add_argument("--summarise", nargs="+", metavar="JSON",
+                   help="print the tables of earlier runs (their JSON files) instead of running")
     args = p.parse_args()
+    if args.summarise:
+        results = [json.loads(Path(f).read_text()) for f in args.summarise]
+        runs = [r for res in results for r in res["runs"]]
+        starts = [r for res in results for r in res["true_start"]]
+        print_tables(runs, starts, results[0]["map_steps"], results[0]["rounds"])
+        return
     work = Path(tempfile.mkdtemp(prefix="crossalign-critic-"))
     args.true_start |= args.only_true_start
     if args.only_true_start:
         args.ks = []
-    critics = args.critics
-    plan = [(c, k, s) for k in args.ks for c in critics for s in args.seeds]
+    plan = [(c, k, s) for k in args.ks for c in args.critics for s in args.seeds]
     with ThreadPoolExecutor(args.jobs) as pool:
         runs = list(pool.map(lambda a: one_run(*a, args.map_steps, args.rounds, work), plan))
-    print(f"GAN-Real-NVP, CBLI simulation t = 1, {args.map_steps} map updates, {BASE}; "
-          f"P@1 (%) per seed, mean ± 95% t-interval; + Algorithm 1: {args.rounds} rounds; "
+    starts: list[dict] = []
+    if args.true_start:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(args.jobs) as pool:
+            starts = list(pool.map(true_start_run, *zip(*[(c, 20, s, args.map_steps)
+                                                          for c in args.critics
+                                                          for s in args.seeds])))
+    for r in runs + starts:
+        r["settings"] = variant(r["critic"], args.map_steps)
+    print_tables(runs, starts, args.map_steps, args.rounds)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"base": BASE, "map_steps": args.map_steps,
+                               "rounds": args.rounds, "runs": runs,
+                               "true_start": starts}, indent=2))
+    print(f"wrote {out}")
+
+
+def print_tables(runs: list[dict], starts: list[dict], map_steps: int, rounds: int) -> None:
+    """The k grid (per variant: P@1 per seed, mean ± t-interval, after Algorithm 1, induced
+    precision per round, MMD²) and the true-map starts with the final critic's readings."""
+    critics = [c for c in CRITICS if any(r["critic"] == c for r in runs + starts)]
+    print(f"GAN-Real-NVP, CBLI simulation t = 1, {map_steps} map updates, {BASE}; "
+          f"P@1 (%) per seed, mean ± 95% t-interval; + Algorithm 1: {rounds} rounds; "
           "induced %: its lexicon's precision per round, mean over seeds")
     print(f"{'k':>4}  {'critic / start':<30} {'P@1 per seed':<22} {'mean':>12}  {'+Alg.1':>12}  "
           f"{'induced % per round':>20}  {'MMD² start→selected':>20}")
-    for k in args.ks:
+    for k in sorted({r["k"] for r in runs}):
         for critic in critics:
-            rs = [r for r in runs if r["critic"] == critic and r["k"] == k]
+            rs = sorted((r for r in runs if r["critic"] == critic and r["k"] == k),
+                        key=lambda r: r["seed"])
+            if not rs:
+                continue
             per = ", ".join(f"{r['p1']:.1f}" for r in rs)
             induced = " → ".join(f"{sum(p) / len(p):.1f}"
                                  for p in zip(*(r["induced_precision"] for r in rs)))
@@ -170,35 +204,24 @@ def main() -> None:
                    f"{sum(r['mmd_selected'] for r in rs) / len(rs):+.4f}")
             print(f"{k:>4}  {critic:<30} {per:<22} {mean_interval([r['p1'] for r in rs]):>12}  "
                   f"{mean_interval([r['p1_bootstrap'] for r in rs]):>12}  {induced:>20}  {mmd:>20}")
-    starts: list[dict] = []
-    if args.true_start:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(args.jobs) as pool:
-            starts = list(pool.map(true_start_run, *zip(*[(c, 20, s, args.map_steps)
-                                                          for c in critics for s in args.seeds])))
-        print(f"\nstarted at the true map (k = 20): P@1 at the start → after the last of "
-              f"{args.map_steps} map updates (no epoch selection), per seed")
-        for critic in critics:
-            rs = [r for r in starts if r["critic"] == critic]
-            print(f"  {critic:<30} " + ", ".join(f"{r['start']:.0f} → {r['p1_last']:.1f}"
-                                                  for r in rs))
-        print("\nthe final critic h (mean over seeds): map loss −E[h] at the true map and at the "
-              "drifted map; the critic's distance E[h(y)] − E[h(·)]; mean ‖∇h‖ at the target "
-              "rows, the drifted rows and interpolates")
-        for critic in critics:
-            rs = [r for r in starts if r["critic"] == critic]
-            mean = lambda key: sum(r[key] for r in rs) / len(rs)  # noqa: E731
-            print(f"  {critic:<30} loss true {mean('map_loss_true'):+.3f}  drifted "
-                  f"{mean('map_loss_drifted'):+.3f} | distance true {mean('w_true'):.3f}  drifted "
-                  f"{mean('w_drifted'):.3f} | ‖∇h‖ target {mean('grad_target'):.2f}  drifted "
-                  f"{mean('grad_drifted'):.2f}  interpolates {mean('grad_interpolates'):.2f}")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"base": BASE, "map_steps": args.map_steps,
-                               "rounds": args.rounds, "runs": runs,
-                               "true_start": starts}, indent=2))
-    print(f"wrote {out}")
+    if not starts:
+        return
+    print(f"\nstarted at the true map (k = 20): P@1 at the start → after the last of "
+          f"{map_steps} map updates (no epoch selection), per seed")
+    for critic in critics:
+        rs = sorted((r for r in starts if r["critic"] == critic), key=lambda r: r["seed"])
+        print(f"  {critic:<30} " + ", ".join(f"{r['start']:.0f} → {r['p1_last']:.1f}"
+                                              for r in rs))
+    print("\nthe final critic h (mean over seeds): map loss −E[h] at the true map and at the "
+          "drifted map; the critic's distance E[h(y)] − E[h(·)]; mean ‖∇h‖ at the target "
+          "rows, the drifted rows and interpolates")
+    for critic in critics:
+        rs = [r for r in starts if r["critic"] == critic]
+        mean = lambda key: sum(r[key] for r in rs) / len(rs)  # noqa: E731
+        print(f"  {critic:<30} loss true {mean('map_loss_true'):+.3f}  drifted "
+              f"{mean('map_loss_drifted'):+.3f} | distance true {mean('w_true'):.3f}  drifted "
+              f"{mean('w_drifted'):.3f} | ‖∇h‖ target {mean('grad_target'):.2f}  drifted "
+              f"{mean('grad_drifted'):.2f}  interpolates {mean('grad_interpolates'):.2f}")
 
 
 if __name__ == "__main__":
