@@ -33,6 +33,8 @@ CRITICS = {"spectral, density 0.1": "lipschitz=spectral,nll_weight=0.1",
            "penalty, density 0.1": "lipschitz=penalty,nll_weight=0.1",
            "one-sided, density 0.1": "lipschitz=one_sided,nll_weight=0.1",
            "spectral (default)": "lipschitz=spectral,nll_weight=0",
+           "penalty": "lipschitz=penalty,nll_weight=0",
+           "penalty, weight 1": "lipschitz=penalty,gp_weight=1,nll_weight=0",
            "spectral, density 0.1, linear": "lipschitz=spectral,nll_weight=0.1,linear_steps={half}",
            "spectral, linear start": "lipschitz=spectral,nll_weight=0,linear_steps={half}"}
 # "linear": the first half of the budget trains a linear map (linear_steps), the rest the flow
