@@ -93,8 +93,13 @@ class Composition(AffineMapping):
             stage = stage_cls.fit(moments)
             comp.stages.append(stage)
             moments = moments.transformed(*stage.affine())
-        comp.set_affine(*compose_affine([s.affine() for s in comp.stages], moments.dim))
-        return comp
+        return comp.collapse()
+
+    def collapse(self) -> "Composition":
+        """Set the one affine map per side to its stages applied in order (after a stage
+        changed)."""
+        self.set_affine(*compose_affine([s.affine() for s in self.stages], self.dim))
+        return self
 
     def config(self) -> dict[str, Any]:
         return {"dim": self.dim, "stages": [{"type": s.kind, "config": s.config()}

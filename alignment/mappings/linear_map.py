@@ -49,7 +49,7 @@ class LinearStage(AffineMapping):
         return "linear_start"
 
     def set_weight(self, w: torch.Tensor) -> "LinearStage":
-        eye = torch.eye(self.dim, dtype=torch.float64)
-        zero = torch.zeros(self.dim, dtype=torch.float64)
-        self.set_affine(w.detach().to(torch.float64), zero, eye, zero.clone())
+        """W on the source side; the bias and the target side stay as built (0, identity)."""
+        with torch.no_grad():
+            self.src_weight.copy_(w.detach().to(torch.float64))
         return self

@@ -19,6 +19,7 @@ from .base import MappingFit
 from .flow import build_flow
 
 UNPAIRED_PRE_STAGES = {"identity", "center", "norm"}  # the stages that need no pairs
+ADAM_BETAS = (0.5, 0.9)  # the usual adversarial setting: little momentum
 
 
 def check_unpaired(spec: MethodSpec, method):
@@ -98,9 +99,8 @@ class AdversarialFit(MappingFit):
 
     def configure_optimizers(self):
         hp = self.hparams
-        betas = (0.5, 0.9)  # the usual adversarial setting: little momentum
-        return (torch.optim.Adam(self.trainable.parameters(), lr=hp.lr, betas=betas),
-                torch.optim.Adam(self.critic.parameters(), lr=hp.critic_lr, betas=betas))
+        return (torch.optim.Adam(self.trainable.parameters(), lr=hp.lr, betas=ADAM_BETAS),
+                torch.optim.Adam(self.critic.parameters(), lr=hp.critic_lr, betas=ADAM_BETAS))
 
     def step_generator(self) -> torch.Generator | None:
         """What draws this critic update's random numbers (None: the global RNG)."""
@@ -225,7 +225,7 @@ class GanRealNVPFit(AdversarialFit):
         if self.linear is None:
             return opts
         return (*opts, torch.optim.Adam(self.linear.parameters(), lr=self.hparams.linear_lr,
-                                        betas=(0.5, 0.9)))
+                                        betas=ADAM_BETAS))
 
     def _linear_phase(self) -> bool:
         return self.linear is not None and self.map_updates < self.hparams.linear_steps
@@ -250,7 +250,7 @@ class GanRealNVPFit(AdversarialFit):
                 w[:, i] = 0
                 w[i, i] = 1
         pre.stages[-1].set_weight(self.linear.weight)
-        pre.set_affine(*compose_affine([s.affine() for s in pre.stages], pre.dim))
+        pre.collapse()
         return {"map_adversarial": loss.detach(), "map_loss": loss.detach()}
 
     def map_extra(self, x: torch.Tensor, y: torch.Tensor
