@@ -64,6 +64,13 @@ def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path):
     label = "center > clp > realnvp:warm_start=true,dual=false,transforms=2,hidden=16"
     assert 0 <= metrics[f"{label}/labelled/retrieval_cosine_src2tgt"] <= 1
     assert f"tracking/{label}/structural" in metrics and f"tracking/{label}/spectrum" in metrics
+    # each row against the baseline on CBLI too (the measure that separates rows on encoders
+    # whose sentence retrieval is saturated), from the same epoch's outcomes
+    assert "Against center > clp (CBLI P@1, semantic-selected epoch" in table
+    d = metrics[f"{label}/cbli_vs_baseline"]
+    assert d == pytest.approx(metrics[f"{label}/semantic/cbli_p1"]
+                              - metrics["center > clp/semantic/cbli_p1"], abs=1e-6)
+    assert metrics[f"{label}/cbli_vs_baseline_lo"] <= d <= metrics[f"{label}/cbli_vs_baseline_hi"]
 
 
 def test_compare_over_several_training_seeds_averages_them(bible, tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
-"""``crossalign compare``: Rotation, linear, FCNN and Real-NVP on the Bible test bed, each
-trained method selected by the semantic criterion, the structural criterion, a fixed number of
-epochs, or a labelled validation split — the shape of Zhao & Eger 2022's Table 2 — plus how
-each criterion tracks held-out P@1 over epochs."""
+"""``crossalign compare``: Rotation, linear, FCNN and Real-NVP on the Bible test bed (any pair
+and encoder), each trained method selected by the semantic criterion, the structural
+criterion, a fixed number of epochs, or a labelled validation split — the shape of Zhao & Eger
+2022's Table 2 — plus how each criterion tracks held-out P@1 over epochs."""
 from __future__ import annotations
 
 import tempfile
@@ -18,7 +18,8 @@ from alignment.evaluation.correlation import pearson
 from alignment.evaluation.criteria import CRITERIA
 from alignment.atomic import atomic_path
 from alignment.errors import InputError, TrainingDiverged
-from alignment.evaluation.retrieval import evaluate_mapping, paired_bootstrap, retrieval_hits
+from alignment.evaluation.retrieval import (cbli_hits, evaluate_mapping, paired_bootstrap,
+                                            retrieval_hits)
 from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.data.vectors import aligned_pairs
 
@@ -30,7 +31,7 @@ from ..reporting import report
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 from .compare_report import format_compare, format_differences, format_head_to_head
 from .seed_runs import SeedRun, load_seed_run, save_seed_run, seed_signature
-from .testbed import BibleConfig, prepare_bible
+from .testbed import prepare_bible
 
 class EvaluateEachEpoch(pl.Callback):
     """Held-out test metrics of the mapping after every epoch (after that epoch's validation),
@@ -40,6 +41,7 @@ class EvaluateEachEpoch(pl.Callback):
         self.test, self.lexicon = test, lexicon
         self.results: list[dict[str, float]] = []
         self.hits: list[np.ndarray] = []
+        self.word_hits: list[np.ndarray] = []
         self.criteria: list[dict[str, float]] = []
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
@@ -47,6 +49,7 @@ class EvaluateEachEpoch(pl.Callback):
                               if v.numel() == 1})
         self.results.append(evaluate_mapping(self.test, pl_module.mapping, self.lexicon))
         self.hits.append(retrieval_hits(self.test, pl_module.mapping))
+        self.word_hits.append(cbli_hits(self.test, pl_module.mapping))
 
 
 def run_compare(cfg: CompareConfig) -> dict[str, float]:
@@ -59,29 +62,30 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     if not 0 < cfg.val_fraction < 1:
         raise InputError(f"must be in (0, 1), got {cfg.val_fraction}", parameter="val_fraction")
     seeds = training_seeds(cfg)
-    bible = BibleConfig(data_dir=cfg.data_dir, train_verses=cfg.train_verses,
-                        test_verses=cfg.test_verses, books=cfg.books, seed=cfg.seed,
-                        align_seed=cfg.align_seed)
-    bed = prepare_bible(bible, with_dev=cfg.validation == "dev")
-    cfg.data_dir = bible.data_dir  # the corpus used, for config.json
+    bed = prepare_bible(cfg, with_dev=cfg.validation == "dev")  # sets the corpus used
     runs = [kept_or_fitted(cfg, bed, specs, seed) for seed in seeds]
-    rows, hits, notes, tracking = merge_seeds(runs, seeds)
+    rows, hits, word_hits, notes, tracking = merge_seeds(runs, seeds)
     base = parse_method(BASELINE).label
     diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
              for label, h in hits.items() if label != base}
+    word_diffs = {label: paired_bootstrap(h, word_hits[base], cfg.bootstrap, cfg.seed)
+                  for label, h in word_hits.items() if label != base}
     per_seed = {label: [float(run.hits[label].mean() - run.hits[base].mean()) for run in runs]
                 for label in diffs} if len(seeds) > 1 else {}
     flat = {f"{k}/{m}": v for k, r in rows.items() for m, v in r.items()}
     flat.update({f"tracking/{k}": v for k, v in tracking.items()})
-    for label, (d, lo, hi) in diffs.items():
-        flat.update({f"{label}/vs_baseline": d, f"{label}/vs_baseline_lo": lo,
-                     f"{label}/vs_baseline_hi": hi})
+    for name, table in (("vs_baseline", diffs), ("cbli_vs_baseline", word_diffs)):
+        for label, (d, lo, hi) in table.items():
+            flat.update({f"{label}/{name}": d, f"{label}/{name}_lo": lo,
+                         f"{label}/{name}_hi": hi})
     if len(seeds) > 1:
         for seed, run in zip(seeds, runs):
             flat.update({f"seed{seed}/{k}/{m}": v for k, r in run.rows.items()
                          for m, v in r.items()})
     text = format_compare(rows, tracking, cfg, list(specs), notes, seeds)
     text += "\n\n" + format_differences(rows, diffs, base, cfg, list(specs), notes, per_seed)
+    text += "\n\n" + format_differences(rows, word_diffs, base, cfg, list(specs), notes,
+                                        measure="cbli_p1")
     best = best_row(hits, base)
     if best is not None:  # is the best row ahead of the others, or only of the baseline?
         ahead = {label: paired_bootstrap(hits[best], h, cfg.bootstrap, cfg.seed)
@@ -100,7 +104,8 @@ def kept_or_fitted(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
     settings is kept there, else fitted and kept as soon as they are done."""
     if cfg.out_dir is None:
         return fit_rows(cfg, bed, specs, seed)
-    settings = {k: v for k, v in asdict(cfg).items() if k not in ("out_dir", "seeds", "bootstrap")}
+    settings = {k: v for k, v in asdict(cfg).items()
+                if k not in ("out_dir", "seeds", "bootstrap", "progress", "cache_dir")}
     signature = seed_signature(settings, seed)
     folder = Path(cfg.out_dir) / "seeds"
     run = load_seed_run(folder, seed, signature)
@@ -128,24 +133,26 @@ def save_hits(path: Path, runs: list[SeedRun], seeds: list[int]) -> None:
         np.savez_compressed(f, **arrays)
 
 
-def merge_seeds(runs: list[SeedRun], seeds: list[int]) -> tuple[dict, dict, dict, dict]:
+def merge_seeds(runs: list[SeedRun], seeds: list[int]) -> tuple[dict, dict, dict, dict, dict]:
     """One seed: its run as it is. Several: every metric and tracking value averaged over the
-    seeds, per-verse hits averaged (a verse solved in 2 of 3 seeds counts 2/3), notes kept
-    with their seed."""
+    seeds, per-verse (and per-occurrence) hits averaged (a verse solved in 2 of 3 seeds counts
+    2/3), notes kept with their seed."""
     if len(runs) == 1:
         run = runs[0]
-        return run.rows, run.hits, run.notes, run.tracking
+        return run.rows, run.hits, run.word_hits, run.notes, run.tracking
     rows = {key: {m: float(np.mean([run.rows[key][m] for run in runs if m in run.rows[key]]))
                   for m in runs[0].rows[key]} for key in runs[0].rows}
-    hits = {label: np.mean([run.hits[label] for run in runs], axis=0)
-            for label in runs[0].hits if all(label in run.hits for run in runs)}
+    hits, word_hits = ({label: np.mean([getattr(run, kind)[label] for run in runs], axis=0)
+                        for label in getattr(runs[0], kind)
+                        if all(label in getattr(run, kind) for run in runs)}
+                       for kind in ("hits", "word_hits"))
     notes: dict[str, str] = {}
     for seed, run in zip(seeds, runs):
         for label, note in run.notes.items():
             notes[label] = "; ".join(filter(None, [notes.get(label), f"seed {seed}: {note}"]))
     tracking = {k: mean_of_finite([run.tracking.get(k, np.nan) for run in runs])
                 for k in runs[0].tracking}
-    return rows, hits, notes, tracking
+    return rows, hits, word_hits, notes, tracking
 
 
 def mean_of_finite(values: list[float]) -> float:
@@ -173,6 +180,7 @@ def fit_rows(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
         val_x, val_y = val_x[pick], val_y[pick]
     rows: dict[str, dict[str, float]] = {}
     hits: dict[str, np.ndarray] = {}  # per test verse, semantic-selected (label-free) epoch
+    word_hits: dict[str, np.ndarray] = {}  # per CBLI gold occurrence, the same epoch
     notes: dict[str, str] = {}
     tracking: dict[str, float] = {}
     for label, spec in specs.items():
@@ -185,6 +193,7 @@ def fit_rows(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
                       "seconds": time.perf_counter() - start}
             rows.update({f"{label}/{sel}": result for sel in SELECTIONS})
             hits[label] = retrieval_hits(bed.test, mapping)
+            word_hits[label] = cbli_hits(bed.test, mapping)
             continue
         torch.manual_seed(seed)
         each = EvaluateEachEpoch(bed.test, bed.lexicon)
@@ -214,10 +223,11 @@ def fit_rows(cfg: CompareConfig, bed, specs: dict, seed: int) -> SeedRun:
             rows[f"{label}/{sel}"] = {**each.results[epoch], "epoch": float(epoch),
                                       "seconds": seconds, "oracle_retrieval": oracle}
         hits[label] = each.hits[selectors["semantic"].best_epoch]
+        word_hits[label] = each.word_hits[selectors["semantic"].best_epoch]
         test_p1 = np.array([m["retrieval_cosine_src2tgt"] for m in each.results])
         for key in CRITERIA:
             crit = np.array([m[key] for m in each.criteria])
             tracking[f"{label}/{key}"] = pearson(crit, test_p1) if len(crit) > 2 else float("nan")
-    return SeedRun(rows, hits, notes, tracking)
+    return SeedRun(rows, hits, notes, tracking, word_hits)
 
 

@@ -7,6 +7,7 @@ from alignment.errors import InputError
 from alignment.mappings import BASELINE
 
 from .shared import VARIANTS_HELP
+from .testbed import BibleConfig
 
 DEFAULT_METHODS = ["clp", BASELINE, "linear", "fcnn", "realnvp", "center > clp > fcnn:residual=true",
                    "clp_flow"]
@@ -17,14 +18,10 @@ SELECTIONS = {"semantic": "semantic", "structural": "structural", "fixed": None,
 
 
 @dataclass
-class CompareConfig:
-    data_dir: str = "data/bible"
+class CompareConfig(BibleConfig):
+    """The test bed (any pair and encoder), the rows, their budget and the selection rules."""
+
     out_dir: str = field(default="checkpoints/compare", metadata={"flag": "out"})
-    train_verses: int = 10000
-    test_verses: int = 1000
-    books: list[str] | None = field(default=None, metadata={"help": "restrict the corpus to these books"})
-    align_seed: int = field(default=0, metadata={
-        "help": "eflomal's sampler seed for the word links (same seed, same links)"})
     max_pairs: int = field(default=50000, metadata={"help": "training word pairs (a seeded sample)"})
     val_fraction: float = field(default=0.05, metadata={"help": "validation pairs for the criteria, "
                                                         "as a share of the training pairs"})
@@ -33,8 +30,6 @@ class CompareConfig:
                                                      "nor in test) or train (held out from the "
                                                      "training verses' pairs, crossalign 0.1)"})
     epochs: int = 6
-    seed: int = field(default=0, metadata={"help": "random seed: the corpus split, the intervals "
-                                           "and (without --seeds) training"})
     seeds: list[int] | None = field(default=None, metadata={
         "help": "training seeds (pair sample, initialisation, batch order), the corpus split "
                 "staying --seed's; several: every row is the mean over them and its interval a "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from alignment.data.splits import parse_pair
+
 from ..reporting import format_difference, verdict
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 
@@ -22,17 +24,21 @@ def format_head_to_head(best: str, ahead: dict[str, tuple[float, float, float]],
 
 def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
                        labels: list[str], notes: dict[str, str],
-                       per_seed: dict[str, list[float]] | None = None) -> str:
-    """Each row against the baseline: retrieval P@1 es→en at the epoch the label-free semantic
-    criterion picked, its paired-bootstrap 95% interval over the test verses, a verdict, and
-    (trained rows) the P@1 of the best epoch in hindsight; with several seeds, each seed's
-    difference too."""
+                       per_seed: dict[str, list[float]] | None = None,
+                       measure: str = "retrieval_cosine_src2tgt") -> str:
+    """Each row against the baseline: retrieval P@1 X→en (or, ``measure="cbli_p1"``, CBLI
+    P@1) at the epoch the label-free semantic criterion picked, its paired-bootstrap 95%
+    interval over the test verses (gold occurrences), a verdict, and (trained rows, retrieval)
+    the P@1 of the best epoch in hindsight; with several seeds, each seed's difference too."""
     width = max(9, *(len(m) for m in labels))
     seeds = training_seeds(cfg)
+    items = "test verses" if measure == "retrieval_cosine_src2tgt" else "CBLI gold occurrences"
+    what = (f"retrieval P@1 {parse_pair(cfg.pair)}→en" if measure == "retrieval_cosine_src2tgt"
+            else "CBLI P@1")
     over = (f"mean over training seeds {', '.join(map(str, seeds))}; the CI resamples the "
-            f"test verses of the seed-averaged difference, " if len(seeds) > 1 else "")
-    lines = [f"Against {base} (retrieval P@1 es→en, semantic-selected epoch; difference in points "
-             f"with a paired bootstrap 95% CI over the test verses, {over}{cfg.bootstrap} "
+            f"{items} of the seed-averaged difference, " if len(seeds) > 1 else "")
+    lines = [f"Against {base} ({what}, semantic-selected epoch; difference in points "
+             f"with a paired bootstrap 95% CI over the {items}, {over}{cfg.bootstrap} "
              "resamples):",
              f"{'method':{width}}  {'P@1':>6}  {'Δ':>6}  {'95% CI':>16}  {'verdict':<13} "
              f"{'best epoch':>10}  {'minutes':>7}", "-" * (width + 72)]
@@ -40,7 +46,7 @@ def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
         r = rows[f"{label}/semantic"]
         minutes = r.get("seconds", float("nan")) / 60
         if label == base:
-            lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
+            lines.append(f"{label:{width}}  {100 * r[measure]:6.1f}  "
                          f"{'—':>6}  {'(baseline)':>16}  {'':<13} {'':>10}  {minutes:7.1f}")
             continue
         if label not in diffs:
@@ -48,12 +54,12 @@ def format_differences(rows: dict, diffs: dict, base: str, cfg: CompareConfig,
             continue
         d, lo, hi = diffs[label]
         note = f" ({notes[label]})" if label in notes else ""
-        oracle = r.get("oracle_retrieval")
+        oracle = r.get("oracle_retrieval") if measure == "retrieval_cosine_src2tgt" else None
         best = "" if oracle is None else f"{100 * oracle:.1f}"
         spread = ""
         if per_seed and label in per_seed:
             spread = "  per seed " + " ".join(f"{100 * v:+.1f}" for v in per_seed[label])
-        lines.append(f"{label:{width}}  {100 * r['retrieval_cosine_src2tgt']:6.1f}  "
+        lines.append(f"{label:{width}}  {100 * r[measure]:6.1f}  "
                      f"{100 * d:+6.1f}  [{100 * lo:+6.1f}, {100 * hi:+6.1f}]  {verdict(lo, hi):<13} "
                      f"{best:>10}  {minutes:7.1f}{spread}{note}")
     return "\n".join(lines)
@@ -64,8 +70,11 @@ def format_compare(rows: dict, tracking: dict, cfg: CompareConfig, labels: list[
     width = max(9, *(len(m) for m in labels))
     over = f"; mean over training seeds {', '.join(map(str, seeds))}" \
         if seeds and len(seeds) > 1 else ""
-    lines = [f"Bible es–en, MiniLM L6: {cfg.max_pairs} training pairs max, {cfg.epochs} epochs{over}; "
-             "held-out retrieval P@1 (es→en) / CBLI P@1 (one-to-one gold), by selection rule; "
+    src = parse_pair(cfg.pair)
+    layer = "last" if cfg.layer == -1 else cfg.layer
+    lines = [f"Bible {src}–en, {cfg.encoder} layer {layer}: {cfg.max_pairs} training pairs "
+             f"max, {cfg.epochs} epochs{over}; held-out retrieval P@1 ({src}→en) / CBLI P@1 "
+             "(one-to-one gold), by selection rule; "
              f"validation pairs for every criterion from the {cfg.validation} verses",
              f"{'method':{width}} " + "  ".join(f"{s:>15}" for s in SELECTIONS), "-" * (width + 68)]
     for label in labels:

@@ -1,6 +1,7 @@
-"""``crossalign joint-align``: fine-tuning the encoder itself (Joint-Align) on the Bible es–en,
-with and without NORM and TEXT, against ``center > clp`` and the best trained map, evaluated on
-the held-out verses through the *exports* (what a user loads), with the English side's drift."""
+"""``crossalign joint-align``: fine-tuning the encoder itself (Joint-Align) on the Bible X–en
+(es–en unless a pair is named), with and without NORM and TEXT (Spanish only), against
+``center > clp`` and the best trained map, evaluated on the held-out verses through the
+*exports* (what a user loads), with the English side's drift."""
 from __future__ import annotations
 
 import json
@@ -15,20 +16,21 @@ import torch
 from alignment import __version__
 from alignment.atomic import write_text
 from alignment.encoding.encoder import Encoder, EncoderSpec
-from alignment.evaluation.retrieval import columns, evaluate_mapping, paired_bootstrap, retrieval_hits
+from alignment.data.splits import parse_pair
+from alignment.errors import InputError
+from alignment.evaluation.retrieval import cbli_hits, evaluate_mapping, retrieval_hits
 from alignment.export.remapped import load_remapped
-from alignment.mappings import BASELINE, Mapping, parse_method
+from alignment.mappings import Mapping, parse_method
 from alignment.data.pipeline import PreparedCorpus
-from alignment.export.signature import signature
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 
-from ..reporting import Column, format_against, format_difference, format_table, report
+from ..reporting import report
+from .joint_align_report import delta_metrics, format_joint_align, joint_align_deltas
 from .shared import ReferenceConfig, fit_supervised
 from .testbed import prepare_bible
 from .tuned_vectors import (TunedPairs, encoded, english_cosine, norm_variants, text_test_corpus,
                             text_train_corpus, with_vectors)
 
-COLUMNS = [*columns("es", "en"), ("en_cosine", "en cos f0"), Column("minutes", "min", scale=1)]
 VARIANTS = ("plain", "text")
 
 
@@ -37,8 +39,9 @@ class JointAlignConfig(ReferenceConfig):
     """The test bed, the fine-tuning budget and the references."""
 
     out_dir: str = field(default="checkpoints/joint-align", metadata={"flag": "out"})
-    variants: list[str] = field(default_factory=lambda: list(VARIANTS), metadata={
-        "help": "Joint-Align runs: plain, text (TEXT-normalised Spanish; needs apertium-eng-spa)"})
+    variants: list[str] | None = field(default=None, metadata={
+        "help": "Joint-Align runs: plain, text (TEXT-normalised Spanish; needs apertium-eng-spa) "
+                "(default: both for es-en, plain for other pairs)"})
     epochs: int = field(default=3, metadata={
         "help": "fine-tuning epochs (Cao et al.: 1; 3 is the measured best, docs/joint_align.md)"})
     batch_size: int = field(default=8, metadata={"help": "sentence pairs per step"})
@@ -65,10 +68,11 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     from ..parallel_text import ParallelTextDataModule
     from ..run_log import RunLog
 
-    data = Path(cfg.data_dir)
+    data, src = Path(cfg.data_dir), parse_pair(cfg.pair)
     dm = ParallelTextDataModule(
-        corpora=[{"src": str(data / "train.es"), "tgt": str(data / "train.en"), "src_lang": "es",
-                  "val_src": str(data / "dev.es"), "val_tgt": str(data / "dev.en")}],
+        corpora=[{"src": str(data / f"train.{src}"), "tgt": str(data / "train.en"),
+                  "src_lang": src, "val_src": str(data / f"dev.{src}"),
+                  "val_tgt": str(data / "dev.en")}],
         encoder=cfg.encoder, layer=cfg.layer, pooling=cfg.pooling, max_sentences=cfg.train_verses,
         val_sentences=cfg.val_verses, text=text, batch_size=cfg.batch_size, seed=cfg.seed,
         cache_dir=cfg.cache_dir, progress=cfg.progress)
@@ -95,10 +99,26 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     return run_dir / "export"
 
 
+def check_variants(cfg: JointAlignConfig) -> None:
+    """Settle the default variants for the pair and refuse unknown ones, or TEXT (a Spanish
+    rewrite) on another pair, before anything is encoded."""
+    spanish = parse_pair(cfg.pair) == "es"
+    if cfg.variants is None:
+        cfg.variants = list(VARIANTS) if spanish else ["plain"]
+    for v in cfg.variants:
+        if v not in VARIANTS:
+            raise InputError(f"unknown variant '{v}' (known: {VARIANTS})", parameter="variants")
+    if "text" in cfg.variants and not spanish:
+        raise InputError(f"TEXT rewrites Spanish input; the pair is {cfg.pair} (use --variants "
+                         "plain)", parameter="variants")
+    if cfg.measure not in ("retrieval", "cbli"):
+        raise InputError(f"must be retrieval or cbli, got '{cfg.measure}'", parameter="measure")
+
+
 def _same_settings(run_dir: Path, cfg: JointAlignConfig, text: bool) -> bool:
     """Whether ``run_dir`` holds a run of exactly these settings (and version); records them
     for the next call. Only such a run's last checkpoint may be resumed."""
-    names = ("encoder", "layer", "pooling", "train_verses", "val_verses", "batch_size", "seed",
+    names = ("pair", "encoder", "layer", "pooling", "train_verses", "val_verses", "batch_size", "seed",
              "epochs", "lr", "reg_weight", "val_every", "criterion", "data_dir")
     settings = {n: getattr(cfg, n) for n in names} | {"text": text, "version": __version__}
     stamp = run_dir / "settings.json"
@@ -123,10 +143,7 @@ def fine_tuned(cfg: JointAlignConfig, text: bool, run_dir: Path) -> float:
 def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
     """Run the experiment; returns {row: metrics} and writes table, metrics and each export."""
     start = time.time()
-    for v in cfg.variants:
-        if v not in VARIANTS:
-            from alignment.errors import InputError
-            raise InputError(f"unknown variant '{v}' (known: {VARIANTS})", parameter="variants")
+    check_variants(cfg)
     normaliser = SpanishTextNormaliser() if "text" in cfg.variants else None
     if normaliser is not None:
         normaliser.check()  # before anything is encoded
@@ -135,15 +152,16 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
     bed = prepare_bible(cfg, encoder, with_dev=True)
     out = Path(cfg.out_dir)
     rows: dict[str, dict[str, float]] = {}
-    hits: dict[str, np.ndarray] = {}
+    hits: dict[str, np.ndarray] = {}  # per test verse, or per CBLI gold occurrence (--measure)
     lexicon = bed.lexicon
     norm_train = bed.train_data.subset(list(range(min(2000, len(bed.train)))))
 
     def record(name: str, data: PreparedCorpus, mapping: Mapping | None, seconds: float,
                **extra: float) -> None:
         rows[name] = evaluate_mapping(data, mapping, lexicon) | {"minutes": seconds / 60} | extra
-        hits[name] = retrieval_hits(data, mapping)
-        print(f"  {name}: es→en {100 * rows[name]['retrieval_cosine_src2tgt']:.1f}", flush=True)
+        hits[name] = (cbli_hits if cfg.measure == "cbli" else retrieval_hits)(data, mapping)
+        print(f"  {name}: {bed.src_lang}→en {100 * rows[name]['retrieval_cosine_src2tgt']:.1f}, "
+              f"CBLI {100 * rows[name]['cbli_p1']:.1f}", flush=True)
 
     record("unmapped", bed.test, None, 0.0, en_cosine=1.0)
     for label, data in norm_variants(bed.test, norm_train, cfg.seed).items():
@@ -226,64 +244,3 @@ def _run_metrics(run_dir: Path) -> dict[str, float]:
     m = json.loads((run_dir / "metrics.json").read_text())
     return {k: m[k] for k in ("selected_step", "selected_value", "pivot_drift", "pivot_cosine",
                               "reg_loss", "align_loss") if k in m}
-
-
-def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str],
-                       cfg: JointAlignConfig) -> dict[str, dict[str, tuple[float, float, float]]]:
-    """Per row, (difference, low, high) against ``center > clp`` (``delta_vs_baseline``) and,
-    for a TEXT row, against the same row without TEXT (``text_delta``)."""
-    base = parse_method(BASELINE).label
-    out: dict[str, dict[str, tuple[float, float, float]]] = {}
-    for name, h in hits.items():
-        if base in hits and name != base:
-            out.setdefault(name, {})["delta_vs_baseline"] = paired_bootstrap(
-                h, hits[base], cfg.bootstrap_samples, cfg.seed)
-        if name in text_rows and text_rows[name] in hits:
-            out.setdefault(name, {})["text_delta"] = paired_bootstrap(
-                h, hits[text_rows[name]], cfg.bootstrap_samples, cfg.seed)
-    return out
-
-
-def delta_metrics(deltas: dict) -> dict[str, float]:
-    """``joint_align_deltas`` as flat metrics: NAME/KIND, NAME/KIND_lo, NAME/KIND_hi."""
-    names = {"delta_vs_baseline": ("delta_vs_baseline", "delta_lo", "delta_hi"),
-             "text_delta": ("text_delta", "text_delta_lo", "text_delta_hi")}
-    return {f"{row}/{key}": value for row, kinds in deltas.items() for kind, triple in kinds.items()
-            for key, value in zip(names[kind], triple)}
-
-
-def format_joint_align(rows, hits, deltas, drift, cfg: JointAlignConfig, bed, encoder) -> str:
-    base_label = parse_method(BASELINE).label
-    ident = encoder.identity()
-    header = (f"Joint-Align on the Bible es–en: {cfg.encoder} layer {encoder.layer}, "
-              f"{cfg.pooling}-subword pooling; {len(bed.train)} training verses, "
-              f"{len(bed.test.corpus)} held-out verses; fine-tuning: {cfg.epochs} epoch"
-              f"{'s' if cfg.epochs != 1 else ''}, batch "
-              f"{cfg.batch_size}, lr {cfg.lr}, pivot regulariser {cfg.reg_weight}, the step chosen "
-              f"by the {cfg.criterion} criterion on {cfg.val_verses} dev verses every "
-              f"{cfg.val_every} steps; every Joint-Align row is evaluated through its export")
-    text = f"\n{header}\n\n{format_table(list(rows.items()), COLUMNS)}\n"
-    text += ("\nmin: wall-clock minutes of the fit on this machine (Joint-Align: fine-tuning, "
-             "selection and export); en cos f0: mean cosine (×100) of the held-out English "
-             "word vectors as the row delivers them (encoder, then map or head) to the original "
-             "model's (100 = unchanged)\n")
-    if base_label in hits:
-        text += "\n" + format_against(base_label, {
-            name: deltas[name]["delta_vs_baseline"] for name in hits if name != base_label},
-            cfg.bootstrap_samples)
-    with_text = [n for n in hits if n in deltas and "text_delta" in deltas[n]]
-    if with_text:
-        text += ("\nTEXT's effect: each ⊕ TEXT row against the same row without TEXT (es→en P@1, "
-                 "points, same test verses; paired bootstrap 95% CI):\n")
-        width = max(len(n) for n in with_text)
-        for name in with_text:
-            text += f"  {name:<{width}} {format_difference(*deltas[name]['text_delta'])}\n"
-    for name, m in drift.items():
-        text += (f"\n{name}: selected step {int(m.get('selected_step', -1))} "
-                 f"({cfg.criterion} {m.get('selected_value', float('nan')):.4f}); at the last "
-                 f"validation the English dev tokens were at mean squared distance "
-                 f"{m.get('pivot_drift', float('nan')):.2f} from f0 (cosine "
-                 f"{m.get('pivot_cosine', float('nan')):.4f})")
-    sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pool_label, "data": bed.train.fingerprint()})
-    return text + f"\n\nsignature: {sig}\n"

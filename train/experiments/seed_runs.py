@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +17,15 @@ from alignment.version import __version__
 
 @dataclass(frozen=True)
 class SeedRun:
-    """One training seed's rows (``method/selection`` → metrics), per-verse hits of the
-    semantic-selected epoch, notes and criterion-tracking correlations."""
+    """One training seed's rows (``method/selection`` → metrics), per-verse hits and per
+    CBLI gold occurrence hits of the semantic-selected epoch, notes and criterion-tracking
+    correlations."""
 
     rows: dict[str, dict[str, float]]
     hits: dict[str, np.ndarray]
     notes: dict[str, str]
     tracking: dict[str, float]
+    word_hits: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def seed_signature(settings: dict, seed: int) -> str:
@@ -42,9 +44,11 @@ def save_seed_run(folder: Path, seed: int, signature: str, run: SeedRun) -> None
     folder.mkdir(parents=True, exist_ok=True)
     meta_path, hits_path = seed_paths(folder, seed)
     with atomic_path(hits_path) as tmp, open(tmp, "wb") as f:
-        np.savez_compressed(f, **{k: v.astype(np.float32) for k, v in run.hits.items()})
+        np.savez_compressed(f, **{k: v.astype(np.float32) for k, v in run.hits.items()},
+                            **{f"cbli/{k}": v.astype(np.float32) for k, v in run.word_hits.items()})
     record = {"signature": signature, "rows": run.rows, "notes": run.notes,
-              "tracking": run.tracking, "hits": sorted(run.hits)}
+              "tracking": run.tracking, "hits": sorted(run.hits),
+              "word_hits": sorted(run.word_hits)}
     with atomic_path(meta_path) as tmp:
         Path(tmp).write_text(json.dumps(record, indent=1, allow_nan=True))
 
@@ -60,6 +64,8 @@ def load_seed_run(folder: Path, seed: int, signature: str) -> SeedRun | None:
             return None
         with np.load(hits_path, allow_pickle=False) as arrays:
             hits = {label: arrays[label].astype(np.float64) for label in record["hits"]}
+            word_hits = {label: arrays[f"cbli/{label}"].astype(np.float64)
+                         for label in record["word_hits"]}
     except (ValueError, KeyError, OSError):
-        return None  # unreadable or partial: fit the seed again
-    return SeedRun(record["rows"], hits, record["notes"], record["tracking"])
+        return None  # unreadable, partial or from before CBLI hits were kept: fit it again
+    return SeedRun(record["rows"], hits, record["notes"], record["tracking"], word_hits)

@@ -10,7 +10,9 @@ def run() -> SeedRun:
     return SeedRun(rows={"clp/semantic": {"retrieval_cosine_src2tgt": 0.5, "epoch": 2.0}},
                    hits={"clp": np.array([1.0, 0.0, 1.0]), "center > clp": np.array([0.0, 1.0, 1.0])},
                    notes={"clp": "collapsed at epoch 3"},
-                   tracking={"clp/semantic": float("nan")})
+                   tracking={"clp/semantic": float("nan")},
+                   word_hits={"clp": np.array([0.0, 1.0, 1.0, 1.0]),
+                              "center > clp": np.array([1.0, 1.0, 0.0, 0.0])})
 
 
 def test_a_kept_seed_comes_back_whole(tmp_path):
@@ -22,6 +24,8 @@ def test_a_kept_seed_comes_back_whole(tmp_path):
     assert np.isnan(back.tracking["clp/semantic"])
     for label, hits in run().hits.items():
         np.testing.assert_array_equal(back.hits[label], hits)
+    for label, hits in run().word_hits.items():  # CBLI outcomes, kept apart from the verses'
+        np.testing.assert_array_equal(back.word_hits[label], hits)
     assert not list(tmp_path.glob("*.tmp*"))  # nothing half-written left beside it
 
 
