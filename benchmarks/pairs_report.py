@@ -154,17 +154,18 @@ def print_trained(results: dict) -> None:
 
 
 def print_challenge(results: dict) -> None:
-    print("\nchallenge set (300 sources, XMoverScore 2022 layer 12, multilingual-e5): share (%) "
-          "ranked below the reference, unmapped → center > clp export")
-    print(f"{'pair':6} " + " ".join(f"{t:>13}" for t in TESTS) + f" {'min':>5}")
+    print("\nchallenge set (300 sources, XMoverScore 2022 layer 12, multilingual-e5): share (%) of "
+          "sources ranked below the reference [95% CI], unmapped and the center > clp export")
+    print(f"{'pair':6} {'system':12} " + " ".join(f"{t:>16}" for t in TESTS) + f" {'min':>5}")
     for pair, r in results.items():
-        cells = []
-        for t in TESTS:
-            a, b = r.get("unmapped", {}).get(t), r.get("export", {}).get(t)
-            cells.append(f"{100 * a[0]:5.1f}→{100 * b[0]:5.1f}" if a and b and a[0] == a[0]
-                         else "–")
-        print(f"{pair:6} " + " ".join(f"{c:>13}" for c in cells)
-              + f" {fmt_minutes(r['minutes'])}")
+        for system, name in (("unmapped", "unmapped"), ("export", "center > clp")):
+            cells = []
+            for t in TESTS:
+                v = r.get(system, {}).get(t)
+                cells.append("–" if v is None or v[0] != v[0] else
+                             f"{100 * v[0]:.1f} [{100 * v[1]:.0f},{100 * v[2]:.0f}]")
+            minutes = fmt_minutes(r["minutes"]) if system == "export" else ""
+            print(f"{pair:6} {name:12} " + " ".join(f"{c:>16}" for c in cells) + f" {minutes}")
 
 
 def print_joint_align(results: dict) -> None:
