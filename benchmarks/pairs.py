@@ -7,6 +7,7 @@ its folder holds no result yet — then one summary per stage, written as JSON.
     python benchmarks/pairs.py                        # every pair
     python benchmarks/pairs.py --stages supervised    # one stage
     python benchmarks/pairs.py --summarise-only       # the summaries of the runs already there
+    python benchmarks/pairs.py --summarise-only --stages joint-align
     python benchmarks/pairs.py --pairs de-en --stages joint-align   # fine-tunes the encoder
 
 Each stage's command is printed before it runs and is the one docs/languages.md shows beside
@@ -153,7 +154,7 @@ def main() -> None:
                 "comparable": lambda r: print_unsupervised(r, "comparable"),
                 "challenge": print_challenge, "joint-align": print_joint_align}
     for stage in STAGES:
-        if found[stage]:
+        if found[stage] and stage in args.stages:
             printers[stage](found[stage])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
