@@ -205,7 +205,7 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
                        en_cosine=english_cosine(with_vectors(
                            tuned, tuned.src.vectors, mapping.map_array(tuned.tgt.vectors, "tgt")),
                            base))
-    deltas = joint_align_deltas(hits, without_text, cfg)
+    deltas = joint_align_deltas(hits, without_text, cfg.bootstrap_samples, cfg.seed)
     text_out = format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder)
     report(text_out, {f"{n}/{k}": v for n, m in rows.items() for k, v in m.items()}
            | delta_metrics(deltas)

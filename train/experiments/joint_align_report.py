@@ -2,8 +2,6 @@
 the chosen measure), TEXT's effect, and each fine-tuning's selected step and pivot drift."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from alignment.evaluation.retrieval import columns, paired_bootstrap
@@ -12,16 +10,13 @@ from alignment.mappings import BASELINE, parse_method
 
 from ..reporting import Column, format_against, format_difference, format_table
 
-if TYPE_CHECKING:
-    from .joint_align import JointAlignConfig
-
 
 def joint_align_columns(src: str) -> list:
     return [*columns(src, "en"), ("en_cosine", "en cos f0"), Column("minutes", "min", scale=1)]
 
 
-def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str],
-                       cfg: JointAlignConfig) -> dict[str, dict[str, tuple[float, float, float]]]:
+def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str], resamples: int,
+                       seed: int) -> dict[str, dict[str, tuple[float, float, float]]]:
     """Per row, (difference, low, high) against ``center > clp`` (``delta_vs_baseline``) and,
     for a TEXT row, against the same row without TEXT (``text_delta``)."""
     base = parse_method(BASELINE).label
@@ -29,10 +24,10 @@ def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str],
     for name, h in hits.items():
         if base in hits and name != base:
             out.setdefault(name, {})["delta_vs_baseline"] = paired_bootstrap(
-                h, hits[base], cfg.bootstrap_samples, cfg.seed)
+                h, hits[base], resamples, seed)
         if name in text_rows and text_rows[name] in hits:
             out.setdefault(name, {})["text_delta"] = paired_bootstrap(
-                h, hits[text_rows[name]], cfg.bootstrap_samples, cfg.seed)
+                h, hits[text_rows[name]], resamples, seed)
     return out
 
 
@@ -44,7 +39,8 @@ def delta_metrics(deltas: dict) -> dict[str, float]:
             for key, value in zip(names[kind], triple)}
 
 
-def format_joint_align(rows, hits, deltas, drift, cfg: JointAlignConfig, bed, encoder) -> str:
+def format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder) -> str:
+    """The table, from the rows and the run's ``JointAlignConfig``."""
     base_label = parse_method(BASELINE).label
     ident = encoder.identity()
     header = (f"Joint-Align on the Bible {bed.src_lang}–en: {cfg.encoder} layer {encoder.layer}, "
