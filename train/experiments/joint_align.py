@@ -18,7 +18,7 @@ from alignment.atomic import write_text
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.data.splits import parse_pair
 from alignment.errors import InputError
-from alignment.evaluation.retrieval import cbli_hits, evaluate_mapping, retrieval_hits
+from alignment.evaluation.retrieval import evaluate_mapping
 from alignment.export.remapped import load_remapped
 from alignment.mappings import Mapping, parse_method
 from alignment.data.pipeline import PreparedCorpus
@@ -26,7 +26,7 @@ from alignment.encoding.text_normalise import SpanishTextNormaliser
 
 from ..reporting import report
 from .joint_align_report import delta_metrics, format_joint_align, joint_align_deltas
-from .shared import ReferenceConfig, fit_supervised
+from .shared import ReferenceConfig, fit_supervised, measure
 from .testbed import prepare_bible
 from .tuned_vectors import (TunedPairs, encoded, english_cosine, norm_variants, text_test_corpus,
                             text_train_corpus, with_vectors)
@@ -111,8 +111,7 @@ def check_variants(cfg: JointAlignConfig) -> None:
     if "text" in cfg.variants and not spanish:
         raise InputError(f"TEXT rewrites Spanish input; the pair is {cfg.pair} (use --variants "
                          "plain)", parameter="variants")
-    if cfg.measure not in ("retrieval", "cbli"):
-        raise InputError(f"must be retrieval or cbli, got '{cfg.measure}'", parameter="measure")
+    measure(cfg)  # an unknown measure is refused by name here too
 
 
 def _same_settings(run_dir: Path, cfg: JointAlignConfig, text: bool) -> bool:
@@ -159,7 +158,7 @@ def run_joint_align(cfg: JointAlignConfig) -> dict[str, dict[str, float]]:
     def record(name: str, data: PreparedCorpus, mapping: Mapping | None, seconds: float,
                **extra: float) -> None:
         rows[name] = evaluate_mapping(data, mapping, lexicon) | {"minutes": seconds / 60} | extra
-        hits[name] = (cbli_hits if cfg.measure == "cbli" else retrieval_hits)(data, mapping)
+        hits[name] = measure(cfg)[2](data, mapping)
         print(f"  {name}: {bed.src_lang}→en {100 * rows[name]['retrieval_cosine_src2tgt']:.1f}, "
               f"CBLI {100 * rows[name]['cbli_p1']:.1f}", flush=True)
 

@@ -28,9 +28,9 @@ from ..callbacks import KeepBest
 from ..fitting import fit_module
 from ..unpaired_datamodule import UnpairedVectorDataModule
 from ..reporting import report
-from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained
+from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained, measure
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
-from .unsupervised_report import (compare_routes, format_unsupervised, measure, mining_report,
+from .unsupervised_report import (compare_routes, format_unsupervised, mining_report,
                                   seed_dictionary_report)
 
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"

@@ -5,25 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from alignment.evaluation.correlation import pearson
-from alignment.evaluation.retrieval import cbli_hits, columns, paired_bootstrap, retrieval_hits
-from alignment.errors import InputError
+from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.mappings import BASELINE, parse_method
 from alignment.unsupervised.bootstrapping import lexicon_judge
 
 from ..reporting import Column, format_difference, format_table
+from .shared import measure
 from .testbed import UnpairedBible
 
 
-MEASURES = {"retrieval": ("retrieval_cosine_src2tgt", "{src}→en P@1", retrieval_hits),
-            "cbli": ("cbli_p1", "CBLI P@1", cbli_hits)}
-
-
-def measure(cfg) -> tuple[str, str, object]:
-    """(metrics key, name, per-item hits function) of the measure the comparisons use."""
-    name = getattr(cfg, "measure", "retrieval")
-    if name not in MEASURES:
-        raise InputError(f"must be one of {tuple(MEASURES)}, got '{name}'", parameter="measure")
-    return MEASURES[name]
 
 
 def reference_rows() -> list[tuple[str, str, str]]:
