@@ -52,8 +52,6 @@ def run(folder: Path, args: list[str]) -> None:
 
 
 E5 = ENCODERS["e5"]
-
-
 UNSUPERVISED = ["--measure", "cbli", "--supervised", "center > clp", "--routes", *ROUTES]
 
 
@@ -104,12 +102,12 @@ def challenge_args(pair: str, root: Path) -> list[str]:
 
 
 APERTIUM = {"es": "spa-eng", "eu": "eu-en"}  # the apertium modes Debian ships into English
-
-
 STAGES = ["supervised", "trained", "unsupervised", "comparable", "challenge", "joint-align"]
-
-
 CPU_STAGES = STAGES[:-1]
+PER_ENCODER = {"supervised", "trained", "joint-align"}  # the others run on e5 only
+READERS = {"supervised": summary, "trained": trained_summary,
+           "unsupervised": unsupervised_summary, "comparable": unsupervised_summary,
+           "challenge": challenge_summary, "joint-align": joint_align_summary}
 
 
 def main() -> None:
@@ -126,29 +124,18 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/pairs.json")
     args = ap.parse_args()
     root = Path(args.root)
-    for pair in args.pairs:
-        for stage in args.stages:
-            for folder, cmd in stage_runs(stage, pair, args.encoders, args.train_verses, root,
-                                          args.joint_align_epochs):
-                if not (folder / "metrics.json").is_file() and not args.summarise_only:
-                    run(folder, cmd)
     found = {stage: {} for stage in STAGES}
     for pair in args.pairs:
-        for enc in args.encoders:
-            folders = {"supervised": run_folder(root, pair, enc),
-                       "trained": root / f"compare-{pair}-{enc}",
-                       "joint-align": root / f"joint-align-{pair}-{enc}"}
-            for stage, folder in folders.items():
+        for stage in STAGES:
+            runs = stage_runs(stage, pair, args.encoders, args.train_verses, root,
+                              args.joint_align_epochs)
+            keys = [f"{pair}/{e}" for e in args.encoders] if stage in PER_ENCODER else [pair]
+            for key, (folder, cmd) in zip(keys, runs):
+                done = (folder / "metrics.json").is_file()
+                if not done and stage in args.stages and not args.summarise_only:
+                    run(folder, cmd)
                 if (folder / "metrics.json").is_file():
-                    read = {"supervised": summary, "trained": trained_summary,
-                            "joint-align": joint_align_summary}[stage]
-                    found[stage][f"{pair}/{enc}"] = read(folder)
-        for stage, folder, read in (("unsupervised", root / f"unsup-{pair}-e5", unsupervised_summary),
-                                    ("comparable", root / f"unsup-comparable-{pair}-e5",
-                                     unsupervised_summary),
-                                    ("challenge", root / f"challenge-{pair}", challenge_summary)):
-            if (folder / "metrics.json").is_file():
-                found[stage][pair] = read(folder)
+                    found[stage][key] = READERS[stage](folder)
     printers = {"supervised": print_supervised, "trained": print_trained,
                 "unsupervised": lambda r: print_unsupervised(r, "disjoint"),
                 "comparable": lambda r: print_unsupervised(r, "comparable"),
