@@ -25,7 +25,7 @@ from alignment.evaluation.criteria import mmd  # noqa: E402
 from alignment.unsupervised.bootstrapping import BootstrapConfig  # noqa: E402
 from alignment.unsupervised.constraints import cross_correlation  # noqa: E402
 from tests.conftest import identity_flow, planted_rotation  # noqa: E402
-from train.bootstrap import refit_flow  # noqa: E402
+from train.fitting.bootstrap import refit_flow  # noqa: E402
 
 
 def measure(flow, x: torch.Tensor, truth: torch.Tensor, pool: torch.Tensor) -> dict[str, float]:

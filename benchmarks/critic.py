@@ -84,8 +84,8 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
     from alignment.mappings import parse_method
     from alignment.unsupervised.critic import interpolate_gradient_norms
     from train.experiments.simulate_unpaired import BATCH
-    from train.fitting import fit_module
-    from train.unpaired_datamodule import UnpairedVectorDataModule
+    from train.fitting.in_process import fit_module
+    from train.data.unpaired import UnpairedVectorDataModule
 
     torch.set_num_threads(1)
     theta = np.random.default_rng(seed + 10_007).uniform(0.3, 1.2)  # simulate's T at t = 1

@@ -8,6 +8,7 @@ from .flow import RealNVPMapping, constant_dimensions, density_matching_loss
 from .least_squares import LeastSquares
 from .linear_map import LinearMap, LinearStage
 from .procrustes import CLP, procrustes
+from .method import DataKind
 from .registry import (BASELINE, CLOSED_FORM, METHODS, PRESETS, TRAINED, Method, MethodSpec, Preset,
                        get_method, parse_method, parse_methods, register_method,
                        register_preset, unregister_method)
@@ -32,4 +33,4 @@ __all__ = ["FCNN", "RealNVPMapping", "constant_dimensions", "LeastSquares", "Lin
            "fit_composition", "density_matching_loss", "regression_loss", "Method", "MethodSpec",
            "METHODS", "CLOSED_FORM", "TRAINED", "get_method", "parse_method", "parse_methods",
            "register_method", "unregister_method", "StagedMapping", "PRESETS", "Preset",
-           "register_preset", "BASELINE"]
+           "register_preset", "BASELINE", "DataKind"]

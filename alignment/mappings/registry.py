@@ -6,35 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from alignment.errors import InputError
-from .base import Mapping
-
-CLOSED_FORM, TRAINED = "closed_form", "trained"
-
-
-@dataclass(frozen=True)
-class Method:
-    """What the rest of the package needs to know about one method.
-
-    ``fitter`` is the dotted class path of the Lightning module that trains a trained method
-    (a string, so this library never imports the Lightning layer); ``loss`` is the training
-    objective, ``defaults`` the settings that differ from the fitter's own defaults."""
-
-    name: str
-    mapping: type[Mapping]
-    kind: str = CLOSED_FORM
-    fitter: str = "train.modules.ClosedFormFit"
-    loss: Callable[..., dict] | None = None
-    defaults: dict[str, Any] = field(default_factory=dict)
-    aliases: tuple[str, ...] = ()
-    summary: str = ""
-
-    @property
-    def trained(self) -> bool:
-        return self.kind == TRAINED
-
+from .method import CLOSED_FORM, TRAINED, DataKind, Method
 
 METHODS: dict[str, Method] = {}
 _ALIASES: dict[str, str] = {}
@@ -113,6 +88,18 @@ class MethodSpec:
     @property
     def fitter(self) -> str:
         return self.methods[-1].fitter
+
+    @property
+    def data(self) -> DataKind:
+        """What it trains on: its trained stage's data; a closed-form composition, word pairs."""
+        last = self.trained
+        return last.data if last is not None else DataKind.PAIRED
+
+    def fits_on(self, kind: DataKind) -> bool:
+        """Whether data of ``kind`` can fit it: its own kind, or unpaired pools for a
+        composition of per-language statistics only (``center``, ``norm``)."""
+        return kind is self.data or (kind is DataKind.UNPAIRED and
+                                     all(m.pairless for m in self.methods))
 
 
 def _scalar(value: Any) -> str:
@@ -256,9 +243,10 @@ from .least_squares import LeastSquares
 from .procrustes import CLP
 from .umd import UMD
 
-register_method(Method("identity", Identity, summary="no change (the unmapped encoder)"))
-register_method(Method("center", Center, summary="subtract each language's mean"))
-register_method(Method("norm", Norm, summary="per-language mean/variance normalisation (NORM)"))
+register_method(Method("identity", Identity, pairless=True, summary="no change (the unmapped encoder)"))
+register_method(Method("center", Center, pairless=True, summary="subtract each language's mean"))
+register_method(Method("norm", Norm, pairless=True,
+                       summary="per-language mean/variance normalisation (NORM)"))
 register_method(Method("clp", CLP, aliases=("rotation", "procrustes"),
                        summary="orthogonal Procrustes on the source side (CLP)"))
 register_method(Method("umd", UMD, aliases=("gbdd",),
@@ -274,14 +262,18 @@ from .linear_map import LinearMap
 
 # trained by their own loops (adversarial, self-learning): no pair loss
 register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "train.modules.GanRealNVPFit",
+                       data=DataKind.UNPAIRED,
                        summary="Real-NVP trained adversarially (Wasserstein critic), no pairs"))
 register_method(Method("muse", LinearMap, TRAINED, "train.modules.MuseFit",
+                       data=DataKind.UNPAIRED,
                        defaults={"objective": "gan", "critic_hidden": 2048, "critic_dropout": 0.1,
                                  "critic_steps": 1, "lr": 1e-3, "critic_lr": 1e-3},
                        summary="MUSE-style adversarial orthogonal linear map, no pairs"))
 register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.SelfLearningFit",
+                       data=DataKind.UNPAIRED,
                        summary="VecMap-style unsupervised self-learning (orthogonal), no pairs"))
 register_method(Method("mining", LinearMap, TRAINED, "train.modules.MiningFit",
+                       data=DataKind.UNPAIRED,
                        summary="iterated pseudo-parallel mining: mined sentence pairs, their "
                        "words aligned, a closed-form map fitted (fit=center > clp), no pairs"))
 

@@ -154,7 +154,7 @@ def bootstrap(mapping: Mapping, x_pool: np.ndarray, y_pool: np.ndarray,
                          f"'{mapping.describe()}'", parameter="mapping")
     if isinstance(part, RealNVPMapping) and refit_flow is None:
         raise InputError("a flow is refitted by a trainer: pass refit_flow "
-                         "(train.bootstrap.bootstrap does)", parameter="refit_flow")
+                         "(train.fitting.bootstrap.bootstrap does)", parameter="refit_flow")
     run_dir = Path(run_dir) if run_dir is not None else None
 
     def criterion(m: Mapping) -> float:

@@ -447,7 +447,7 @@ def test_a_crafted_export_is_one_line(trained, tmp_path, capsys, damage):
 def test_a_lock_is_never_empty_and_a_reused_pid_does_not_hold_it(tmp_path, tiny_bert):
     import os
 
-    from train.run_folder import LOCK, _lock
+    from train.runs.run_folder import LOCK, _lock
 
     run = tmp_path / "run"
     run.mkdir()

@@ -78,7 +78,7 @@ def test_resuming_with_another_configuration_is_refused(tmp_path, capsys):
 
 
 def test_a_fit_into_a_folder_another_fit_is_writing_is_refused(tmp_path, tiny_bert, capsys):
-    from train.run_folder import LOCK
+    from train.runs.run_folder import LOCK
 
     run = tmp_path / "run"
     run.mkdir()

@@ -7,7 +7,7 @@ import torch
 from alignment.mappings import RealNVPMapping, load_mapping
 from tests.conftest import identity_flow, planted_rotation
 from alignment.unsupervised.bootstrapping import BootstrapConfig, induce_lexicon
-from train.bootstrap import bootstrap, refit_flow
+from train.fitting.bootstrap import bootstrap, refit_flow
 
 
 def isomorphic_toy(n=3000, d=8, clusters=40, angle=0.3, seed=0):

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 
 from alignment.errors import InputError
-from train.distributed import check_same_on_every_rank
+from train.fitting.distributed import check_same_on_every_rank
 
 
 def _rank(rank: int, rank0_value: str, any_differs: bool):

@@ -11,7 +11,7 @@ from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.data.pipeline import encode_side
 from alignment.data.vectors import WordVectors
 from tests.conftest import ES
-from train.encoding import shard
+from train.data.encoding import shard
 
 ROOT = Path(__file__).resolve().parents[2]
 

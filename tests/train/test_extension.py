@@ -63,7 +63,7 @@ def shift_method():
 
 def test_a_trained_family_needs_its_own_classes_and_one_registry_entry(shift_method, tmp_path):
     from alignment.mappings import load_mapping
-    from train.fitting import fit_arrays
+    from train.fitting.in_process import fit_arrays
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(512, 6)).astype(np.float32)

@@ -8,7 +8,7 @@ from safetensors.numpy import load_file
 from alignment.errors import InputError
 from alignment.xmover.lm import LanguageModelScorer
 from train.cli import main
-from train.language_model import LanguageModelConfig, train_language_model
+from train.encoders.language_model import LanguageModelConfig, train_language_model
 
 SUBJECTS, VERBS, OBJECTS = ["the dog", "the cat", "a woman", "the child"], ["eats", "reads", "sees"], \
     ["the bread .", "a book .", "the apple ."]

@@ -5,7 +5,7 @@ import torch
 
 from alignment.errors import InputError
 from tests.conftest import EN, ES
-from train.parallel_text import GlobalBatchSampler, ParallelTextDataModule
+from train.data.parallel_text import GlobalBatchSampler, ParallelTextDataModule
 
 
 def test_ranks_together_see_exactly_the_single_process_batches():

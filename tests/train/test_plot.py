@@ -33,7 +33,7 @@ def test_the_overlap_picture_labels_its_axes_and_names_the_languages(tmp_path, m
     pytest.importorskip("matplotlib")
     import numpy as np
 
-    import train.plot as plot
+    import train.runs.plot as plot
 
     figures = []
 

@@ -1,12 +1,12 @@
 """Callbacks: choose what a run keeps (``selection``), stop a collapsing fit (``guard``),
-refine the choice by bootstrapping (``bootstrap``) and write the result (``saving``).
-Recipes name them ``train.callbacks.NAME``."""
-from .bootstrap import Bootstrap
+and write the result (``saving``). Recipes name them ``train.callbacks.NAME``; bootstrapping
+after an unsupervised fit is ``train.callbacks.bootstrap.Bootstrap`` (not re-exported here: it
+runs the bootstrap loop, which runs the fit plan, which uses these callbacks)."""
 from .guard import CollapseGuard
 from .saving import SaveEncoder, SaveMapping
 from .selection import (KeepBest, LastCheckpoint, Refines, SelectByCriterion, Selection,
                         final_selection, selected_by_criterion)
 
-__all__ = ["Bootstrap", "CollapseGuard", "KeepBest", "LastCheckpoint", "Refines",
+__all__ = ["CollapseGuard", "KeepBest", "LastCheckpoint", "Refines",
            "SaveEncoder", "SaveMapping", "SelectByCriterion", "Selection", "final_selection",
            "selected_by_criterion"]

@@ -11,7 +11,7 @@ from alignment.atomic import write_text
 from alignment.unsupervised.bootstrapping import BootstrapConfig
 from alignment.errors import InputError
 
-from ..bootstrap import bootstrap
+from train.fitting.bootstrap import bootstrap
 from .selection import Refines, Selection, selected_by_criterion
 
 

@@ -11,8 +11,8 @@ from alignment.errors import InputError
 from alignment.export.remapped import export_remapped
 from alignment.export.provenance import RunRecord
 
-from ..encoder_export import export_fine_tuned
-from ..reporting import write_metrics
+from train.encoders.export import export_fine_tuned
+from train.runs.reporting import write_metrics
 from .selection import KeepBest, final_selection, logged
 
 

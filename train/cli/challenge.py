@@ -8,7 +8,7 @@ import copy
 
 from alignment.errors import InputError
 
-from ..reporting import check_report_dir, report
+from train.runs.reporting import check_report_dir, report
 from .options import add_interval_options
 
 TESTS = [("ranking", "ref>MT>lit"), ("ref>mt", "ref>MT"), ("ref>literal", "ref>lit"),

@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> None:
     from alignment.encoding.encoder import Encoder, EncoderSpec
     from alignment.data.tokenize import Tokenizer
 
-    from ..distributed import end_process_group
-    from ..encoding import encode_to_cache
+    from train.fitting.distributed import end_process_group
+    from train.data.encoding import encode_to_cache
 
     check_options(args)
     sides = []

@@ -12,7 +12,7 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from ..reporting import check_report_dir, format_against, format_table, report
+from train.runs.reporting import check_report_dir, format_against, format_table, report
 from .options import add_interval_options, add_old_name
 from .scoring import add_scorer_options, build_scorer
 

@@ -25,7 +25,7 @@ To fit without a recipe: crossalign train --method "center > clp" --src F --tgt 
 options:
   -h, --help     show this short help
   --help-all     show every recipe key LightningCLI accepts (long); a data class's keys:
-                 --data.help train.datamodule.PairedVectorDataModule
+                 --data.help train.data.paired.PairedVectorDataModule
   --verbose      show Lightning's own messages (model summary, accelerator lines, tips)
   --overwrite    replace the previous run in the run folder: only the files its marker lists
                  as written by it are removed (yours are kept); without it a used folder is
@@ -33,11 +33,11 @@ options:
 """
 
 
-PAIRED_DATA = "train.datamodule.PairedVectorDataModule"
-UNPAIRED_DATA = "train.unpaired_datamodule.UnpairedVectorDataModule"  # methods without pairs
+PAIRED_DATA = "train.data.paired.PairedVectorDataModule"
+UNPAIRED_DATA = "train.data.unpaired.UnpairedVectorDataModule"  # methods without pairs
 DATA_HINT = ("; a model that trains on other data names it under data: as class_path, with its "
-             "settings under init_args (Joint-Align: train.parallel_text.ParallelTextDataModule; "
-             "gan_realnvp, muse, vecmap: train.unpaired_datamodule.UnpairedVectorDataModule)")
+             "settings under init_args (Joint-Align: train.data.parallel_text.ParallelTextDataModule; "
+             "gan_realnvp, muse, vecmap: train.data.unpaired.UnpairedVectorDataModule)")
 
 
 def check_data_class(model, datamodule) -> None:
@@ -69,17 +69,17 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
 def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
     """Run ``argv`` (``--config`` files or YAML strings, ``--key value`` overrides) through
-    LightningCLI's fit, in a run folder this run owns (``train.run_folder``); framework
+    LightningCLI's fit, in a run folder this run owns (``train.runs.run_folder``); framework
     messages only when ``verbose``. Returns the CLI."""
     import logging
     import warnings
 
     from pytorch_lightning import LightningDataModule, LightningModule
 
-    from ..distributed import end_process_group
-    from ..run_folder import claim
-    from ..run_log import RunLog, SaveConfigOnSuccess
-    from ..trainer import RECIPE_NOISE
+    from train.fitting.distributed import end_process_group
+    from train.runs.run_folder import claim
+    from train.runs.run_log import RunLog, SaveConfigOnSuccess
+    from train.fitting.trainer import RECIPE_NOISE
 
     claims: list = []
 

@@ -11,7 +11,7 @@ VERBS = {"lm": "train a small causal LM on monolingual text (for score --lm wher
 
 
 def run(args: argparse.Namespace) -> None:
-    from ..language_model import LanguageModelConfig, train_language_model
+    from train.encoders.language_model import LanguageModelConfig, train_language_model
 
     cfg = dataclass_from_args(LanguageModelConfig, args)
     meta = train_language_model(args.text, args.out, cfg, progress=not args.no_progress,
@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    from ..language_model import LanguageModelConfig
+    from train.encoders.language_model import LanguageModelConfig
 
     p = sub.add_parser("lm", help=VERBS["lm"])
     p.add_argument("--text", required=True, help="one sentence per line (the target language)")

@@ -27,7 +27,7 @@ NOT_LANGUAGES = {"txt", "tok", "raw", "out", "src", "tgt", "ref", "hyp", "mt", "
 
 def trained_trainer(epochs: int, criterion: str | None) -> dict:
     return {"max_epochs": epochs, "num_sanity_val_steps": 0, "enable_model_summary": False,
-            "logger": [{"class_path": "train.run_log.RunLog"}],
+            "logger": [{"class_path": "train.runs.run_log.RunLog"}],
             "callbacks": [{"class_path": "train.callbacks.SelectByCriterion",
                            "init_args": {"criterion": criterion}},
                           {"class_path": "train.callbacks.CollapseGuard"},
@@ -81,7 +81,7 @@ def recipe(args: argparse.Namespace) -> dict:
         model["init_args"].update({**trained.defaults, **spec.overrides})
         if issubclass(fitter, NoGradientSteps):  # one pass of its own loop, no epochs
             trainer = {**CLOSED_FORM_TRAINER, "num_sanity_val_steps": 0,
-                       "logger": [{"class_path": "train.run_log.RunLog"}]}
+                       "logger": [{"class_path": "train.runs.run_log.RunLog"}]}
         else:
             trainer = trained_trainer(args.epochs, args.criterion)
         data.update(batch_size=256 if data_class == UNPAIRED_DATA else 512, shuffle=True,
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
     from .fit import print_result, run_recipe
 
-    from ..run_folder import check_not_over
+    from train.runs.run_folder import check_not_over
 
     for name in (args.src, args.tgt):
         read_lines(name)  # a missing or unreadable file fails here, before anything loads

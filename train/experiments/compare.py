@@ -24,10 +24,10 @@ from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.data.vectors import aligned_pairs
 
 from ..callbacks import CollapseGuard, SelectByCriterion
-from ..datamodule import PairedVectorDataModule
-from ..fitting import fit_method
+from train.data.paired import PairedVectorDataModule
+from ..fitting.in_process import fit_method
 from ..modules import check_settings
-from ..reporting import report
+from train.runs.reporting import report
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 from .compare_report import format_compare, format_differences, format_head_to_head
 from .seed_runs import SeedRun, load_seed_run, save_seed_run, seed_signature

@@ -6,7 +6,7 @@ import numpy as np
 
 from alignment.data.splits import parse_pair
 
-from ..reporting import format_difference, verdict
+from train.runs.reporting import format_difference, verdict
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 
 

@@ -13,8 +13,8 @@ from alignment.evaluation.retrieval import (cbli_hits, char_ngram_reference, col
 from alignment.mappings import BASELINE, parse_method
 from alignment.export.signature import signature
 
-from ..fitting import fit_arrays
-from ..reporting import format_table, report
+from ..fitting.in_process import fit_arrays
+from train.runs.reporting import format_table, report
 from .testbed import BibleConfig, note_other_aligner_build, prepare_bible
 
 DEFAULT_METHODS = ["umd", "center", "clp", "center > clp", "umd > clp"]

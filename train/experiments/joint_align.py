@@ -24,7 +24,7 @@ from alignment.mappings import Mapping, parse_method
 from alignment.data.pipeline import PreparedCorpus
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 
-from ..reporting import report
+from train.runs.reporting import report
 from .joint_align_report import delta_metrics, format_joint_align, joint_align_deltas
 from .shared import ReferenceConfig, fit_supervised, measure
 from .testbed import prepare_bible
@@ -63,10 +63,10 @@ def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     """One Joint-Align run through the Lightning trainer; returns its export directory. An
     interrupted run with the same settings resumes from its last validation."""
     from ..callbacks import KeepBest, LastCheckpoint, SaveEncoder
-    from ..trainer import quiet_trainer
+    from train.fitting.trainer import quiet_trainer
     from ..modules import JointAlign
-    from ..parallel_text import ParallelTextDataModule
-    from ..run_log import RunLog
+    from train.data.parallel_text import ParallelTextDataModule
+    from train.runs.run_log import RunLog
 
     data, src = Path(cfg.data_dir), parse_pair(cfg.pair)
     dm = ParallelTextDataModule(

@@ -8,7 +8,7 @@ from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.export.signature import signature
 from alignment.mappings import BASELINE, parse_method
 
-from ..reporting import Column, format_against, format_difference, format_table
+from train.runs.reporting import Column, format_against, format_difference, format_table
 
 
 def joint_align_columns(src: str) -> list:

@@ -15,8 +15,8 @@ from alignment.mappings import BASELINE, Mapping
 from alignment.data.vectors import aligned_pairs
 
 from ..callbacks import CollapseGuard, KeepBest
-from ..datamodule import PairedVectorDataModule
-from ..fitting import fit_arrays, fit_method
+from train.data.paired import PairedVectorDataModule
+from ..fitting.in_process import fit_arrays, fit_method
 from .testbed import BibleConfig
 
 VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "

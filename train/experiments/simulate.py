@@ -15,10 +15,10 @@ from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.data.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
 from ..callbacks import CollapseGuard, KeepBest
-from ..datamodule import PairedVectorDataModule
-from ..fitting import fit_method
+from train.data.paired import PairedVectorDataModule
+from ..fitting.in_process import fit_method
 from ..modules import check_settings
-from ..reporting import report
+from train.runs.reporting import report
 from .shared import VARIANTS_HELP
 from .simulate_unpaired import (GAN_METHOD, boot_config, distance_summary, fit_unpaired,
                                 format_distances,
@@ -236,7 +236,7 @@ def plot_simulation(results: dict, cfg: SimulationConfig, labels: list[str], pat
         import matplotlib.pyplot as plt
     except ImportError:
         return  # the figure is optional here; table and metrics are written regardless
-    from ..plot import save_figure
+    from train.runs.plot import save_figure
 
     k = max(cfg.ks)
     panels = [min(cfg.ts), max(cfg.ts)] if len(cfg.ts) > 1 else cfg.ts

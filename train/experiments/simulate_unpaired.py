@@ -16,10 +16,10 @@ from alignment.evaluation.criteria import mmd
 from alignment.mappings import parse_method
 from alignment.unsupervised.bootstrapping import RoundRecord, label_judge
 
-from ..bootstrap import BootstrapConfig, bootstrap
+from train.fitting.bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
-from ..fitting import fit_method
-from ..unpaired_datamodule import UnpairedVectorDataModule
+from ..fitting.in_process import fit_method
+from train.data.unpaired import UnpairedVectorDataModule
 
 
 

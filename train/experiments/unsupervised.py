@@ -23,11 +23,11 @@ from alignment.unsupervised.iterated_mining import SentenceSide
 from alignment.export.signature import signature
 from alignment.data.vectors import aligned_pairs
 
-from ..bootstrap import BootstrapConfig, bootstrap
+from train.fitting.bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
-from ..fitting import fit_module
-from ..unpaired_datamodule import UnpairedVectorDataModule
-from ..reporting import report
+from ..fitting.in_process import fit_module
+from train.data.unpaired import UnpairedVectorDataModule
+from train.runs.reporting import report
 from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained, measure
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
 from .unsupervised_report import (compare_routes, format_unsupervised, mining_report,

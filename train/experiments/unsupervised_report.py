@@ -9,7 +9,7 @@ from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.mappings import BASELINE, parse_method
 from alignment.unsupervised.bootstrapping import lexicon_judge
 
-from ..reporting import Column, format_difference, format_table
+from train.runs.reporting import Column, format_difference, format_table
 from .shared import measure
 from .testbed import UnpairedBible
 

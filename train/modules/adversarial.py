@@ -47,7 +47,7 @@ class AdversarialFit(MappingFit):
     ``label_smoothing``). Adam with β = (0.5, 0.9). Validation logs label-free criteria only
     (the validation pools are unpaired)."""
 
-    datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"  # rows unpaired
+    datamodule_class = "train.data.unpaired.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 
     def __init__(self, method: str, lr: float = 1e-4, critic_lr: float = 1e-4,

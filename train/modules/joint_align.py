@@ -1,6 +1,6 @@
 """Joint-Align: fine-tune the encoder itself so that aligned words of each language pair match,
 with a regulariser that keeps the pivot language's vectors close to the frozen original model
-(Cao et al. 2020; Zhao et al. 2021). Data: ``train.parallel_text.ParallelTextDataModule``."""
+(Cao et al. 2020; Zhao et al. 2021). Data: ``train.data.parallel_text.ParallelTextDataModule``."""
 from __future__ import annotations
 
 import copy
@@ -27,7 +27,7 @@ class JointAlign(pl.LightningModule):
     language), the pivot's drift ``pivot_drift`` (mean squared distance to f₀ per pivot token)
     and ``pivot_cosine`` (mean cosine to f₀)."""
 
-    datamodule_class = "train.parallel_text.ParallelTextDataModule"
+    datamodule_class = "train.data.parallel_text.ParallelTextDataModule"
 
     def __init__(self, lr: float = 1e-4, betas: tuple[float, float] = (0.9, 0.98),
                  weight_decay: float = 0.0, warmup: float = 0.1, reg_weight: float = 1.0,

@@ -24,7 +24,7 @@ class MiningFit(NoGradientSteps, MappingFit):
     ``MiningSettings``; the saved mapping is the ``fit`` composition of the kept iteration.
     Run it for one epoch; every iteration's record is ``self.rounds``."""
 
-    datamodule_class = "train.unpaired_datamodule.UnpairedVectorDataModule"
+    datamodule_class = "train.data.unpaired.UnpairedVectorDataModule"
     paired_validation = False
 
     def __init__(self, method: str = "mining", rounds: int = 5, threshold: float = 1.05,
@@ -57,7 +57,7 @@ class MiningFit(NoGradientSteps, MappingFit):
         if sides is None:
             raise InputError(f"mining reads the encoded sentences of both languages; "
                              f"{type(dm).__name__} has none (use "
-                             "train.unpaired_datamodule.UnpairedVectorDataModule)", parameter="data")
+                             "train.data.unpaired.UnpairedVectorDataModule)", parameter="data")
         if val is None:
             raise InputError("mining picks its iteration by the semantic criterion on unpaired "
                              "validation pools: set data val_fraction > 0", parameter="val_fraction")

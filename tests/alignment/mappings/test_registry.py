@@ -64,7 +64,7 @@ def scale_method():
 def test_a_new_method_needs_its_class_and_one_registry_line(scale_method, tmp_path):
     """Parsing, composition, the Lightning fit, save/load and variants work with nothing else."""
     from alignment.mappings import load_mapping
-    from train.fitting import fit_arrays
+    from train.fitting.in_process import fit_arrays
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 6)).astype(np.float32)

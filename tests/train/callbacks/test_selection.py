@@ -9,8 +9,8 @@ import torch
 
 from alignment.mappings import load_mapping, parse_method
 from train.callbacks import Refines, SaveMapping, SelectByCriterion, Selection
-from train.datamodule import PairedVectorDataModule
-from train.fitting import quiet_trainer
+from train.data.paired import PairedVectorDataModule
+from train.fitting.trainer import quiet_trainer
 from train.modules import build_fitter
 
 warnings.filterwarnings("ignore", ".*does not have many workers.*")

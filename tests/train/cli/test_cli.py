@@ -20,7 +20,7 @@ def test_every_verb_parses_and_its_options_carry_the_config_defaults():
     from train.experiments.compare import CompareConfig
     from train.experiments.demo import DemoConfig
     from train.experiments.simulate import SimulationConfig
-    from train.language_model import LanguageModelConfig
+    from train.encoders.language_model import LanguageModelConfig
 
     parser = build_parser()
     for argv, cls in ((["demo"], DemoConfig), (["compare"], CompareConfig),

@@ -93,12 +93,12 @@ def test_unsupervised_models_read_unpaired_data_and_the_old_key_still_works(tmp_
     recipe's ``monolingual:`` is read as ``sampling:`` with a deprecation warning."""
     import warnings
 
-    from train.datamodule import PairedVectorDataModule
+    from train.data.paired import PairedVectorDataModule
     from train.modules import AdversarialFit, SelfLearningFit
-    from train.unpaired_datamodule import UnpairedVectorDataModule
+    from train.data.unpaired import UnpairedVectorDataModule
 
     for fitter in (AdversarialFit, SelfLearningFit):
-        assert fitter.datamodule_class == "train.unpaired_datamodule.UnpairedVectorDataModule"
+        assert fitter.datamodule_class == "train.data.unpaired.UnpairedVectorDataModule"
     assert "sampling" not in PairedVectorDataModule.__init__.__code__.co_varnames
     src, tgt = tmp_path / "a.es", tmp_path / "a.en"
     src.write_text("".join(s + "\n" for s in ES * 2), encoding="utf-8")
@@ -129,12 +129,12 @@ def test_a_recipe_whose_data_is_not_what_its_model_trains_on_is_refused(tmp_path
     args = cfg["data"]["init_args"]
     for key in ("sampling", "per_type", "max_tokens"):
         args.pop(key)
-    cfg["data"]["class_path"] = "train.datamodule.PairedVectorDataModule"
+    cfg["data"]["class_path"] = "train.data.paired.PairedVectorDataModule"
     recipe.write_text(yaml.safe_dump(cfg))
     capsys.readouterr()
     assert main(["fit", "--config", str(recipe)]) == 2
     err = capsys.readouterr().err
-    assert "MuseFit trains on train.unpaired_datamodule.UnpairedVectorDataModule" in err
+    assert "MuseFit trains on train.data.unpaired.UnpairedVectorDataModule" in err
     assert not (tmp_path / "run" / "mapping").exists()
     cfg = yaml.safe_load(_shrink(ROOT / "muse.yaml", tmp_path, {}).read_text())
     cfg["data"] = cfg["data"]["init_args"]  # 0.3's flat form: read as paired data
@@ -171,8 +171,8 @@ def test_mining_refuses_data_without_sentences_or_validation_pools(tiny_bert):
     import numpy as np
 
     from alignment.errors import InputError
-    from train.fitting import fit_method
-    from train.unpaired_datamodule import UnpairedVectorDataModule
+    from train.fitting.in_process import fit_method
+    from train.data.unpaired import UnpairedVectorDataModule
 
     x = np.random.default_rng(0).normal(size=(40, 8)).astype(np.float32)
     dm = UnpairedVectorDataModule.from_arrays(x, x[::-1].copy(), val=(x[:10], x[10:20]))

@@ -5,7 +5,7 @@ import torch
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, LinearStage, RealNVPMapping, StagedMapping, load_mapping
 from tests.conftest import planted_rotation
-from train.fitting import fit_arrays
+from train.fitting.in_process import fit_arrays
 from train.modules import GanRealNVPFit, build_fitter
 
 
@@ -15,7 +15,7 @@ MUSE_TOY = "muse:critic_hidden=256,critic_dropout=0"
 def test_muse_lands_near_a_planted_rotation_and_refinement_makes_it_exact():
     """Adversarial training alone gets close (it is noisy by nature); Procrustes refinement on
     CSLS-induced pairs (bootstrapping a linear map) then finds the rotation exactly."""
-    from train.bootstrap import BootstrapConfig, bootstrap
+    from train.fitting.bootstrap import BootstrapConfig, bootstrap
 
     x, y, rotation = planted_rotation(4000)
     torch.manual_seed(0)
@@ -49,8 +49,8 @@ def test_gan_realnvp_trains_its_flow_against_a_wasserstein_critic(settings, logg
     torch.manual_seed(0)
     module = build_fitter("center > gan_realnvp", critic_hidden=64, hidden=32, transforms=2,
                           lr=1e-3, critic_lr=1e-3, critic_steps=2, **settings)
-    from train.datamodule import PairedVectorDataModule
-    from train.fitting import quiet_trainer
+    from train.data.paired import PairedVectorDataModule
+    from train.fitting.trainer import quiet_trainer
 
     dm = PairedVectorDataModule.from_arrays(x, y, batch_size=200, shuffle=True)
     trainer = quiet_trainer(max_epochs=3)
@@ -88,8 +88,8 @@ def test_bad_adversarial_settings_are_refused_by_name(setting, value):
 def test_the_map_steps_every_critic_steps_updates_across_epoch_boundaries():
     """400 rows in batches of 64 are 7 batches an epoch; with critic_steps 5 and 10 epochs the
     map takes 70 // 5 = 14 steps (a per-epoch count would give 10: one an epoch)."""
-    from train.datamodule import PairedVectorDataModule
-    from train.fitting import quiet_trainer
+    from train.data.paired import PairedVectorDataModule
+    from train.fitting.trainer import quiet_trainer
 
     x, y, _ = planted_rotation(n=400)
     module = build_fitter(MUSE_TOY, critic_steps=5)
@@ -105,8 +105,8 @@ def test_the_map_steps_every_critic_steps_updates_across_epoch_boundaries():
 
 
 def test_a_map_step_budget_stops_training_there_whatever_the_epochs():
-    from train.fitting import fit_module
-    from train.unpaired_datamodule import UnpairedVectorDataModule
+    from train.fitting.in_process import fit_module
+    from train.data.unpaired import UnpairedVectorDataModule
 
     x, y, _ = planted_rotation(n=400)
     dm = UnpairedVectorDataModule.from_arrays(x, y, batch_size=64, shuffle=True)
@@ -127,8 +127,8 @@ def test_a_linear_start_trains_a_linear_map_then_the_flow_on_top_of_it(tmp_path)
     map, consistent in whichever epoch the selection restores, and a saved folder rebuilds
     it exactly."""
     from train.callbacks import KeepBest
-    from train.fitting import fit_module
-    from train.unpaired_datamodule import UnpairedVectorDataModule
+    from train.fitting.in_process import fit_module
+    from train.data.unpaired import UnpairedVectorDataModule
 
     x, y, rotation = planted_rotation(4000)
     torch.manual_seed(0)
@@ -159,8 +159,8 @@ def test_a_linear_start_trains_a_linear_map_then_the_flow_on_top_of_it(tmp_path)
 
 
 def test_a_linear_start_leaves_constant_dimensions_alone():
-    from train.fitting import fit_module
-    from train.unpaired_datamodule import UnpairedVectorDataModule
+    from train.fitting.in_process import fit_module
+    from train.data.unpaired import UnpairedVectorDataModule
 
     x, y, _ = planted_rotation(1000)
     x[:, 3] = 2.0

@@ -7,7 +7,7 @@ import torch
 from alignment.mappings import load_mapping
 from alignment.mappings.moments import PairMoments
 from alignment.mappings import fit_composition as fit_from_moments
-from train.fitting import fit_arrays
+from train.fitting.in_process import fit_arrays
 
 
 def _data(n=600, d=12, seed=0):
@@ -55,12 +55,12 @@ def test_two_process_ddp_fit_equals_the_single_process_fit(tmp_path):
 
     from train.callbacks import SaveMapping
     from train.modules import ClosedFormFit
-    from train.datamodule import PairedVectorDataModule
+    from train.data.paired import PairedVectorDataModule
 
     x, y = _data(n=1001, d=8)
     np.savez(tmp_path / "pairs.npz", src=x, tgt=y)
     dm = PairedVectorDataModule(vectors=str(tmp_path / "pairs.npz"), batch_size=100)
-    from train.distributed import CleanDDPStrategy
+    from train.fitting.distributed import CleanDDPStrategy
 
     trainer = pl.Trainer(max_epochs=1, accelerator="cpu", devices=2,
                          strategy=CleanDDPStrategy(start_method="spawn"),

@@ -7,7 +7,7 @@ from alignment.evaluation.criteria import mmd
 from alignment.unsupervised.bootstrapping import BootstrapConfig
 from alignment.unsupervised.constraints import cross_correlation
 from tests.conftest import identity_flow, planted_rotation
-from train.bootstrap import refit_flow
+from train.fitting.bootstrap import refit_flow
 from train.modules.constrained_gan import ConstrainedGanFit
 
 

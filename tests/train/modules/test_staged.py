@@ -6,8 +6,9 @@ import torch
 
 from alignment.mappings import StagedMapping, fit_composition, load_mapping
 from alignment.mappings.moments import PairMoments
-from train.datamodule import PairedVectorDataModule
-from train.fitting import fit_arrays, quiet_trainer
+from train.data.paired import PairedVectorDataModule
+from train.fitting.in_process import fit_arrays
+from train.fitting.trainer import quiet_trainer
 from train.modules import build_fitter
 
 
@@ -74,7 +75,7 @@ def test_the_trained_stage_learns_on_the_transformed_pairs(tmp_path):
                                               ("fcnn", {"hidden": 8})])
 def test_padding_rows_of_a_distributed_shard_add_nothing_to_the_loss(method, settings):
     """DDP pads each rank's shard with weight-0 rows; the trained losses honour the weights."""
-    from train.datamodule import shard_with_padding
+    from train.data.paired import shard_with_padding
 
     x, y = _pairs(n=101)
     tx, ty = torch.from_numpy(x), torch.from_numpy(y)

@@ -9,8 +9,8 @@ from alignment.errors import InputError
 from alignment.mappings import fit_composition, load_mapping
 from alignment.mappings.moments import PairMoments
 from train.callbacks import SaveMapping, SelectByCriterion
-from train.datamodule import PairedVectorDataModule
-from train.fitting import quiet_trainer
+from train.data.paired import PairedVectorDataModule
+from train.fitting.trainer import quiet_trainer
 from train.modules import FlowFit, RegressionFit
 
 warnings.filterwarnings("ignore", ".*does not have many workers.*")
@@ -186,7 +186,7 @@ def test_two_process_ddp_loss_equals_the_single_process_loss_when_shards_need_pa
 
     import pytorch_lightning as pl
 
-    from train.distributed import CleanDDPStrategy
+    from train.fitting.distributed import CleanDDPStrategy
 
     x, y = _planted("nonlinear", 101, 0)
     np.savez(tmp_path / "pairs.npz", src=x, tgt=y)

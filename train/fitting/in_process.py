@@ -13,10 +13,10 @@ from pytorch_lightning.callbacks import ModelCheckpoint
 from alignment.mappings import Mapping, MethodSpec, parse_method
 from alignment.export.provenance import DataProvenance
 
-from .callbacks import SaveMapping
-from .datamodule import PairedVectorDataModule, VectorDataModule
-from .modules import build_fitter
-from .trainer import RECIPE_NOISE, quiet_trainer
+from train.callbacks import SaveMapping
+from train.data.paired import PairedVectorDataModule, VectorDataModule
+from train.modules import build_fitter
+from train.fitting.trainer import RECIPE_NOISE, quiet_trainer
 
 # inside experiments, also validation pairs a closed-form fit does not use, or their absence
 _NOISE = f"{RECIPE_NOISE}|.*(val_dataloader|validation_step).*"

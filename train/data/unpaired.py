@@ -19,7 +19,7 @@ from alignment.data.vectors import WordVectors
 from alignment.export.provenance import DataProvenance
 from alignment.unsupervised.iterated_mining import SentenceSide
 
-from .datamodule import VectorDataModule
+from train.data.paired import VectorDataModule
 
 SAMPLINGS = ("all", "disjoint")
 ROWS = ("tokens", "types")

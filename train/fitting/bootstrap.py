@@ -18,11 +18,11 @@ from alignment.mappings.staged import trainable_part
 from alignment.unsupervised import bootstrapping
 from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord
 
-from .datamodule import PairedVectorDataModule
-from .modules import FlowFit
-from .modules.constrained_gan import ConstrainedGanFit
-from .trainer import RECIPE_NOISE, quiet_trainer
-from .unpaired_datamodule import UnpairedVectorDataModule
+from train.data.paired import PairedVectorDataModule
+from train.modules import FlowFit
+from train.modules.constrained_gan import ConstrainedGanFit
+from train.fitting.trainer import RECIPE_NOISE, quiet_trainer
+from train.data.unpaired import UnpairedVectorDataModule
 
 __all__ = ["BootstrapConfig", "RoundRecord", "bootstrap", "refit_flow"]
 

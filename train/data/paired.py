@@ -23,7 +23,7 @@ from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import aligned_pairs
 from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
-from .distributed import check_same_on_every_rank
+from train.fitting.distributed import check_same_on_every_rank
 
 
 class VectorDataModule(pl.LightningDataModule):

@@ -10,7 +10,7 @@ from typing import Any
 
 from alignment.atomic import MANIFEST, write_text
 
-from .run_folder import MARKER as RUN_MARKER
+from train.runs.run_folder import MARKER as RUN_MARKER
 
 
 @dataclass(frozen=True)
