@@ -75,8 +75,6 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
     epoch selection, which could hide a drift by keeping an early epoch): a stable objective
     keeps it near 100. Also what the final critic h says: the map loss −E[h(·)] at the true map
     and at the drifted one, and ‖∇h‖ at the target rows, the mapped rows and interpolates."""
-    import math
-
     import numpy as np
     import torch
 
@@ -85,6 +83,7 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
     from alignment.unsupervised.critic import interpolate_gradient_norms
     from train.experiments.simulate_unpaired import BATCH
     from train.fitting.in_process import fit_module
+    from train.fitting.plan import epochs_for_updates
     from train.data.unpaired import UnpairedVectorDataModule
 
     torch.set_num_threads(1)
@@ -99,7 +98,7 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
     dm = UnpairedVectorDataModule.from_arrays(x_train, y, val=val, batch_size=BATCH,
                                               shuffle=True, seed=seed)
     spec = parse_method(variant(critic, map_steps), "gan_method")
-    epochs = math.ceil(map_steps * 5 / math.ceil(len(y) / BATCH)) + 1  # a bound; steps decide
+    epochs = epochs_for_updates(map_steps * 5, len(y), BATCH)  # a bound; steps decide
     module = fit_module(spec, dm, epochs, callbacks=[], map_steps=map_steps)
     gan, h = module.mapping.eval(), module.critic.eval()
     start = 100 * word_p1(x_test, data.y_test, data.word_test, data.word_test)

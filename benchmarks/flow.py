@@ -16,7 +16,7 @@ import torch
 
 from alignment.evaluation.csls import nearest
 from alignment.mappings.moments import PairStatistics
-from train.modules import build_fitter
+from train.fitting.plan import build_fitter
 
 
 def train_throughput(method: str, n: int, dim: int, device: str, batch: int = 512) -> float:

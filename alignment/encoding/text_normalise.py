@@ -168,7 +168,7 @@ class SpanishTextNormaliser:
                 "rules": list(self.rules)}
 
     def describe(self) -> str:
-        from alignment.export.signature import text_description
+        from alignment.signature import text_description
 
         return str(text_description(self.settings()))
 

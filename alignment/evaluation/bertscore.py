@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.errors import InputError
-from alignment.export.signature import signature
+from alignment.signature import BertScoreSignature, EncoderSignature
 
 
 @dataclass
@@ -20,6 +20,11 @@ class BertScoreResult:
     recall: np.ndarray
     f1: np.ndarray
     signature: str
+
+    @property
+    def final(self) -> np.ndarray:
+        """The segment scores a metric reports: F1."""
+        return self.f1
 
 
 def _vectors(encoder, sentences: list[str], batch_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -80,6 +85,18 @@ def cross_lingual_bertscore(encoder: str | Path, sources: list[str], hypotheses:
     scores = np.array([greedy_match(h, s, hm, sm) for (h, hm), (s, sm) in zip(hyp, src)]
                       ).reshape(-1, 3)
     ident = model.identity()
-    sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer, "map": label,
-                     "idf": "none", "rescale": "none"}, prefix="bertscore-xl")
+    sig = str(BertScoreSignature(EncoderSignature.of(ident), label))
     return BertScoreResult(scores[:, 0], scores[:, 1], scores[:, 2], sig)
+
+
+class BertScoreXL:
+    """``cross_lingual_bertscore`` as a scorer: built once from an export or an encoder, then
+    ``score(sources, hypotheses)`` like the other metrics."""
+
+    def __init__(self, encoder: str | Path, layer: int | None = None, batch_size: int = 64,
+                 device: str | None = None) -> None:
+        self.encoder, self.layer, self.batch_size, self.device = encoder, layer, batch_size, device
+
+    def score(self, sources: list[str], hypotheses: list[str]) -> BertScoreResult:
+        return cross_lingual_bertscore(self.encoder, sources, hypotheses, self.layer,
+                                       self.batch_size, self.device)

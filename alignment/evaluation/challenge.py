@@ -195,3 +195,17 @@ def summarise(outcomes: dict[str, np.ndarray], n_boot: int = 1000, seed: int = 0
         mean, lo, hi = paired_bootstrap(o, np.zeros_like(o), n=n_boot, seed=seed)
         summary[test] = {"share": mean, "lo": lo, "hi": hi, "n": int(len(o))}
     return summary
+
+
+def evaluate_challenge(challenge: ChallengeSet, scorer, n_boot: int = 1000,
+                       seed: int = 0) -> dict[str, dict[str, dict]]:
+    """``evaluate challenge`` for one scorer: per variant (``""``, and ``" ⊕ LM"`` when the
+    scorer adds an LM term, whose plain transport scores are the first), each test's share of
+    sources the metric ranks as it should, with a bootstrap interval over sources."""
+    def score(src: list[str], hyp: list[str]) -> dict[str, np.ndarray]:
+        result = scorer.score(src, hyp)
+        return {"": result.xmover} if result.lm is None else \
+            {"": result.xmover, " ⊕ LM": result.final}
+
+    return {variant: summarise(challenge_outcomes(scores), n_boot, seed)
+            for variant, scores in score_challenge(challenge, score).items()}

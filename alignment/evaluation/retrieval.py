@@ -8,7 +8,7 @@ from alignment.data.char_ngrams import char_ngram_retrieval_p1
 from .csls import hits_at_1, nearest, precision_at_1
 from alignment.data.lexicon import Lexicon
 from alignment.mappings import Mapping
-from alignment.data.pipeline import PreparedCorpus
+from alignment.encoding.pipeline import PreparedCorpus
 from alignment.data.vectors import aligned_pairs
 from alignment.data.word_align import one_to_one
 

@@ -86,7 +86,7 @@ def check_remap(meta: Any, path: Path) -> dict:
 def check_consistent(meta: dict, mapping, path: Path) -> None:
     """The fields that describe the mapping and the signature agree with what was loaded
     (an edited ``mapped_side`` or signature is refused, not scored under a wrong name)."""
-    from .signature import export_signature
+    from alignment.signature import export_signature
 
     side = "src" if mapping.is_source_only() else "both"
     if meta["mapped_side"] != side:

@@ -13,11 +13,11 @@ from alignment.errors import InputError
 from alignment.mappings import Mapping, load_mapping
 from .provenance import DataProvenance
 from .remap_schema import check_consistent, check_remap
-from .signature import export_signature
+from alignment.signature import export_signature
 from alignment.encoding.text_normalise import SpanishTextNormaliser, text_normaliser
 from alignment.data.tokenize import Tokenizer
 from alignment.version import __version__
-from alignment.xmover.files import write_xmover_files
+from alignment.export.xmover_files import write_xmover_files
 
 REMAP_FILE = "remap.json"
 NORM_FILE = "norm.safetensors"

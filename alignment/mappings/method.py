@@ -38,7 +38,7 @@ class Method:
     name: str
     mapping: type[Mapping]
     kind: str = CLOSED_FORM
-    fitter: str = "train.modules.ClosedFormFit"
+    fitter: str = "train.modules.closed_form.ClosedFormFit"
     loss: Callable[..., dict] | None = None
     defaults: dict[str, Any] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()

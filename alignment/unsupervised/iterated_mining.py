@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from alignment.data.pipeline import word_alignment
+from alignment.encoding.pipeline import word_alignment
 from alignment.data.vectors import WordVectors, aligned_pairs
 from alignment.errors import InputError
 from alignment.evaluation.criteria import semantic_criterion

@@ -13,8 +13,8 @@ import numpy as np
 from alignment.encoding.encoder import Encoder, EncoderSpec, encoder_depth, truncation_message
 from alignment.errors import InputError
 from alignment.mappings import Mapping
-from alignment.export.signature import signature
-from .files import read_xmover_file
+from alignment.signature import EncoderSignature, XMoverSignature
+from alignment.export.xmover_files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .ngrams import ngram_vectors, select_tokens
@@ -159,13 +159,11 @@ class XMoverScorer:
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
         lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
-        return signature({"ver": self.spec.tag, "enc": f"{ident.encoder}@{ident.revision}",
-                          "L": ident.layer, "sub": "nobare" if ident.subwords else None,
-                          "map": mapping, "ngram": self.ngram, "idf": idf, "lm": lm,
-                          "coef": self.lm_coef if self.lm else None,
-                          "text": self.text.describe() if self.text else None,
-                          "lang": "-".join(self.languages) if self.languages else None},
-                         prefix="xmoverscore")
+        return str(XMoverSignature(
+            self.spec.tag, EncoderSignature.of(ident), bool(ident.subwords), mapping, self.ngram,
+            idf, lm, self.lm_coef if self.lm else None,
+            self.text.describe() if self.text else None,
+            "-".join(self.languages) if self.languages else None))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:

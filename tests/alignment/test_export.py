@@ -9,8 +9,8 @@ from alignment.export.remapped import export_remapped, load_remapped
 from alignment.mappings import fit_composition
 from alignment.mappings.moments import PairMoments
 from alignment.export.provenance import DataProvenance
-from alignment.export.signature import export_signature, parse_signature
-from alignment.xmover.files import xmover_filename
+from alignment.signature import export_signature, parse_signature
+from alignment.export.xmover_files import xmover_filename
 
 
 def _fit(dim: int, spec: str, seed: int = 0):
@@ -92,7 +92,7 @@ def test_remap_json_says_which_side_each_path_maps(tmp_path, tiny_bert):
 
 
 def test_the_public_gbdd_switch_subtracts_one_scalar_as_the_public_code_does(tmp_path, tiny_bert):
-    from alignment.xmover.files import read_xmover_file
+    from alignment.export.xmover_files import read_xmover_file
 
     _, meta = _export(tmp_path, tiny_bert, "umd")
     path = tmp_path / "exp" / meta["xmoverscore_files"][0]

@@ -5,7 +5,7 @@ from alignment.data.corpus import ParallelCorpus, read_parallel
 from alignment.encoding.encoder import load_encoder
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import char_ngram_reference, evaluate_mapping
-from alignment.data.pipeline import prepare, tokenize_corpus
+from alignment.encoding.pipeline import prepare, tokenize_corpus
 from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import WordVectors, aligned_pairs, default_cache_dir
 from tests.conftest import EN, ES, identity_alignment_file

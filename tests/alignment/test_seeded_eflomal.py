@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from alignment.data.pipeline import word_alignment
+from alignment.encoding.pipeline import word_alignment
 from alignment.data.seeded_eflomal import AlignerNotSeedable, preload_library, seeded_environment
 from alignment.data.word_align import aligner_identity, eflomal_align, links_fingerprint
 from alignment.errors import InputError

@@ -77,7 +77,7 @@ def test_align_refuses_a_folder_as_output_before_aligning(tmp_path, parallel_fil
 def test_a_damaged_vector_cache_entry_is_rebuilt_not_trusted(tmp_path, tiny_bert):
     from alignment.data.corpus import ParallelCorpus
     from alignment.encoding.encoder import load_encoder
-    from alignment.data.pipeline import prepare
+    from alignment.encoding.pipeline import prepare
 
     corpus = ParallelCorpus(ES, EN, "toy")
     align = identity_alignment_file(tmp_path / "align.txt", ES, EN)

@@ -203,7 +203,7 @@ def test_train_language_codes_cannot_name_a_path(tmp_path, tiny_bert, capsys):
 def test_xmoverscore_file_names_stay_inside_the_export(tmp_path):
     from alignment.errors import InputError
     from alignment.mappings.registry import get_method
-    from alignment.xmover.files import write_xmover_files
+    from alignment.export.xmover_files import write_xmover_files
 
     clp = get_method("clp").mapping(4)
     for corpus, src in (("../x", "es"), ("ok", "e/../s"), ("/tmp/x", "es")):

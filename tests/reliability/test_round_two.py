@@ -215,7 +215,7 @@ def test_an_npz_under_a_bam_name_is_one_line(tmp_path, tiny_bert, capsys):
 
 def _entry(tiny_bert, layer=2):
     from alignment.encoding.encoder import load_encoder
-    from alignment.data.pipeline import cache_entry
+    from alignment.encoding.pipeline import cache_entry
 
     encoder = load_encoder(str(tiny_bert), layer=layer)
     tokens = [encoder.word_tokenizer(s) for s in ES]
@@ -228,7 +228,7 @@ def _entry(tiny_bert, layer=2):
     ("other_layer", "was made by another"),
 ])
 def test_a_cache_entry_that_was_not_made_for_this_is_rebuilt(tiny_bert, damage, why):
-    from alignment.data.pipeline import encode_side
+    from alignment.encoding.pipeline import encode_side
     from alignment.data.vectors import WordVectors
 
     encoder, tokens, path, made_by = _entry(tiny_bert)

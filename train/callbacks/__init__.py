@@ -4,9 +4,9 @@ after an unsupervised fit is ``train.callbacks.bootstrap.Bootstrap`` (not re-exp
 runs the bootstrap loop, which runs the fit plan, which uses these callbacks)."""
 from .guard import CollapseGuard
 from .saving import SaveEncoder, SaveMapping
-from .selection import (KeepBest, LastCheckpoint, Refines, SelectByCriterion, Selection,
+from .selection import (KeepBest, KeptStep, LastCheckpoint, Refines, SelectByCriterion, Selection,
                         final_selection, selected_by_criterion)
 
-__all__ = ["CollapseGuard", "KeepBest", "LastCheckpoint", "Refines",
+__all__ = ["CollapseGuard", "KeepBest", "KeptStep", "LastCheckpoint", "Refines",
            "SaveEncoder", "SaveMapping", "SelectByCriterion", "Selection", "final_selection",
            "selected_by_criterion"]

@@ -64,13 +64,13 @@ class SaveEncoder(pl.Callback):
             return
         out = Path(self.dirpath or trainer.default_root_dir)
         metrics = logged(trainer)
-        keep = next((c for c in trainer.callbacks if isinstance(c, KeepBest)), None)
+        kept = next((c.kept() for c in trainer.callbacks if isinstance(c, KeepBest)), None)
         extra = {"fine_tuned": "joint_align", "hyperparameters": dict(pl_module.hparams)}
-        if keep is not None and keep.best is not None:  # the selected step's numbers
-            metrics = {**keep.best_metrics, "selected_step": float(keep.best_step),
-                       "selected_value": keep.best, "last_step": float(trainer.global_step)}
-            extra["selection"] = {"criterion": keep.criterion, "step": keep.best_step,
-                                  "value": keep.best}
+        if kept is not None:  # the selected step's numbers
+            metrics = {**kept.metrics, "selected_step": float(kept.step),
+                       "selected_value": kept.value, "last_step": float(trainer.global_step)}
+            extra["selection"] = {"criterion": kept.criterion, "step": kept.step,
+                                  "value": kept.value}
         write_metrics(out / "metrics.json", metrics)
         dm = trainer.datamodule
         extra["norm_sentences"] = self.norm_sentences

@@ -15,6 +15,8 @@ from alignment.evaluation.criteria import CRITERIA
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 
+from train.fitting.contracts import Selectable
+
 
 @dataclass(frozen=True)
 class Selection:
@@ -23,6 +25,26 @@ class Selection:
     mapping: Mapping
     metrics: dict[str, float] = field(default_factory=dict)
     by: str = "last epoch"
+
+
+@dataclass(frozen=True)
+class KeptStep:
+    """The validation a criterion liked best: where (step, epoch), how much, and every number
+    logged there (what the saving callbacks write)."""
+
+    criterion: str
+    value: float
+    step: int
+    epoch: int
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+def check_criterion(criterion: str | None, optional: bool = False) -> None:
+    """Refuse a criterion name that ``CRITERIA`` does not know (``None`` only if optional)."""
+    if (criterion is None and not optional) or (criterion is not None and
+                                                criterion not in CRITERIA):
+        raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)})",
+                         parameter="criterion")
 
 
 class Refines(pl.Callback):
@@ -61,7 +83,21 @@ def final_selection(trainer: pl.Trainer, pl_module: pl.LightningModule) -> Selec
     return refined[-1] if refined else selected_by_criterion(trainer, pl_module)
 
 
-class SelectByCriterion(ModelCheckpoint):
+class RunCheckpoints(ModelCheckpoint):
+    """Checkpoints in ``RUN/checkpoints`` unless told otherwise: the run's own folder, which a
+    resume reads (so its being non-empty is expected, not warned about)."""
+
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        own = self.dirpath is None
+        if own:
+            self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
+        with warnings.catch_warnings():
+            if own:
+                warnings.filterwarnings("ignore", message="Checkpoint directory .* not empty")
+            super().setup(trainer, pl_module, stage)
+
+
+class SelectByCriterion(RunCheckpoints):
     """Keep the epoch that a validation criterion (``alignment.evaluation.criteria.CRITERIA``: semantic,
     structural, val_p1) likes best, in the direction the criterion defines, plus ``last.ckpt``
     written after every epoch for resuming. ``criterion=None`` selects the last epoch (a fixed
@@ -74,9 +110,7 @@ class SelectByCriterion(ModelCheckpoint):
 
     def __init__(self, criterion: str | None = "semantic", dirpath: str | None = None,
                  save_last: bool = True, **kwargs) -> None:
-        if criterion is not None and criterion not in CRITERIA:
-            raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)})",
-                             parameter="criterion")
+        check_criterion(criterion, optional=True)
         mode = CRITERIA[criterion].mode if criterion else "min"
         super().__init__(dirpath=dirpath, monitor=criterion, mode=mode,
                          save_top_k=1, save_last=save_last, **kwargs)
@@ -84,14 +118,6 @@ class SelectByCriterion(ModelCheckpoint):
         self.best_epoch: int | None = None
         self.best_metrics: dict[str, float] = {}
 
-    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
-        own = self.dirpath is None
-        if own:
-            self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
-        with warnings.catch_warnings():
-            if own:  # RUN/checkpoints holds this run's own checkpoints (a resume reads them)
-                warnings.filterwarnings("ignore", message="Checkpoint directory .* not empty")
-            super().setup(trainer, pl_module, stage)
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         before = self.best_model_path
@@ -137,9 +163,7 @@ class KeepBest(pl.Callback):
     uninterrupted one selects."""
 
     def __init__(self, criterion: str) -> None:
-        if criterion not in CRITERIA:
-            raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)})",
-                             parameter="criterion")
+        check_criterion(criterion)
         self.criterion, self.mode = criterion, CRITERIA[criterion].mode
         self.best: float | None = None
         self.state: dict | None = None
@@ -170,6 +194,13 @@ class KeepBest(pl.Callback):
         self.best_metrics = dict(state_dict.get("best_metrics") or {})
         self.state = state_dict.get("state")
 
+    def kept(self) -> KeptStep | None:
+        """The chosen validation as a record (None before any validation had the criterion)."""
+        if self.best is None:
+            return None
+        return KeptStep(self.criterion, self.best, self.best_step, self.best_epoch,
+                        dict(self.best_metrics))
+
     def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.last_state = _cpu_state(_selectable(pl_module))
         if self.state is not None:
@@ -179,7 +210,7 @@ class KeepBest(pl.Callback):
 def _selectable(pl_module: pl.LightningModule) -> torch.nn.Module:
     """What selection keeps: a module's ``selectable`` (an encoder being fine-tuned) or its
     mapping."""
-    return getattr(pl_module, "selectable", None) or pl_module.mapping
+    return pl_module.selectable if isinstance(pl_module, Selectable) else pl_module.mapping
 
 
 def _cpu_state(module: torch.nn.Module) -> dict:
@@ -187,7 +218,7 @@ def _cpu_state(module: torch.nn.Module) -> dict:
     return {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
 
 
-class LastCheckpoint(ModelCheckpoint):
+class LastCheckpoint(RunCheckpoints):
     """``RUN/checkpoints/last.ckpt`` after every validation (for runs validated every N steps,
     such as Joint-Align), so an interrupted run resumes from its last validation with its
     selection state (``KeepBest``'s) inside."""
@@ -200,13 +231,5 @@ class LastCheckpoint(ModelCheckpoint):
         if not self._should_skip_saving_checkpoint(trainer):  # no top-k: last.ckpt alone
             self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
 
-    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
-        own = self.dirpath is None
-        if own:
-            self.dirpath = str(Path(trainer.default_root_dir) / "checkpoints")
-        with warnings.catch_warnings():
-            if own:
-                warnings.filterwarnings("ignore", message="Checkpoint directory .* not empty")
-            super().setup(trainer, pl_module, stage)
 
 

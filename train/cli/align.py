@@ -10,7 +10,7 @@ VERBS = {"align": "word-align a parallel corpus with eflomal (Pharaoh output)"}
 
 def run(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_parallel
-    from alignment.data.pipeline import tokenize_corpus, word_alignment
+    from alignment.encoding.pipeline import tokenize_corpus, word_alignment
     from alignment.data.tokenize import Tokenizer
     from alignment.data.word_align import write_pharaoh
 

@@ -23,7 +23,7 @@ def _system_name(scorer) -> str:
 
 
 def run(args: argparse.Namespace) -> None:
-    from alignment.evaluation.challenge import build_challenge, challenge_outcomes, score_challenge, summarise
+    from alignment.evaluation.challenge import build_challenge, evaluate_challenge
     from .scoring import build_scorer
 
     if args.bootstrap < 1:
@@ -39,15 +39,9 @@ def run(args: argparse.Namespace) -> None:
             one = copy.copy(args)
             one.encoder, one.version = encoder, version
             scorer = build_scorer(one)
-
-            def score(src, hyp, scorer=scorer):
-                result = scorer.score(src, hyp)
-                return {"": result.xmover} if result.lm is None else \
-                    {"": result.xmover, " ⊕ LM": result.final}
-
             name = f"{_system_name(scorer)} · {version}"
-            for variant, scores in score_challenge(challenge, score).items():
-                summary = summarise(challenge_outcomes(scores), args.bootstrap, args.seed)
+            variants = evaluate_challenge(challenge, scorer, args.bootstrap, args.seed)
+            for variant, summary in variants.items():
                 rows.append((name + variant, summary))
                 for test, s in summary.items():
                     for key in ("share", "lo", "hi"):

@@ -6,7 +6,6 @@ with ``metrics.json``."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
@@ -19,20 +18,11 @@ from .scoring import add_scorer_options, build_scorer
 
 VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate rfeval`, `evaluate w2w`, `evaluate challenge` for XMoverScore"}
 
-def _row_labels(remapped: list, paths: list[str]) -> list[str]:
-    """A row name per export: its mapping and folder name, or its path where folder names repeat."""
-    names = [Path(p).name for p in paths]
-    return [f"{r.mapping.describe()} ({n if names.count(n) == 1 else p})"
-            for r, n, p in zip(remapped, names, paths)]
-
-
 def run_retrieval(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_parallel
-    from alignment.evaluation.retrieval import (char_ngram_reference, columns, evaluate_mapping,
-                                                paired_bootstrap, retrieval_hits)
-    from alignment.export.remapped import load_remapped
     from alignment.data.lexicon import read_lexicon, single_word_pairs
-    from alignment.data.pipeline import prepare
+    from alignment.evaluation.exports import evaluate_exports
+    from alignment.evaluation.retrieval import columns
 
     check_report_dir(args.out)
     if not args.export or not args.src:
@@ -42,34 +32,19 @@ def run_retrieval(args: argparse.Namespace) -> None:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
     corpus = read_parallel(args.src, args.tgt, args.fmt)
     lexicon = single_word_pairs(read_lexicon(args.lexicon)) if args.lexicon else None
-    remapped = [load_remapped(e) for e in args.export]
-    keys = [repr(r.encoder.identity()) for r in remapped]
-    prepared: dict[str, object] = {}  # exports of one encoder share its vectors
-    for key, r in zip(keys, remapped):
-        if key not in prepared:
-            prepared[key] = prepare(corpus, r.encoder, args.alignment or "eflomal")
-    data = [prepared[key] for key in keys]
-    labels = _row_labels(remapped, args.export)
-    unmapped = "unmapped" if len(prepared) == 1 else f"unmapped ({labels[0]}'s encoder)"
-    rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(data[0])),
-            (unmapped, evaluate_mapping(data[0], None, lexicon, args.csls))]
-    rows += [(label, evaluate_mapping(d, r.mapping, lexicon, args.csls))
-             for label, d, r in zip(labels, data, remapped)]
-    langs = (remapped[0].meta.get("src_lang") or "src", remapped[0].meta.get("tgt_lang") or "tgt")
-    shown = [*columns(*langs), ("lexicon_unseen_p1", "unseen")] + (
-        [("retrieval_csls_src2tgt", f"{langs[0]}→{langs[1]} CSLS"),
-         ("retrieval_csls_tgt2src", f"{langs[1]}→{langs[0]} CSLS")] if args.csls else [])
-    text = format_table(rows, shown) + "\n"
-    if len(remapped) > 1:  # every export against the first, on the same sentences
-        hits = [retrieval_hits(d, r.mapping) for d, r in zip(data, remapped)]
-        differences = {label: paired_bootstrap(h, hits[0], args.bootstrap, args.seed)
-                       for label, h in zip(labels[1:], hits[1:])}
-        for label, (d, lo, hi) in differences.items():
-            dict(rows)[label].update(delta_vs_first=d, delta_lo=lo, delta_hi=hi)
-        text += "\n" + format_against(labels[0], differences, args.bootstrap,
-                                       f"{langs[0]}→{langs[1]}", "test sentences")
-    text += "\n" + "\n".join(f"{path}: {r.signature}" for path, r in zip(args.export, remapped))
-    report(text, {f"{name}/{k}": v for name, m in rows for k, v in m.items()}, args.out)
+    result = evaluate_exports(corpus, args.export, lexicon, args.csls, args.alignment,
+                              args.bootstrap, args.seed)
+    src, tgt = result.languages
+    shown = [*columns(src, tgt), ("lexicon_unseen_p1", "unseen")] + (
+        [("retrieval_csls_src2tgt", f"{src}→{tgt} CSLS"),
+         ("retrieval_csls_tgt2src", f"{tgt}→{src} CSLS")] if args.csls else [])
+    text = format_table(list(result.rows.items()), shown) + "\n"
+    if result.differences:  # every export against the first, on the same sentences
+        text += "\n" + format_against(result.first, result.differences, args.bootstrap,
+                                       f"{src}→{tgt}", "test sentences")
+    text += "\n" + "\n".join(f"{path}: {sig}" for path, sig in result.signatures.items())
+    report(text, {f"{name}/{k}": v for name, m in result.rows.items() for k, v in m.items()},
+           args.out)
 
 
 def run_rfeval(args: argparse.Namespace) -> None:
@@ -106,7 +81,7 @@ def run_rfeval(args: argparse.Namespace) -> None:
 def run_w2w(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_lines, read_parallel
     from alignment.data.lexicon import read_lexicon
-    from alignment.evaluation.w2w import literal_translation, w2w_share
+    from alignment.evaluation.w2w import literal_translation, w2w_metrics
 
     check_report_dir(args.out)
     if not args.mt and not args.lexicon:
@@ -121,26 +96,17 @@ def run_w2w(args: argparse.Namespace) -> None:
         lexicon = read_lexicon(args.lexicon)
         other = [literal_translation(s, lexicon) for s in corpus.src]
         label = "literal"
-    scorer = build_scorer(args)
-    with_other = scorer.score(corpus.src, other)
-    with_ref = scorer.score(corpus.src, corpus.tgt)
-    share = w2w_share(with_other.final, with_ref.final)
+    result = w2w_metrics(build_scorer(args), corpus.src, corpus.tgt, other, label)
+    metrics = result.metrics
     key = label.lower()
-    metrics = {"w2w": share, "mean_score_ref": float(with_ref.final.mean()),
-               f"mean_score_{key}": float(with_other.final.mean()), "n": float(len(corpus))}
-    lines = [f"W2W ({label} preferred over the reference): {100 * share:.1f}% of {len(corpus)} "
-             f"sources; mean score reference {with_ref.final.mean():.4f}, {label} "
-             f"{with_other.final.mean():.4f}"]
-    if with_ref.lm is not None:  # the same run without the LM term, and the LM term alone
-        metrics.update({"w2w_without_lm": w2w_share(with_other.xmover, with_ref.xmover),
-                        "mean_xmover_ref": float(with_ref.xmover.mean()),
-                        f"mean_xmover_{key}": float(with_other.xmover.mean()),
-                        "mean_lm_ref": float(with_ref.lm.mean()),
-                        f"mean_lm_{key}": float(with_other.lm.mean())})
+    lines = [f"W2W ({label} preferred over the reference): {100 * metrics['w2w']:.1f}% of "
+             f"{len(corpus)} sources; mean score reference {metrics['mean_score_ref']:.4f}, "
+             f"{label} {metrics[f'mean_score_{key}']:.4f}"]
+    if "w2w_without_lm" in metrics:  # the same run without the LM term, and the LM term alone
         lines.append(f"  without the LM term: W2W {100 * metrics['w2w_without_lm']:.1f}%; mean LM "
                      f"log-likelihood reference {metrics['mean_lm_ref']:.3f}, {label} "
                      f"{metrics[f'mean_lm_{key}']:.3f}")
-    lines.append(with_ref.signature)
+    lines.append(result.signature)
     report("\n".join(lines), metrics, args.out)
 
 

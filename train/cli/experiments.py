@@ -3,43 +3,51 @@
 from __future__ import annotations
 
 import argparse
-import importlib
+from typing import Callable
 
 from .options import add_dataclass_options, dataclass_from_args
 
-# verb → (module under train.experiments, config class, run function, help)
-EXPERIMENTS = {
-    "simulate": ("simulate", "SimulationConfig", "run_simulation",
-                 "the CBLI simulation (2-D Gaussian-mixture languages)"),
-    "compare": ("compare", "CompareConfig", "run_compare",
-                "every method on the Bible against center > clp, each trained one selected by "
-                "semantic, structural, fixed-epoch and labelled criteria"),
-    "unsupervised": ("unsupervised", "UnsupervisedConfig", "run_unsupervised",
-                     "no parallel data: VecMap-, MUSE-style, GAN-Real-NVP ± bootstrapping and "
-                     "pseudo-parallel mining on the unpaired Bible, against center and center > clp"),
-    "joint-align": ("joint_align", "JointAlignConfig", "run_joint_align",
-                    "fine-tune the encoder (Joint-Align) ± NORM ± TEXT on the Bible, against "
-                    "center > clp and the best trained map, evaluated through the exports"),
-    "demo": ("demo", "DemoConfig", "run_demo",
-             "the embedded default: MiniLM, Bible es–en, every linear method"),
+HELP = {
+    "simulate": "the CBLI simulation (2-D Gaussian-mixture languages)",
+    "compare": "every method on the Bible against center > clp, each trained one selected by "
+               "semantic, structural, fixed-epoch and labelled criteria",
+    "unsupervised": "no parallel data: VecMap-, MUSE-style, GAN-Real-NVP ± bootstrapping and "
+                    "pseudo-parallel mining on the unpaired Bible, against center and center > clp",
+    "joint-align": "fine-tune the encoder (Joint-Align) ± NORM ± TEXT on the Bible, against "
+                   "center > clp and the best trained map, evaluated through the exports",
+    "demo": "the embedded default: MiniLM, Bible es–en, every linear method",
 }
 
+VERBS = dict(HELP)
 
-VERBS = {verb: help_ for verb, (_, _, _, help_) in EXPERIMENTS.items()}
 
-
-def _module(verb: str):
-    return importlib.import_module(f"train.experiments.{EXPERIMENTS[verb][0]}")
+def experiment(verb: str) -> tuple[type, Callable]:
+    """(config class, run function) of an experiment verb, imported only when that verb is
+    built (plain imports, so the import graph sees what the CLI launches)."""
+    if verb == "simulate":
+        from ..experiments.simulate import SimulationConfig, run_simulation
+        return SimulationConfig, run_simulation
+    if verb == "compare":
+        from ..experiments.compare import run_compare
+        from ..experiments.compare_config import CompareConfig
+        return CompareConfig, run_compare
+    if verb == "unsupervised":
+        from ..experiments.unsupervised import UnsupervisedConfig, run_unsupervised
+        return UnsupervisedConfig, run_unsupervised
+    if verb == "joint-align":
+        from ..experiments.joint_align import JointAlignConfig, run_joint_align
+        return JointAlignConfig, run_joint_align
+    from ..experiments.demo import DemoConfig, run_demo
+    return DemoConfig, run_demo
 
 
 def run(args: argparse.Namespace) -> None:
-    _, config, runner, _ = EXPERIMENTS[args.verb]
-    module = _module(args.verb)
-    getattr(module, runner)(dataclass_from_args(getattr(module, config), args))
+    config, runner = experiment(args.verb)
+    runner(dataclass_from_args(config, args))
 
 
 def register(sub) -> None:
-    for verb, (_, config, _, help_) in EXPERIMENTS.items():
+    for verb, help_ in HELP.items():
         p = sub.add_parser(verb, help=help_)
-        add_dataclass_options(p, getattr(_module(verb), config))
+        add_dataclass_options(p, experiment(verb)[0])
         p.set_defaults(func=run)

@@ -33,23 +33,14 @@ options:
 """
 
 
-PAIRED_DATA = "train.data.paired.PairedVectorDataModule"
-UNPAIRED_DATA = "train.data.unpaired.UnpairedVectorDataModule"  # methods without pairs
-DATA_HINT = ("; a model that trains on other data names it under data: as class_path, with its "
-             "settings under init_args (Joint-Align: train.data.parallel_text.ParallelTextDataModule; "
-             "gan_realnvp, muse, vecmap: train.data.unpaired.UnpairedVectorDataModule)")
+def data_hint() -> str:
+    """Which data class each kind of method reads (from the fit plan, not a hand list)."""
+    from train.fitting.plan import DATA_MODULES, class_path
 
-
-def check_data_class(model, datamodule) -> None:
-    """Refuse a recipe whose data is not what its model trains on (a supervised map on
-    unpaired rows would train on non-translations without a word)."""
-    from ..modules import resolve_class
-
-    wanted = getattr(model, "datamodule_class", None) or PAIRED_DATA
-    if not isinstance(datamodule, resolve_class(wanted)):
-        raise InputError(f"{type(model).__name__} trains on {wanted}, but the recipe's data is "
-                         f"{type(datamodule).__module__}.{type(datamodule).__name__}: set "
-                         f"data: class_path: {wanted}", parameter="data")
+    kinds = ", ".join(f"{kind.value}: {class_path(cls)}" for kind, cls in DATA_MODULES.items())
+    return (f"; a model that trains on other data than word pairs names it under data: as "
+            f"class_path, settings under init_args ({kinds}; crossalign methods NAME says "
+            "which a method reads)")
 
 
 # model arguments a module finds itself and stores in its checkpoint's hyper-parameters
@@ -76,7 +67,9 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
 
     from pytorch_lightning import LightningDataModule, LightningModule
 
+    from train.fitting.contracts import ChecksData
     from train.fitting.distributed import end_process_group
+    from train.fitting.plan import check_fit
     from train.runs.run_folder import claim
     from train.runs.run_log import RunLog, SaveConfigOnSuccess
     from train.fitting.trainer import RECIPE_NOISE
@@ -86,9 +79,9 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
     class RecipeCLI(recipe_cli_class()):
         def before_fit(self) -> None:
             bars_to_stderr(self.trainer)
-            check_data_class(self.model, self.datamodule)
+            check_fit(self.model, self.datamodule)
             for callback in self.trainer.callbacks:  # checks a callback makes of the data
-                if hasattr(callback, "check_data"):
+                if isinstance(callback, ChecksData):
                     callback.check_data(self.datamodule)
             if _is_first_process():  # take the run folder before anything is written to it
                 config = self.config.fit.clone().as_dict()
@@ -122,7 +115,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
                                            "description": "Fit a mapping from a recipe (YAML)."})
         except argparse.ArgumentError as err:  # one line, not the recipe parser's usage
             first = _recipe_error_line(str(err))
-            hint = DATA_HINT if "data" in first else ""
+            hint = data_hint() if "data" in first else ""
             raise InputError(f"recipe: {first} (crossalign fit --help-all lists every key){hint}",
                              parameter="config") from None
         except (ValueError, TypeError) as err:
@@ -148,9 +141,12 @@ def recipe_cli_class() -> type:
     class_path); a ``data:`` without one is the paired word vectors."""
     from pytorch_lightning.cli import LightningCLI
 
+    from alignment.mappings import DataKind
+    from train.fitting.plan import DATA_MODULES, class_path
+
     class RecipeParser(LightningCLI):
         def add_arguments_to_parser(self, parser) -> None:
-            parser.set_defaults({"data": {"class_path": PAIRED_DATA}})
+            parser.set_defaults({"data": {"class_path": class_path(DATA_MODULES[DataKind.PAIRED])}})
 
     return RecipeParser
 

@@ -34,9 +34,7 @@ def describe(name: str) -> str:
 
     from alignment.errors import InputError
     from alignment.mappings import PRESETS, parse_method
-    from train.modules import fitter_class, fitter_settings
-
-    from .fit import UNPAIRED_DATA
+    from train.fitting.fitters import fitter_class, fitter_settings
 
     try:
         spec = parse_method(name)
@@ -51,11 +49,7 @@ def describe(name: str) -> str:
         lines.append("  closed form: fitted in one solve from word pairs; no settings")
         return "\n".join(lines)
     cls = fitter_class(spec)
-    unpaired = getattr(cls, "datamodule_class", None) == UNPAIRED_DATA
-    lines.append("  trains on: " + ("two monolingual files, no pairs (crossalign train "
-                                    "--src mono.X --tgt mono.Y)" if unpaired else
-                                    "parallel text, word-aligned (crossalign train --src X "
-                                    "--tgt Y)"))
+    lines.append("  trains on: " + spec.data.describe())
     params = inspect.signature(cls.__init__).parameters
     hints = typing.get_type_hints(cls.__init__)
     given = {**spec.trained.defaults, **spec.overrides}

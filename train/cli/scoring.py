@@ -78,7 +78,8 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
                  version: str | None = None):
     """The scorer the options describe (``encoder``/``version``: one of several given)."""
     from alignment.data.corpus import read_lines
-    from alignment.xmover import XMoverScorer, compute_idf
+    from alignment.evaluation.metrics import get_metric
+    from alignment.xmover import compute_idf
 
     check_scorer_options(args)
     if getattr(args, "old_formula_flag", False) and not quiet:
@@ -86,11 +87,12 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
               file=sys.stderr)
         args.old_formula_flag = False  # once per run
     langs = (args.src_lang, args.tgt_lang) if args.src_lang else None
-    scorer = XMoverScorer(encoder or args.encoder, version or args.version, args.layer,
-                          args.ngram, args.mapping, lm=args.lm, lm_coef=args.lm_coef,
-                          batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
-                          mapping_both_sides=args.mapping_both_sides,
-                          public_gbdd=args.public_gbdd, languages=langs)
+    scorer = get_metric("xmoverscore").build(
+        encoder or args.encoder, formula=version or args.version, layer=args.layer,
+        ngram=args.ngram, mapping=args.mapping, lm=args.lm, lm_coef=args.lm_coef,
+        batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
+        mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
+        languages=langs)
     if not quiet:
         for note in scorer.notes:
             print(f"crossalign: note: {note}", file=sys.stderr)

@@ -13,25 +13,9 @@ from .options import ALIGN_SEED_HELP, add_old_name, align_seed, lightning_device
 VERBS = {"train": "fit a mapping on your own text in one command: parallel, or two monolingual "
                   "files for the methods without pairs (no recipe needed)"}
 
-# The two trainer settings every recipe uses (recipes/trainer/{closed-form,trained}.yaml).
-CLOSED_FORM_TRAINER = {"max_epochs": 1, "logger": False, "enable_checkpointing": False,
-                       "enable_progress_bar": False,
-                       "enable_model_summary": False,
-                       "callbacks": [{"class_path": "train.callbacks.SaveMapping"}]}
-
-
 # file extensions that are not language codes
 NOT_LANGUAGES = {"txt", "tok", "raw", "out", "src", "tgt", "ref", "hyp", "mt", "tsv", "csv",
                  "dat", "log", "xml", "gz", "bz2", "xz", "bpe", "spm"}
-
-
-def trained_trainer(epochs: int, criterion: str | None) -> dict:
-    return {"max_epochs": epochs, "num_sanity_val_steps": 0, "enable_model_summary": False,
-            "logger": [{"class_path": "train.runs.run_log.RunLog"}],
-            "callbacks": [{"class_path": "train.callbacks.SelectByCriterion",
-                           "init_args": {"criterion": criterion}},
-                          {"class_path": "train.callbacks.CollapseGuard"},
-                          {"class_path": "train.callbacks.SaveMapping"}]}
 
 
 def language_of(path: str, given: str | None, parameter: str = "src-lang") -> str:
@@ -46,53 +30,41 @@ def language_of(path: str, given: str | None, parameter: str = "src-lang") -> st
 
 
 def recipe(args: argparse.Namespace) -> dict:
-    """The whole experiment as a recipe dict (what ``fit --config`` reads): parallel text for
-    supervised methods; two monolingual files, read whole, for those that learn without pairs."""
-    from alignment.mappings import parse_method
-    from train.modules import fitter_class
-    from train.modules.base import NoGradientSteps
+    """The whole experiment as a recipe dict (what ``fit --config`` reads), written down from
+    the method's fit plan: parallel text, word-aligned, for methods that learn from pairs; two
+    monolingual files, read whole, for those that learn without."""
+    from alignment.mappings import DataKind
+    from train.fitting.plan import class_path, plan_fit
 
-    from .fit import UNPAIRED_DATA
-
-    spec = parse_method(args.method)
-    trained = spec.trained
     if args.epochs < 1:
         raise InputError("must be >= 1", parameter="epochs")
-    fitter = fitter_class(spec) if trained is not None else None
-    data_class = getattr(fitter, "datamodule_class", None)
+    plan = plan_fit(args.method, args.epochs)
+    unpaired = plan.data is DataKind.UNPAIRED
+    if plan.data is DataKind.PARALLEL_TEXT:
+        raise InputError(f"'{plan.spec.name}' fine-tunes the encoder: run it from a recipe "
+                         "(crossalign fit --config ...)", parameter="method")
     data = {"src": args.src, "tgt": args.tgt, "src_lang": language_of(args.src, args.src_lang),
             "tgt_lang": language_of(args.tgt, args.tgt_lang, "tgt-lang"), "encoder": args.encoder,
             "layer": args.layer, "pooling": args.pooling, "max_sentences": args.max_sentences}
-    if data_class != UNPAIRED_DATA:
+    if not unpaired:
         data.update(alignment=args.alignment, align_seed=args.align_seed)
     elif args.alignment != "eflomal":
-        raise InputError(f"'{spec.name}' learns without pairs and reads no alignment",
+        raise InputError(f"'{plan.spec.name}' learns without pairs and reads no alignment",
                          parameter="alignment")
     elif args.criterion == "val_p1":
-        raise InputError(f"val_p1 needs translation pairs; '{spec.name}' has none (semantic, "
-                         "structural and spectrum need none)", parameter="criterion")
-    model: dict = {"class_path": spec.fitter, "init_args": {"method": spec.name}}
-    if trained is None:
-        trainer = dict(CLOSED_FORM_TRAINER)
-    else:
-        from train.modules import check_settings
-
-        check_settings(spec, parameter="method")
-        model["init_args"].update({**trained.defaults, **spec.overrides})
-        if issubclass(fitter, NoGradientSteps):  # one pass of its own loop, no epochs
-            trainer = {**CLOSED_FORM_TRAINER, "num_sanity_val_steps": 0,
-                       "logger": [{"class_path": "train.runs.run_log.RunLog"}]}
-        else:
-            trainer = trained_trainer(args.epochs, args.criterion)
-        data.update(batch_size=256 if data_class == UNPAIRED_DATA else 512, shuffle=True,
+        raise InputError(f"val_p1 needs translation pairs; '{plan.spec.name}' has none "
+                         "(semantic, structural and spectrum need none)", parameter="criterion")
+    trainer = plan.recipe_trainer(args.criterion)
+    if plan.spec.trained is not None:
+        data.update(batch_size=256 if unpaired else 512, shuffle=True,
                     val_fraction=args.val_fraction, seed=args.seed)
     accelerator, devices = lightning_device(args.device)
     trainer.update(default_root_dir=args.out, accelerator=accelerator, devices=devices)
-    if data_class:  # the data the fitter trains on (unpaired rows for unsupervised methods)
-        if data_class == UNPAIRED_DATA:
-            data["sampling"] = "all"  # every line of both files, which need not match
-        data = {"class_path": data_class, "init_args": data}
-    return {"seed_everything": args.seed, "trainer": trainer, "model": model, "data": data}
+    if unpaired:  # every line of both files, which need not match
+        data = {"class_path": class_path(plan.datamodule_class),
+                "init_args": {**data, "sampling": "all"}}
+    return {"seed_everything": args.seed, "trainer": trainer, "model": plan.recipe_model(),
+            "data": data}
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> None:

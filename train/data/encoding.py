@@ -12,7 +12,7 @@ from torch.utils.data import DataLoader, Dataset, Sampler
 
 from alignment.data.batching import make_batches
 from alignment.encoding.encoder import Encoder
-from alignment.data.pipeline import cache_entry, save_cache_entry
+from alignment.encoding.pipeline import cache_entry, save_cache_entry
 from alignment.data.vectors import WordVectors
 
 
@@ -97,7 +97,7 @@ def encode_to_cache(encoder: Encoder, sentences: list[str], tokens: list[list[st
                     trainer: pl.Trainer, cache_dir: Path | None = None,
                     batch_size: int = 64) -> Path | None:
     """Encode one corpus side with ``trainer`` (any devices/strategy) into the vector cache
-    entry ``alignment.data.pipeline.encode_side`` reads; returns its path on process 0 (None on
+    entry ``alignment.encoding.pipeline.encode_side`` reads; returns its path on process 0 (None on
     the others)."""
     path, made_by = cache_entry(encoder, sentences, cache_dir,
                                 "bf16" if "bf16" in str(trainer.precision) else "fp32",

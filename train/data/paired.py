@@ -16,8 +16,9 @@ from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
 from alignment.names import check_language
 from alignment.mappings.moments import PairMoments, PairStatistics
+from alignment.mappings.method import DataKind
 from alignment.data.paired_vectors import load_paired_vectors
-from alignment.data.pipeline import prepare
+from alignment.encoding.pipeline import prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import aligned_pairs
@@ -133,6 +134,8 @@ class PairedVectorDataModule(VectorDataModule):
 
     Give either ``src``/``tgt`` text (two files, or one TSV / fast_align file as ``src``) with an
     encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``)."""
+
+    provides = DataKind.PAIRED
 
     def __init__(self, src: str | None = None, tgt: str | None = None, fmt: str = "auto",
                  vectors: str | None = None, src_vectors: str | None = None,

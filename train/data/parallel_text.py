@@ -12,9 +12,10 @@ from torch.utils.data import DataLoader, Dataset
 from alignment.data.corpus import ParallelCorpus, fingerprint_lines, read_parallel
 from alignment.encoding.encoder_tokenizer import EncoderSpec, EncoderTokenizer
 from alignment.errors import InputError
+from alignment.mappings.method import DataKind
 from alignment.names import check_language
 from alignment.encoding.joint_align import WordPairExample, collate_pairs, tokenize_pair
-from alignment.data.pipeline import tokenize_corpus, word_alignment
+from alignment.encoding.pipeline import tokenize_corpus, word_alignment
 from alignment.export.provenance import DataProvenance
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 from alignment.data.tokenize import Tokenizer
@@ -58,6 +59,8 @@ class ParallelTextDataModule(pl.LightningDataModule):
     ``text``: TEXT-normalise every source side (Spanish only; Apertium's tagger), at training
     and, through the export, at scoring time. ``one_to_one``: keep only 1-to-1 links (Cao et
     al.). ``batch_size`` is the *global* batch (sentence pairs per optimiser step)."""
+
+    provides = DataKind.PARALLEL_TEXT
 
     def __init__(self, corpora: list[dict] | None = None, src: str | None = None,
                  tgt: str | None = None, src_lang: str = "src", pivot: str = "en",

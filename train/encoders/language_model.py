@@ -77,7 +77,7 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
 
     from alignment.atomic import atomic_dir, check_output_dir
     from alignment.data.corpus import fingerprint_lines, read_lines
-    from alignment.export.signature import signature
+    from alignment.signature import LanguageModelSignature
 
     from train.fitting.trainer import quiet_trainer
 
@@ -118,9 +118,9 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
     meta = {"config": asdict(cfg), "data": fingerprint_lines(lines), "lines": len(lines),
             "train_lines": len(train_lines), "val_lines": len(val_lines),
             "val_perplexity": val_ppl, "parameters": sum(p.numel() for p in model.parameters())}
-    meta["signature"] = signature({
-        "lm": f"gpt2-L{cfg.layers}-d{cfg.width}-h{cfg.heads}-v{tok.get_vocab_size()}",
-        "data": meta["data"], "epochs": cfg.epochs, "lr": cfg.lr, "seed": cfg.seed})
+    meta["signature"] = str(LanguageModelSignature(
+        f"gpt2-L{cfg.layers}-d{cfg.width}-h{cfg.heads}-v{tok.get_vocab_size()}", meta["data"],
+        cfg.epochs, cfg.lr, cfg.seed))
     with atomic_dir(out, LM_FILE, overwrite, inputs=(text,)) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)

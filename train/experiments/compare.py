@@ -26,7 +26,7 @@ from alignment.data.vectors import aligned_pairs
 from ..callbacks import CollapseGuard, SelectByCriterion
 from train.data.paired import PairedVectorDataModule
 from ..fitting.in_process import fit_method
-from ..modules import check_settings
+from ..fitting.fitters import check_settings
 from train.runs.reporting import report
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 from .compare_report import format_compare, format_differences, format_head_to_head

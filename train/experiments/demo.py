@@ -11,7 +11,7 @@ from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.evaluation.retrieval import (cbli_hits, char_ngram_reference, columns,
                                             evaluate_mapping, paired_bootstrap, retrieval_hits)
 from alignment.mappings import BASELINE, parse_method
-from alignment.export.signature import signature
+from alignment.signature import EncoderSignature, TableSignature
 
 from ..fitting.in_process import fit_arrays
 from train.runs.reporting import format_table, report
@@ -71,9 +71,8 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
     header = (f"crossalign demo: {cfg.encoder} layer {encoder.layer}, {cfg.pooling}-subword pooling; "
               f"Bible {bed.src_lang}–en, {len(bed.train)} training verses ({len(bed.x)} aligned word pairs), "
               f"{len(bed.test.corpus)} held-out verses")
-    sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pool_label, "data": bed.train.fingerprint(),
-                     "align": bed.provenance.aligner, "links": bed.alignment})
+    sig = str(TableSignature(EncoderSignature.of(ident), ident.pool_label, bed.train.fingerprint(),
+                             align=bed.provenance.aligner, links=bed.alignment))
     base = dict(rows)["unmapped"]
     legend = (f"CBLI: gold = one-to-one links only ({int(base['cbli_pairs'])} occurrences); lex: "
               f"type vectors from held-out contexts, {int(base.get('lexicon_pairs', 0))} "

@@ -21,7 +21,7 @@ from alignment.errors import InputError
 from alignment.evaluation.retrieval import evaluate_mapping
 from alignment.export.remapped import load_remapped
 from alignment.mappings import Mapping, parse_method
-from alignment.data.pipeline import PreparedCorpus
+from alignment.encoding.pipeline import PreparedCorpus
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 
 from train.runs.reporting import report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from alignment.evaluation.retrieval import columns, paired_bootstrap
-from alignment.export.signature import signature
+from alignment.signature import EncoderSignature, TableSignature
 from alignment.mappings import BASELINE, parse_method
 
 from train.runs.reporting import Column, format_against, format_difference, format_table
@@ -76,6 +76,5 @@ def format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder) -> str:
                  f"validation the English dev tokens were at mean squared distance "
                  f"{m.get('pivot_drift', float('nan')):.2f} from f0 (cosine "
                  f"{m.get('pivot_cosine', float('nan')):.4f})")
-    sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pool_label, "data": bed.train.fingerprint()})
+    sig = TableSignature(EncoderSignature.of(ident), ident.pool_label, bed.train.fingerprint())
     return text + f"\n\nsignature: {sig}\n"

@@ -14,9 +14,9 @@ from alignment.evaluation.retrieval import cbli_hits, retrieval_hits
 from alignment.mappings import BASELINE, Mapping
 from alignment.data.vectors import aligned_pairs
 
-from ..callbacks import CollapseGuard, KeepBest
 from train.data.paired import PairedVectorDataModule
-from ..fitting.in_process import fit_arrays, fit_method
+from ..fitting.in_process import fit_arrays
+from ..fitting.plan import plan_fit
 from .testbed import BibleConfig
 
 VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "
@@ -78,8 +78,8 @@ def fit_trained(spec, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.nd
     collapse guard."""
     dm = PairedVectorDataModule.from_arrays(x, y, val=val, batch_size=512, shuffle=True,
                                             seed=cfg.seed)
+    plan = plan_fit(spec, cfg.supervised_epochs)
     torch.manual_seed(cfg.seed)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="training collapsed")
-        return fit_method(spec, dm, cfg.supervised_epochs,
-                          callbacks=[KeepBest("semantic"), CollapseGuard()])
+        return plan.run(dm, plan.callbacks("semantic", guard=True)).mapping

@@ -14,10 +14,10 @@ from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.data.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
-from ..callbacks import CollapseGuard, KeepBest
+from ..callbacks import CollapseGuard
 from train.data.paired import PairedVectorDataModule
-from ..fitting.in_process import fit_method
-from ..modules import check_settings
+from ..fitting.plan import plan_fit
+from ..fitting.fitters import check_settings
 from train.runs.reporting import report
 from .shared import VARIANTS_HELP
 from .simulate_unpaired import (GAN_METHOD, boot_config, distance_summary, fit_unpaired,
@@ -83,17 +83,17 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
         raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)} or none)",
                          parameter="criterion")
     variants = parse_methods(cfg.methods)
-    for spec in [*variants.values(), *([parse_method(cfg.gan_method, "gan_method")]
-                                       if cfg.unsupervised else [])]:
+    gan_spec = parse_method(cfg.gan_method, "gan_method")  # parsed once, used throughout
+    for spec in [*variants.values(), *([gan_spec] if cfg.unsupervised else [])]:
         check_settings(spec)  # before any training
     results: dict[tuple, list[float]] = {}
     grid = [(t, k, s) for t in cfg.ts for k in cfg.ks for s in cfg.seeds]
     collapsed: dict[tuple, list[str]] = {}
     distances: dict[tuple[int, int], list] = {}
     boot_rounds: dict[tuple[int, int], list] = {}
-    gan_label, boot_label = unpaired_labels(cfg.gan_method, cfg.boot_refit)
+    gan_label, boot_label = unpaired_labels(gan_spec, cfg.boot_refit)
     # bootstrapping's settings, built (and checked) once, before any training
-    boot_cfg = (boot_config(cfg.gan_method, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps)
+    boot_cfg = (boot_config(gan_spec, cfg.boot_refit, cfg.rounds, cfg.boot_map_steps)
                 if cfg.unsupervised else None)
     for t, k, seed in tqdm(grid, desc="simulate", disable=not cfg.progress):
         train = simulate(t, k, 0.0, seed=seed, protocol=cfg.protocol, shift=cfg.shift)
@@ -106,23 +106,23 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
             dm = PairedVectorDataModule.from_arrays(
                 train.x_train, train.y_train, val=(train.x_val, train.y_val), batch_size=64,
                 shuffle=True, seed=seed)
-            guard = CollapseGuard()
-            keep = [KeepBest(criterion)] if criterion and spec.trained else []
+            plan = plan_fit(spec, cfg.epochs)
+            callbacks = plan.callbacks(criterion, guard=True)
+            guard = next((c for c in callbacks if isinstance(c, CollapseGuard)), None)
             try:
                 with warnings.catch_warnings():
                     warnings.filterwarnings("ignore", message="training collapsed")  # noted
-                    mapping = fit_method(spec, dm, cfg.epochs,
-                                         callbacks=[guard, *keep] if spec.trained else [])
+                    mapping = plan.run(dm, callbacks).mapping
             except TrainingDiverged:
                 mapping = None  # recorded as NaN: the table says "div"
-            if guard.collapsed_epoch is not None:
+            if guard is not None and guard.collapsed_epoch is not None:
                 collapsed.setdefault((label, t, k), []).append(
                     f"seed {seed} at epoch {guard.collapsed_epoch}")
             _score(results, label, t, k, seed, mapping, cfg)
         if cfg.unsupervised:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=".*(Checkpoint directory).*")
-                gan, boot, trace, records = fit_unpaired(train, cfg.gan_method, seed,
+                gan, boot, trace, records = fit_unpaired(train, gan_spec, seed,
                                                          cfg.gan_map_steps, boot_cfg)
             distances.setdefault((t, k), []).append(trace)
             boot_rounds.setdefault((t, k), []).append(records)

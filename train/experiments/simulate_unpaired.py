@@ -5,7 +5,6 @@ distributions shows it."""
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -13,26 +12,28 @@ import pytorch_lightning as pl
 import torch
 
 from alignment.evaluation.criteria import mmd
-from alignment.mappings import parse_method
+from alignment.mappings import MethodSpec, RealNVPMapping, parse_method
 from alignment.unsupervised.bootstrapping import RoundRecord, label_judge
 
 from train.fitting.bootstrap import BootstrapConfig, bootstrap
 from ..callbacks import KeepBest
-from ..fitting.in_process import fit_method
+from ..fitting.plan import epochs_for_updates, plan_fit
 from train.data.unpaired import UnpairedVectorDataModule
 
 
 
-def unpaired_labels(method: str, refit: str = "supervised") -> tuple[str, str]:
+def unpaired_labels(method: str | MethodSpec, refit: str = "supervised") -> tuple[str, str]:
     """The table's rows for the adversarial map and its bootstrapped refit, named after the
     method (``gan_realnvp (unpaired)``; ``muse (unpaired)`` for a linear control) and, for a
     flow, the refit (``+ bootstrap``: supervised; ``+ Algorithm 1``: adversarial)."""
-    name = parse_method(method, "gan_method").name
-    boot = "Algorithm 1" if refit == "adversarial" and name != "muse" else "bootstrap"
+    spec = parse_method(method, "gan_method")
+    flow = spec.trained is not None and issubclass(spec.trained.mapping, RealNVPMapping)
+    boot = "Algorithm 1" if refit == "adversarial" and flow else "bootstrap"
+    name = spec.name
     return f"{name} (unpaired)", f"{name} + {boot} (unpaired)"
 
 
-def boot_config(method: str, refit: str, rounds: int, map_steps: int) -> BootstrapConfig:
+def boot_config(method: str | MethodSpec, refit: str, rounds: int, map_steps: int) -> BootstrapConfig:
     """Bootstrapping's settings at toy size (checked): the supervised refit 5 epochs at lr 1e-3;
     the adversarial one with the GAN's own settings (``method``'s), ``map_steps`` a round."""
     spec = parse_method(method, "gan_method")
@@ -75,7 +76,7 @@ class DistanceTrace(pl.Callback):
         self.selected = self._now(pl_module)
 
 
-def fit_unpaired(train, method: str, seed: int, map_steps: int, boot: BootstrapConfig):
+def fit_unpaired(train, method: str | MethodSpec, seed: int, map_steps: int, boot: BootstrapConfig):
     """GAN-Real-NVP for ``map_steps`` map updates on the training occurrences with the
     pairing dropped (targets shuffled), the epoch chosen by the semantic criterion on shuffled
     validation occurrences; then bootstrapping (``boot``; cross-correlation constraint), each
@@ -88,13 +89,11 @@ def fit_unpaired(train, method: str, seed: int, map_steps: int, boot: BootstrapC
     torch.manual_seed(seed)
     dm = UnpairedVectorDataModule.from_arrays(train.x_train, y, val=val, batch_size=BATCH,
                                               shuffle=True, seed=seed)
-    spec = parse_method(method, "gan_method")
-    settings = {**spec.methods[-1].defaults, **spec.overrides}
-    critic_steps = int(settings.get("critic_steps", 5))
-    epochs = math.ceil(map_steps * critic_steps / math.ceil(len(y) / BATCH)) + 1  # a bound
+    plan = plan_fit(method, parameter="gan_method", map_steps=map_steps)
+    critic_steps = int(plan.settings.get("critic_steps", 5))
+    plan = replace(plan, epochs=epochs_for_updates(map_steps * critic_steps, len(y), BATCH))
     trace = DistanceTrace(*val)
-    gan = fit_method(spec, dm, epochs, callbacks=[KeepBest("semantic"), trace],
-                     map_steps=map_steps)
+    gan = plan.run(dm, [KeepBest("semantic"), trace]).mapping
     boot, records = bootstrap(copy.deepcopy(gan), train.x_train, y, val,
                               replace(boot, top=len(y) // 2, seed=seed),
                               judge=label_judge(train.word_train, train.word_train[perm]))

@@ -16,7 +16,7 @@ from alignment.data.corpus import ParallelCorpus, read_parallel
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.data.lexicon import read_freedict, single_word_pairs
 from alignment.data.monolingual import MonolingualPool
-from alignment.data.pipeline import PreparedCorpus, prepare
+from alignment.encoding.pipeline import PreparedCorpus, prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.vectors import aligned_pairs
 from alignment.errors import InputError

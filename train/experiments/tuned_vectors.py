@@ -10,7 +10,7 @@ import numpy as np
 from alignment.data.corpus import ParallelCorpus
 from alignment.encoding.encoder import Encoder
 from alignment.encoding.norm_head import batch_normalise, language_statistics, layer_normalise, running_norm
-from alignment.data.pipeline import PreparedCorpus, tokenize_corpus, word_alignment
+from alignment.encoding.pipeline import PreparedCorpus, tokenize_corpus, word_alignment
 from alignment.encoding.text_normalise import SpanishTextNormaliser
 from alignment.data.vectors import WordVectors
 

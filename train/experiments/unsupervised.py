@@ -17,10 +17,10 @@ import torch
 from alignment.evaluation.criteria import semantic_criterion
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import apply_mapping, evaluate_mapping
-from alignment.mappings import Mapping, parse_method
+from alignment.mappings import Mapping, MethodSpec, parse_method
 from alignment.unsupervised.bootstrapping import Judge, label_judge, lexicon_judge
 from alignment.unsupervised.iterated_mining import SentenceSide
-from alignment.export.signature import signature
+from alignment.signature import EncoderSignature, TableSignature
 from alignment.data.vectors import aligned_pairs
 
 from train.fitting.bootstrap import BootstrapConfig, bootstrap
@@ -28,55 +28,12 @@ from ..callbacks import KeepBest
 from ..fitting.in_process import fit_module
 from train.data.unpaired import UnpairedVectorDataModule
 from train.runs.reporting import report
+from .unsupervised_routes import (ROUTES, FittedOnMined, PoolFit, Route, base_route,
+                                  route_for)
 from .shared import ReferenceConfig, at_most, fit_supervised, fit_trained, measure
 from .testbed import UnpairedBible, prepare_bible, protocol_name, unpaired_bible
 from .unsupervised_report import (compare_routes, format_unsupervised, mining_report,
                                   seed_dictionary_report)
-
-GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
-
-
-@dataclass(frozen=True)
-class Route:
-    """One row: a registered method spec fitted on ``rows`` (``tokens``: the token pools;
-    ``types``: per-type centroids of the most frequent types; ``sentences``: the token pools
-    plus the encoded sentences, for mining), fitter settings from config fields (``settings``:
-    setting → field), epochs from the field ``budget`` (none: one pass); or bootstrapping
-    (``rounds`` from that field, ``constraint``, ``refit``: supervised or adversarial,
-    Algorithm 1 as published) of route ``after``'s fit, or (``then``) a trained method fitted
-    on the word pairs route ``after`` mined. ``seeds``: one fit per ``gan_seeds`` entry."""
-    method: str | None = None
-    rows: str = "tokens"
-    settings: tuple[tuple[str, str], ...] = ()
-    budget: str | None = None
-    batch_size: int = 256
-    seeds: bool = False
-    after: str | None = None
-    rounds: str = "rounds"
-    constraint: str | None = None
-    refit: str = "supervised"
-    then: str | None = None
-
-
-ROUTES: dict[str, Route] = {
-    "center": Route("center"),
-    "vecmap": Route("center > vecmap", "types", (("max_rows", "vecmap_types"), ("seed", "seed"))),
-    "vecmap (identity start)": Route("center > vecmap:init=identity", "types",
-                                     (("max_rows", "vecmap_types"), ("seed", "seed"))),
-    "muse": Route("center > muse", budget="muse_epochs", batch_size=128),
-    "muse + refinement": Route(after="muse", rounds="refinement_rounds"),
-    "gan_realnvp": Route(GAN_SPEC, budget="gan_epochs", seeds=True),
-    "gan_realnvp + boot (cross-corr)": Route(after="gan_realnvp", constraint="cross_correlation"),
-    "gan_realnvp + boot (graph)": Route(after="gan_realnvp", constraint="graph"),
-    "gan_realnvp + boot (procrustes)": Route(after="gan_realnvp", constraint="procrustes"),
-    "gan_realnvp + Algorithm 1 (cross-corr)": Route(after="gan_realnvp", refit="adversarial",
-                                                    constraint="cross_correlation"),
-    "mining > center > clp": Route("mining:fit=center > clp", "sentences",
-                                   (("rounds", "mining_rounds"), ("threshold", "mining_threshold"),
-                                    ("criterion", "mining_criterion"))),
-    "mining > clp_flow": Route(after="mining > center > clp", then="clp_flow"),
-}
-
 
 @dataclass
 class UnsupervisedConfig(ReferenceConfig):
@@ -88,12 +45,14 @@ class UnsupervisedConfig(ReferenceConfig):
                           "verses, each language sampled on its own; 0.3's 'shuffled') or "
                           "pairs-permuted (the paper's: the aligned word pairs, English "
                           "permuted)"})
-    routes: list[str] = field(default_factory=lambda: list(ROUTES), metadata={"help": "routes to run"})
+    routes: list[str] = field(default_factory=lambda: list(ROUTES), metadata={
+        "help": "routes to run: named ones, or any method that learns without pairs"})
     pool_tokens: int = field(default=20000, metadata={"help": "training tokens per language"})
     per_type: int = field(default=20, metadata={"help": "at most this many tokens per word type"})
     vecmap_types: int = field(default=4000, metadata={"help": "most frequent types for VecMap"})
     muse_epochs: int = 5
     gan_epochs: int = 16
+    epochs: int = field(default=10, metadata={"help": "epochs of a route given as a method string"})
     gan_seeds: list[int] = field(default_factory=lambda: [0, 1], metadata={
         "help": "GAN-Real-NVP seeds: the first is bootstrapped, the others are reported alone "
                 "(seed-to-seed spread, collapses)"})
@@ -182,46 +141,53 @@ def type_centroids(u: UnpairedBible, cfg: UnsupervisedConfig) -> tuple[tuple, tu
     return words, rows
 
 
-def route_data(route: Route, u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig,
+def route_data(fit: PoolFit, u: UnpairedBible, pools: Pools, cfg: UnsupervisedConfig,
                types: tuple[tuple, tuple] | None) -> UnpairedVectorDataModule:
-    """What a route reads (``Route.rows``); ``types``: ``type_centroids``' output (needed by
-    ``types`` routes only)."""
-    if route.rows == "types":
-        return pools.datamodule(route.batch_size, cfg.seed, rows=types[1])
-    if route.rows == "sentences":
+    """What a fit reads (``PoolFit.rows``); ``types``: ``type_centroids``' output (needed by
+    ``types`` fits only)."""
+    if fit.rows == "types":
+        return pools.datamodule(fit.batch_size, cfg.seed, rows=types[1])
+    if fit.rows == "sentences":
         tr = u.bed.train_data
         sides = (SentenceSide(tr.src.subset(u.src_verses), [tr.src_tokens[i] for i in u.src_verses]),
                  SentenceSide(tr.tgt.subset(u.tgt_verses), [tr.tgt_tokens[i] for i in u.tgt_verses]))
-        return pools.datamodule(route.batch_size, cfg.seed, sides=sides)
-    return pools.datamodule(route.batch_size, cfg.seed)
+        return pools.datamodule(fit.batch_size, cfg.seed, sides=sides)
+    return pools.datamodule(fit.batch_size, cfg.seed)
 
 
-def fit_route(route: Route, dm: UnpairedVectorDataModule, cfg: UnsupervisedConfig, seed: int
-              ) -> tuple[object, Mapping, int]:
+def fit_on_pools(fit: PoolFit, spec: MethodSpec, dm: UnpairedVectorDataModule,
+                 cfg: UnsupervisedConfig, seed: int) -> tuple[object, Mapping, int]:
     """The fitted module (its mapping at the epoch the semantic criterion picked), the last
     epoch's mapping (the fixed-budget comparison) and the picked epoch."""
     torch.manual_seed(seed)
-    settings = {key: getattr(cfg, name) for key, name in route.settings}
-    if route.budget is None:
-        module = fit_module(route.method, dm, 1, **settings)  # no steps: one pass
+    if fit.epochs is None:
+        module = fit_module(spec, dm, 1, **fit.settings(cfg))  # no steps: one pass
         return module, module.mapping, 0
     keep = KeepBest("semantic")
-    module = fit_module(route.method, dm, getattr(cfg, route.budget), callbacks=[keep], **settings)
+    module = fit_module(spec, dm, fit.epochs(cfg), callbacks=[keep], **fit.settings(cfg))
     last = copy.deepcopy(module.mapping)
     last.load_state_dict(keep.last_state)
     return module, last, int(keep.best_epoch or 0)
 
 
+def check_routes(cfg: UnsupervisedConfig) -> tuple[dict[str, Route], dict[str, MethodSpec]]:
+    """Every listed route (a refinement after the route whose fit it refines) and every method
+    they fit, parsed once — before the corpus and the supervised fits."""
+    routes = {name: route_for(name) for name in cfg.routes}
+    for i, (name, route) in enumerate(routes.items()):
+        if route.then is None:
+            continue
+        base = base_route(route)
+        if base not in cfg.routes[:i]:
+            raise InputError(f"'{name}' builds on '{base}': list it first", parameter="routes")
+    methods = {r.fit.method for r in routes.values()} | {
+        r.then.method for r in routes.values() if isinstance(r.then, FittedOnMined)}
+    return routes, {m: parse_method(m, "routes") for m in methods}
+
+
 def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     cfg = replace(cfg, protocol=protocol_name(cfg.protocol))  # before anything is encoded
-    unknown = [r for r in cfg.routes if r not in ROUTES]
-    if unknown:
-        raise InputError(f"unknown route '{unknown[0]}' (known: {', '.join(ROUTES)})",
-                         parameter="routes")
-    for i, name in enumerate(cfg.routes):  # before the corpus and the supervised fits
-        if ROUTES[name].after not in (None, *cfg.routes[:i]):
-            raise InputError(f"'{name}' builds on '{ROUTES[name].after}': list it first",
-                             parameter="routes")
+    routes, specs = check_routes(cfg)
     supervised = [parse_method(m, "supervised") for m in cfg.supervised]
     start = time.time()
     bed = prepare_bible(cfg, with_dev=True)
@@ -242,57 +208,58 @@ def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     for spec in supervised:  # paired data: the references the unsupervised routes aim at
         t0 = time.time()
         record(f"supervised: {spec.label}", fit_supervised(spec, bed, cfg), time.time() - t0)
-    fitted: dict[str, object] = {}  # route -> its fitted module (first seed)
-    types = type_centroids(u, cfg) if any(ROUTES[r].rows == "types" for r in cfg.routes) else None
-    for name in cfg.routes:
-        route, t0 = ROUTES[name], time.time()
-        if route.after is not None:
-            if route.then is not None:
-                xs, ys = fitted[route.after].mined_pairs()
+    fitted: dict[PoolFit, tuple[str, object]] = {}  # fit -> its route and module (first seed)
+    types = type_centroids(u, cfg) if any(r.fit.rows == "types" for r in routes.values()) \
+        else None
+    for name, route in routes.items():
+        fit, t0 = route.fit, time.time()
+        if route.then is not None:
+            base, module = fitted[fit]
+            if isinstance(route.then, FittedOnMined):
+                xs, ys = module.mined_pairs()
                 xs, ys = at_most(xs, ys, cfg.max_pairs, np.random.default_rng(cfg.seed))
-                record(name, fit_trained(parse_method(route.then), xs, ys,
+                record(name, fit_trained(specs[route.then.method], xs, ys,
                                          (pools.val_x, pools.val_y), cfg),
-                       time.time() - t0 + rows[route.after]["seconds"],
-                       mined_word_pairs=float(len(xs)))
+                       time.time() - t0 + rows[base]["seconds"], mined_word_pairs=float(len(xs)))
                 continue
-            gan = ROUTES[route.after]  # the adversarial refit takes its settings and batch
+            refine = route.then  # the adversarial refit takes the fit's settings and batch
             boot = BootstrapConfig(
-                rounds=getattr(cfg, route.rounds), seed=cfg.seed, refit=route.refit,
-                constraint=route.constraint or BootstrapConfig.constraint,
-                constraint_weight=cfg.boot_weight,
-                map_steps=cfg.boot_map_steps, adversarial=dict(parse_method(gan.method).overrides),
-                batch_size=gan.batch_size if route.refit == "adversarial" else BootstrapConfig.batch_size)
+                rounds=refine.rounds(cfg), seed=cfg.seed, refit=refine.refit,
+                constraint=refine.constraint or BootstrapConfig.constraint,
+                constraint_weight=cfg.boot_weight, map_steps=cfg.boot_map_steps,
+                adversarial=dict(specs[fit.method].overrides),
+                batch_size=fit.batch_size if refine.refit == "adversarial"
+                else BootstrapConfig.batch_size)
             with tempfile.TemporaryDirectory() as tmp:
-                refined, rounds = bootstrap(copy.deepcopy(fitted[route.after].mapping), pools.x, pools.y,
+                refined, rounds = bootstrap(copy.deepcopy(module.mapping), pools.x, pools.y,
                                             (pools.val_x, pools.val_y), boot, run_dir=tmp,
                                             progress=True, judge=pools.judge)
-            record(name, refined, time.time() - t0 + rows[route.after]["seconds"],
+            record(name, refined, time.time() - t0 + rows[base]["seconds"],
                    round=float(max(rounds, key=lambda r: r.semantic).round),
                    **{f"precision_r{r.round}": r.precision for r in rounds[1:]
                       if r.precision is not None})
             continue
-        dm = route_data(route, u, pools, cfg, types)
-        for k, seed in enumerate(cfg.gan_seeds if route.seeds else [cfg.seed]):
+        dm = route_data(fit, u, pools, cfg, types)
+        for k, seed in enumerate(cfg.gan_seeds if fit.seeds else [cfg.seed]):
             t0 = time.time()
-            module, last, epoch = fit_route(route, dm, cfg, seed)
-            extra = (mining_report(module, u) if route.rows == "sentences" else
+            module, last, epoch = fit_on_pools(fit, specs[fit.method], dm, cfg, seed)
+            extra = (mining_report(module, u) if fit.rows == "sentences" else
                      seed_dictionary_report(module, types[0], bed.lexicon)
-                     if route.rows == "types" else {})
-            if route.budget is not None:
+                     if fit.rows == "types" else {})
+            if fit.epochs is not None:
                 extra["epoch"] = float(epoch)
             record(name if k == 0 else f"{name} (seed {seed})", module.mapping,
                    time.time() - t0, **extra)
             if k == 0:
-                fitted[name] = module
-                if route.budget is not None:
+                fitted[fit] = (name, module)
+                if fit.epochs is not None:
                     record(f"{name} (last epoch)", last, time.time() - t0)
     comparisons = compare_routes(rows, hits, cfg)
     text = format_unsupervised(rows, hits, comparisons, cfg, bed, u, pools)
     ident = bed.encoder.identity()
-    sig = signature({"enc": f"{ident.encoder}@{ident.revision}", "L": ident.layer,
-                     "pool": ident.pool_label, "data": bed.train.fingerprint(),
-                     "align": bed.provenance.aligner, "protocol": cfg.protocol,
-                     "pools": f"{len(pools.x)}x{cfg.per_type}", "seed": cfg.seed})
+    sig = TableSignature(EncoderSignature.of(ident), ident.pool_label, bed.train.fingerprint(),
+                         align=bed.provenance.aligner, protocol=cfg.protocol,
+                         pools=f"{len(pools.x)}x{cfg.per_type}", seed=cfg.seed)
     text += f"\nsignature: {sig}\n"
     flat = {f"{name}/{k}": v for name, r in rows.items() for k, v in r.items()} | comparisons
     flat["seconds"] = time.time() - start

@@ -5,7 +5,6 @@ pairs) and ``supervised`` (density matching + nll + g on the induced pairs) — 
 from the round's ``last.ckpt``."""
 from __future__ import annotations
 
-import math
 import warnings
 from pathlib import Path
 
@@ -13,16 +12,16 @@ import numpy as np
 import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.mappings import Mapping, parse_method
+from alignment.mappings import Mapping
 from alignment.mappings.staged import trainable_part
 from alignment.unsupervised import bootstrapping
 from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord
 
 from train.data.paired import PairedVectorDataModule
-from train.modules import FlowFit
-from train.modules.constrained_gan import ConstrainedGanFit
-from train.fitting.trainer import RECIPE_NOISE, quiet_trainer
 from train.data.unpaired import UnpairedVectorDataModule
+from train.fitting.plan import epochs_for_updates, plan_fit
+from train.fitting.trainer import RECIPE_NOISE, quiet_trainer
+from train.modules.constrained_gan import ConstrainedGanFit
 
 __all__ = ["BootstrapConfig", "RoundRecord", "bootstrap", "refit_flow"]
 
@@ -38,28 +37,29 @@ def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapCon
     if cfg.refit == "adversarial":
         if pools is None:
             raise ValueError("the adversarial refit trains on the two pools: pass pools")
-        gan = {**parse_method("gan_realnvp").trained.defaults, "lr": cfg.lr,
-               **cfg.adversarial, **flow,
-               "map_steps": cfg.map_steps}
+        # GAN-Real-NVP's plan (its registry defaults and these settings) with the constraint
+        gan = plan_fit("gan_realnvp", **{"lr": cfg.lr, **cfg.adversarial, **flow,
+                                         "map_steps": cfg.map_steps})
         module = ConstrainedGanFit(constraint=cfg.constraint,
                                    constraint_weight=cfg.constraint_weight,
                                    constraint_batch=cfg.batch_size,
-                                   critic_warmup=cfg.critic_warmup, seed=cfg.seed, **gan)
+                                   critic_warmup=cfg.critic_warmup, seed=cfg.seed,
+                                   **gan.settings)
         module.set_induced(torch.from_numpy(x), torch.from_numpy(y))
         n = min(len(pools[0]), len(pools[1]))
         dm = UnpairedVectorDataModule.from_arrays(pools[0][:n], pools[1][:n],
                                                   batch_size=cfg.batch_size, shuffle=True,
                                                   seed=cfg.seed)
         updates = cfg.critic_warmup + cfg.map_steps * module.hparams.critic_steps
-        epochs = math.ceil(updates / math.ceil(n / cfg.batch_size)) + 1  # a bound: map_steps stops
+        epochs = epochs_for_updates(updates, n, cfg.batch_size)
     else:
-        module = FlowFit("realnvp", lr=cfg.lr, nll_weight=cfg.nll_weight,
-                         constraint=cfg.constraint, constraint_weight=cfg.constraint_weight,
-                         **flow)
+        module = plan_fit("realnvp", lr=cfg.lr, nll_weight=cfg.nll_weight,
+                          constraint=cfg.constraint, constraint_weight=cfg.constraint_weight,
+                          **flow).build()
         dm = PairedVectorDataModule.from_arrays(x, y, batch_size=cfg.batch_size, shuffle=True,
                                                 seed=cfg.seed)
         epochs = cfg.epochs
-    module.mapping = mapping.train()
+    module.start_from(mapping.train())
     ckpt_dir = round_dir / "checkpoints"
     last = ckpt_dir / "last.ckpt"
     saver = ModelCheckpoint(dirpath=str(ckpt_dir), save_last=True, save_top_k=0)

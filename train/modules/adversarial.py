@@ -47,7 +47,6 @@ class AdversarialFit(MappingFit):
     ``label_smoothing``). Adam with β = (0.5, 0.9). Validation logs label-free criteria only
     (the validation pools are unpaired)."""
 
-    datamodule_class = "train.data.unpaired.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 
     def __init__(self, method: str, lr: float = 1e-4, critic_lr: float = 1e-4,
@@ -55,7 +54,7 @@ class AdversarialFit(MappingFit):
                  lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
-                 map_steps: int | None = None) -> None:
+                 map_steps: int | None = None, orthogonalise: float = 0.0) -> None:
         if map_steps is not None and map_steps < 1:
             raise InputError(f"must be >= 1 (or null: the epochs decide), got {map_steps}",
                              parameter="map_steps")
@@ -69,6 +68,8 @@ class AdversarialFit(MappingFit):
         if not 0 <= label_smoothing < 0.5:
             raise InputError(f"must be in [0, 0.5), got {label_smoothing}",
                              parameter="label_smoothing")
+        if orthogonalise < 0:  # β of MUSE's orthogonalising update of a linear map
+            raise InputError(f"must be >= 0, got {orthogonalise}", parameter="orthogonalise")
         super().__init__(method, semantic_top, semantic_mutual)
         self.automatic_optimization = False
         self.objective = make_objective(objective, lipschitz, gp_weight, label_smoothing)
@@ -199,11 +200,9 @@ class GanRealNVPFit(AdversarialFit):
         if linear_steps and not warm_start:
             raise InputError("a linear start needs warm_start=true (the flow must start as the "
                              "identity on the linear map)", parameter="linear_steps")
-        if orthogonalise < 0:
-            raise InputError(f"must be >= 0, got {orthogonalise}", parameter="orthogonalise")
         super().__init__(method, lr, critic_lr, objective, critic_steps, gp_weight, lipschitz,
                          critic_hidden, critic_layers, critic_dropout, label_smoothing,
-                         semantic_top, semantic_mutual, map_steps)
+                         semantic_top, semantic_mutual, map_steps, orthogonalise)
         self.save_hyperparameters()
         self.linear: LinearMap | None = None
         self._build_now(dim)
@@ -274,11 +273,9 @@ class MuseFit(AdversarialFit):
                  orthogonalise: float = 0.01, semantic_top: float = 1000,
                  semantic_mutual: bool = False, map_steps: int | None = None,
                  dim: int | None = None) -> None:
-        if orthogonalise < 0:
-            raise InputError(f"must be >= 0, got {orthogonalise}", parameter="orthogonalise")
         super().__init__(method, lr, critic_lr, objective, critic_steps, gp_weight, lipschitz,
                          critic_hidden, critic_layers, critic_dropout, label_smoothing,
-                         semantic_top, semantic_mutual, map_steps)
+                         semantic_top, semantic_mutual, map_steps, orthogonalise)
         self.save_hyperparameters()
         self._build_now(dim)
 

@@ -3,26 +3,38 @@ check against the registry's ``fitter``, the mapping built from the data (closed
 first), the label-free validation criteria, the divergence guard."""
 from __future__ import annotations
 
-import importlib
+import inspect
 
 import pytorch_lightning as pl
 import torch
 
 from alignment.evaluation.criteria import score_criteria
 from alignment.errors import InputError, TrainingDiverged
-from alignment.mappings import Mapping, Method, MethodSpec, StagedMapping, fit_composition, parse_method
+from alignment.mappings import (DataKind, Mapping, Method, MethodSpec, StagedMapping,
+                                fit_composition, parse_method)
 from alignment.mappings.moments import PairStatistics
 from alignment.mappings.staged import trainable_part
 
 
-def resolve_class(path: str) -> type:
-    """The class a dotted path names (the registry's ``fitter``): the one place that says which
-    module fits a method."""
-    module, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+class HoldsMethod:
+    """A fitter given its method parsed (the plan parses once) or as recipe text; its
+    hyper-parameters keep the text, since a checkpoint holds no code objects."""
+
+    spec: MethodSpec
+
+    @property
+    def data(self) -> DataKind:
+        """The kind of data this fit reads (the registry's, for its method)."""
+        return self.spec.data
+
+    def save_hyperparameters(self, *args, **kwargs) -> None:
+        kwargs.setdefault("frame", inspect.currentframe().f_back)
+        super().save_hyperparameters(*args, **kwargs)
+        if isinstance(self.hparams.get("method"), MethodSpec):
+            self.hparams["method"] = self.hparams["method"].name
 
 
-class MappingFit(pl.LightningModule):
+class MappingFit(HoldsMethod, pl.LightningModule):
     """The base of the method families (gradient-trained, adversarial, self-learning).
 
     ``method`` may put closed-form stages first (``center > clp > realnvp``): they are fitted
@@ -36,7 +48,8 @@ class MappingFit(pl.LightningModule):
 
     paired_validation = True  # False: validation pools are unpaired, only label-free criteria
 
-    def __init__(self, method: str, semantic_top: float, semantic_mutual: bool) -> None:
+    def __init__(self, method: str | MethodSpec, semantic_top: float,
+                 semantic_mutual: bool) -> None:
         super().__init__()
         if not semantic_top > 0:
             raise InputError(f"must be > 0 (a count of induced pairs, or a share of the "
@@ -53,7 +66,7 @@ class MappingFit(pl.LightningModule):
         if method is None:
             raise InputError(f"'{spec.name}' is closed-form: use train.modules.ClosedFormFit",
                              parameter="method")
-        if not isinstance(self, resolve_class(method.fitter)):
+        if method.fitter not in {f"{c.__module__}.{c.__qualname__}" for c in type(self).__mro__}:
             raise InputError(f"'{method.name}' is fitted by {method.fitter}, not "
                              f"{type(self).__name__}", parameter="method")
         return method
@@ -74,13 +87,19 @@ class MappingFit(pl.LightningModule):
         dm = self.trainer.datamodule
         if self.spec.pre_stages:
             moments = dm.pair_moments()
-            pre = fit_composition(moments, list(self.spec.pre_stages))
+            pre = fit_composition(moments, MethodSpec(self.spec.pre_stages))
             stats = PairStatistics.from_moments(moments.transformed(*pre.affine()))
             self.mapping = StagedMapping.of(pre, self.build_mapping(stats.dim, stats))
         else:
             stats = dm.pair_statistics()
             self.mapping = self.build_mapping(stats.dim, stats)
         self.hparams.dim = stats.dim
+
+    def start_from(self, mapping: Mapping) -> "MappingFit":
+        """Continue from ``mapping`` instead of building one from the data (bootstrapping's
+        refits continue the current map)."""
+        self.mapping = mapping
+        return self
 
     @property
     def trainable(self) -> Mapping:

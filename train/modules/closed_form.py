@@ -6,18 +6,18 @@ import pytorch_lightning as pl
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import Mapping, fit_composition, parse_method
+from alignment.mappings import Mapping, MethodSpec, fit_composition, parse_method
 from alignment.mappings.moments import PairMoments
 
-from .base import NoGradientSteps
+from .base import HoldsMethod, NoGradientSteps
 
 
-class ClosedFormFit(NoGradientSteps, pl.LightningModule):
+class ClosedFormFit(HoldsMethod, NoGradientSteps, pl.LightningModule):
     """Fits identity, centring, NORM, CLP, UMD, least squares and ordered compositions
     (``"center > clp"``). Takes no optimizer step: run it for one epoch. The solved mapping is
     ``self.mapping``."""
 
-    def __init__(self, method: str = "clp") -> None:
+    def __init__(self, method: str | MethodSpec = "clp") -> None:
         super().__init__()
         spec = parse_method(method)
         if spec.trained is not None:

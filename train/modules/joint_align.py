@@ -11,6 +11,7 @@ import torch
 from alignment.encoding.encoder import Encoder
 from alignment.evaluation.criteria import CRITERIA, score_criteria
 from alignment.errors import InputError, TrainingDiverged
+from alignment.mappings.method import DataKind
 from alignment.encoding.joint_align import PairBatch, joint_align_loss, pooled_words, side_states
 
 
@@ -27,7 +28,7 @@ class JointAlign(pl.LightningModule):
     language), the pivot's drift ``pivot_drift`` (mean squared distance to f₀ per pivot token)
     and ``pivot_cosine`` (mean cosine to f₀)."""
 
-    datamodule_class = "train.data.parallel_text.ParallelTextDataModule"
+    data = DataKind.PARALLEL_TEXT  # fine-tunes the encoder on parallel sentences
 
     def __init__(self, lr: float = 1e-4, betas: tuple[float, float] = (0.9, 0.98),
                  weight_decay: float = 0.0, warmup: float = 0.1, reg_weight: float = 1.0,

@@ -24,7 +24,6 @@ class MiningFit(NoGradientSteps, MappingFit):
     ``MiningSettings``; the saved mapping is the ``fit`` composition of the kept iteration.
     Run it for one epoch; every iteration's record is ``self.rounds``."""
 
-    datamodule_class = "train.data.unpaired.UnpairedVectorDataModule"
     paired_validation = False
 
     def __init__(self, method: str = "mining", rounds: int = 5, threshold: float = 1.05,

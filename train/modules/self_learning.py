@@ -23,7 +23,6 @@ class SelfLearningFit(NoGradientSteps, MappingFit):
     self-learning loop's settings, ``init`` its start: ``similarity`` (published) or
     ``identity`` (``alignment.unsupervised.vecmap.SelfLearning``)."""
 
-    datamodule_class = "train.data.unpaired.UnpairedVectorDataModule"  # rows unpaired
     paired_validation = False
 
     def __init__(self, method: str = "vecmap", max_rows: int = 4000, csls_k: int = 10,

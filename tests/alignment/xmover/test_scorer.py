@@ -6,7 +6,7 @@ from alignment.export.provenance import DataProvenance
 from alignment.errors import InputError
 from alignment.xmover import XMoverScorer, compute_idf
 from alignment.xmover.lm import LanguageModelScorer
-from alignment.export.signature import parse_signature
+from alignment.signature import parse_signature
 from tests.conftest import EN, ES
 
 
@@ -52,7 +52,7 @@ def test_bam_file_and_export_give_the_same_scores(tmp_path, tiny_bert):
 
 
 def test_gbdd_removes_the_direction_not_a_scalar(tmp_path, tiny_bert):
-    from alignment.xmover.files import read_xmover_file
+    from alignment.export.xmover_files import read_xmover_file
 
     v = np.zeros(32, dtype=np.float32)
     v[0] = 1.0

@@ -11,7 +11,7 @@ from alignment.mappings import load_mapping, parse_method
 from train.callbacks import Refines, SaveMapping, SelectByCriterion, Selection
 from train.data.paired import PairedVectorDataModule
 from train.fitting.trainer import quiet_trainer
-from train.modules import build_fitter
+from train.fitting.plan import build_fitter
 
 warnings.filterwarnings("ignore", ".*does not have many workers.*")
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from alignment.export.signature import parse_signature
+from alignment.signature import parse_signature
 from tests.conftest import EN, ES
 from train.cli import main
 

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from alignment.export.signature import parse_signature
+from alignment.signature import parse_signature
 from tests.conftest import EN, ES
 from train.cli import main
 

@@ -94,11 +94,12 @@ def test_unsupervised_models_read_unpaired_data_and_the_old_key_still_works(tmp_
     import warnings
 
     from train.data.paired import PairedVectorDataModule
-    from train.modules import AdversarialFit, SelfLearningFit
     from train.data.unpaired import UnpairedVectorDataModule
 
-    for fitter in (AdversarialFit, SelfLearningFit):
-        assert fitter.datamodule_class == "train.data.unpaired.UnpairedVectorDataModule"
+    from train.fitting.plan import plan_fit
+
+    for method in ("gan_realnvp", "muse", "vecmap", "mining"):
+        assert plan_fit(method).datamodule_class is UnpairedVectorDataModule
     assert "sampling" not in PairedVectorDataModule.__init__.__code__.co_varnames
     src, tgt = tmp_path / "a.es", tmp_path / "a.en"
     src.write_text("".join(s + "\n" for s in ES * 2), encoding="utf-8")
@@ -134,7 +135,8 @@ def test_a_recipe_whose_data_is_not_what_its_model_trains_on_is_refused(tmp_path
     capsys.readouterr()
     assert main(["fit", "--config", str(recipe)]) == 2
     err = capsys.readouterr().err
-    assert "MuseFit trains on train.data.unpaired.UnpairedVectorDataModule" in err
+    assert "MuseFit fits 'center > muse' on unpaired data" in err
+    assert "set data: class_path: train.data.unpaired.UnpairedVectorDataModule" in err
     assert not (tmp_path / "run" / "mapping").exists()
     cfg = yaml.safe_load(_shrink(ROOT / "muse.yaml", tmp_path, {}).read_text())
     cfg["data"] = cfg["data"]["init_args"]  # 0.3's flat form: read as paired data

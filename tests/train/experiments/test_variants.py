@@ -5,7 +5,7 @@ import pytest
 from alignment.errors import InputError
 from alignment.mappings import parse_method, parse_methods
 from train.cli import main
-from train.modules import check_settings
+from train.fitting.fitters import check_settings
 
 
 def test_variant_overrides_are_typed():

@@ -5,11 +5,18 @@ import torch
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, LinearStage, RealNVPMapping, StagedMapping, load_mapping
 from tests.conftest import planted_rotation
-from train.fitting.in_process import fit_arrays
-from train.modules import GanRealNVPFit, build_fitter
+from train.data.unpaired import UnpairedVectorDataModule
+from train.fitting.in_process import fit_method
+from train.fitting.plan import build_fitter
+from train.modules import GanRealNVPFit
 
 
 MUSE_TOY = "muse:critic_hidden=256,critic_dropout=0"
+
+
+def fit_pools(x, y, method: str, epochs: int):
+    """An unsupervised method on two pools in memory (unpaired data, as the plan demands)."""
+    return fit_method(method, UnpairedVectorDataModule.from_arrays(x, y, batch_size=128), epochs)
 
 
 def test_muse_lands_near_a_planted_rotation_and_refinement_makes_it_exact():
@@ -19,7 +26,7 @@ def test_muse_lands_near_a_planted_rotation_and_refinement_makes_it_exact():
 
     x, y, rotation = planted_rotation(4000)
     torch.manual_seed(0)
-    mapping = fit_arrays(x, y, MUSE_TOY, epochs=30, batch_size=128)
+    mapping = fit_pools(x, y, MUSE_TOY, epochs=30)
     assert isinstance(mapping, LinearMap)
     w = mapping.weight.detach().numpy()
     unmapped = np.abs(x - x @ rotation).mean()
@@ -36,7 +43,7 @@ def test_adversarial_fit_is_deterministic_for_a_seed():
     runs = []
     for _ in range(2):
         torch.manual_seed(0)
-        runs.append(fit_arrays(x, y, MUSE_TOY, epochs=2, batch_size=128).weight.detach().clone())
+        runs.append(fit_pools(x, y, MUSE_TOY, epochs=2).weight.detach().clone())
     assert torch.equal(*runs)
 
 

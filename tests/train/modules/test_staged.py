@@ -9,7 +9,7 @@ from alignment.mappings.moments import PairMoments
 from train.data.paired import PairedVectorDataModule
 from train.fitting.in_process import fit_arrays
 from train.fitting.trainer import quiet_trainer
-from train.modules import build_fitter
+from train.fitting.plan import build_fitter
 
 
 def _pairs(n=400, d=6, seed=0):

@@ -135,7 +135,7 @@ def test_an_unknown_criterion_is_refused():
 def test_a_module_refuses_a_method_of_another_family():
     from alignment.errors import InputError
 
-    with pytest.raises(InputError, match="fitted by train.modules.FlowFit"):
+    with pytest.raises(InputError, match="fitted by train.modules.flow.FlowFit"):
         RegressionFit("realnvp")
 
 
@@ -248,9 +248,10 @@ def test_nll_epochs_keeps_the_density_term_only_for_the_first_epochs():
 def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss():
     """Gradient-trained, adversarial and self-learning fitters share ``MappingFit`` and none is
     a kind of another; a method has a registry loss exactly when its fitter trains on one."""
-    from alignment.mappings import METHODS
+    from alignment.mappings import METHODS, parse_method
     from train.modules import (AdversarialFit, ClosedFormFit, MappingFit, MiningFit,
-                               SelfLearningFit, TrainedFit, resolve_class)
+                               SelfLearningFit, TrainedFit)
+    from train.fitting.fitters import fitter_class
 
     families = (TrainedFit, AdversarialFit, SelfLearningFit, MiningFit)
     for a in families:
@@ -258,7 +259,7 @@ def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss(
         assert not any(issubclass(a, b) for b in families if b is not a)
     assert not issubclass(ClosedFormFit, MappingFit)
     for method in METHODS.values():
-        fitter = resolve_class(method.fitter)
+        fitter = fitter_class(parse_method(method.name))
         if method.trained:
             assert issubclass(fitter, MappingFit), method.name
             assert (method.loss is not None) == issubclass(fitter, TrainedFit), method.name
@@ -269,9 +270,9 @@ def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss(
 def test_a_fitter_of_another_family_is_refused_by_name():
     from train.modules import FlowFit, GanRealNVPFit, MuseFit
 
-    with pytest.raises(InputError, match="fitted by train.modules.MuseFit, not GanRealNVPFit"):
+    with pytest.raises(InputError, match="fitted by train.modules.adversarial.MuseFit, not GanRealNVPFit"):
         GanRealNVPFit("muse")
-    with pytest.raises(InputError, match="fitted by train.modules.GanRealNVPFit, not FlowFit"):
+    with pytest.raises(InputError, match="fitted by train.modules.adversarial.GanRealNVPFit, not FlowFit"):
         FlowFit("gan_realnvp")
     with pytest.raises(InputError, match="parameter 'orthogonalise'"):
         MuseFit("muse", orthogonalise=-1)

@@ -7,12 +7,12 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .corpus import ParallelCorpus, fingerprint_lines
+from alignment.data.corpus import ParallelCorpus, fingerprint_lines
 from alignment.encoding.encoder import Encoder
 from alignment.errors import InputError
-from .tokenize import Tokenizer
-from .vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
-from .word_align import (DEFAULT_SEED, Links, aligner_identity, eflomal_align, one_to_one,
+from alignment.data.tokenize import Tokenizer
+from alignment.data.vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
+from alignment.data.word_align import (DEFAULT_SEED, Links, aligner_identity, eflomal_align, one_to_one,
                          read_pharaoh, write_pharaoh)
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from alignment.encoding.encoder import Encoder, EncoderSpec
-from alignment.data.pipeline import encode_side
+from alignment.encoding.pipeline import encode_side
 from alignment.data.vectors import WordVectors
 from tests.conftest import ES
 from train.data.encoding import shard
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_shards_cover_every_item_once_without_padding():
