@@ -118,7 +118,6 @@ class SelectByCriterion(RunCheckpoints):
         self.best_epoch: int | None = None
         self.best_metrics: dict[str, float] = {}
 
-
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         before = self.best_model_path
         super().on_train_epoch_end(trainer, pl_module)
@@ -230,6 +229,3 @@ class LastCheckpoint(RunCheckpoints):
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if not self._should_skip_saving_checkpoint(trainer):  # no top-k: last.ckpt alone
             self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
-
-
-

@@ -35,7 +35,8 @@ options:
 
 def data_hint() -> str:
     """Which data class each kind of method reads (from the fit plan, not a hand list)."""
-    from train.fitting.plan import DATA_MODULES, class_path
+    from train.fitting.contracts import class_path
+    from train.fitting.plan import DATA_MODULES
 
     kinds = ", ".join(f"{kind.value}: {class_path(cls)}" for kind, cls in DATA_MODULES.items())
     return (f"; a model that trains on other data than word pairs names it under data: as "
@@ -142,7 +143,8 @@ def recipe_cli_class() -> type:
     from pytorch_lightning.cli import LightningCLI
 
     from alignment.mappings import DataKind
-    from train.fitting.plan import DATA_MODULES, class_path
+    from train.fitting.contracts import class_path
+    from train.fitting.plan import DATA_MODULES
 
     class RecipeParser(LightningCLI):
         def add_arguments_to_parser(self, parser) -> None:

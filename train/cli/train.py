@@ -34,7 +34,8 @@ def recipe(args: argparse.Namespace) -> dict:
     the method's fit plan: parallel text, word-aligned, for methods that learn from pairs; two
     monolingual files, read whole, for those that learn without."""
     from alignment.mappings import DataKind
-    from train.fitting.plan import class_path, plan_fit
+    from train.fitting.contracts import class_path
+    from train.fitting.plan import plan_fit
 
     if args.epochs < 1:
         raise InputError("must be >= 1", parameter="epochs")

@@ -10,6 +10,12 @@ from alignment.mappings import DataKind, Mapping, MethodSpec
 from alignment.mappings.moments import PairMoments, PairStatistics
 
 
+def class_path(cls: type) -> str:
+    """The dotted name by which the registry's ``fitter`` and a recipe's ``class_path:`` name
+    ``cls`` (its module and qualified name)."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 @runtime_checkable
 class Fitter(Protocol):
     """A Lightning module that fits something (a map, or the encoder itself): which kind of

@@ -23,19 +23,22 @@ def fitter_class(spec: MethodSpec) -> type:
 
 def fitter_settings(spec: MethodSpec) -> set[str]:
     """The settings a method variant may override: its fitter's constructor arguments."""
-    params = inspect.signature(fitter_class(spec).__init__).parameters
-    return set(params) - {"self", "method", "dim"}
+    return _settings_of(fitter_class(spec))
+
+
+def _settings_of(cls: type) -> set[str]:
+    return set(inspect.signature(cls.__init__).parameters) - {"self", "method", "dim"}
 
 
 def check_settings(spec: MethodSpec, parameter: str = "methods") -> None:
     """Refuse a variant setting its fitter does not take, or a value of the wrong type or out
     of range, naming the spec and the setting — before any data is read."""
-    allowed = fitter_settings(spec)
+    cls = fitter_class(spec)
+    allowed = _settings_of(cls)
     for key in spec.overrides:
         if key not in allowed:
             raise InputError(f"'{spec.text or spec.label}': unknown setting '{key}' (known: "
                              f"{', '.join(sorted(allowed))})", parameter=parameter)
-    cls = fitter_class(spec)
     hints = typing.get_type_hints(cls.__init__)
     defaults = {n: p.default for n, p in inspect.signature(cls.__init__).parameters.items()}
     for key, value in spec.overrides.items():

@@ -23,8 +23,9 @@ from train.data.paired import PairedVectorDataModule
 from train.data.parallel_text import ParallelTextDataModule
 from train.data.unpaired import UnpairedVectorDataModule
 from train.modules.base import NoGradientSteps
+from train.runs.run_log import RunLog
 
-from .contracts import FitData, Fitter, MethodFitter
+from .contracts import FitData, Fitter, MethodFitter, class_path
 from .fitters import check_settings, fitter_class
 from .trainer import RECIPE_NOISE, quiet_trainer
 
@@ -36,11 +37,6 @@ DATA_MODULES: dict[DataKind, type[pl.LightningDataModule]] = {
 
 # inside a job, also the validation pairs a closed-form fit does not use, or their absence
 _NOISE = f"{RECIPE_NOISE}|.*(val_dataloader|validation_step).*"
-
-
-def class_path(cls: type) -> str:
-    """The dotted name a recipe gives ``cls`` under ``class_path:``."""
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 @dataclass(frozen=True)
@@ -104,7 +100,7 @@ class FitPlan:
     def recipe_trainer(self, criterion: str | None) -> dict:
         """The trainer a recipe gives this method: one quiet pass that saves, or epochs chosen
         by ``criterion`` with the collapse guard and the run's CSV log."""
-        log = {"logger": [{"class_path": "train.runs.run_log.RunLog"}]}
+        log = {"logger": [{"class_path": class_path(RunLog)}]}
         save = {"class_path": class_path(SaveMapping)}
         if self.one_pass:
             return {"max_epochs": 1, "enable_checkpointing": False, "enable_progress_bar": False,

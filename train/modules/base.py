@@ -15,6 +15,8 @@ from alignment.mappings import (DataKind, Mapping, Method, MethodSpec, StagedMap
 from alignment.mappings.moments import PairStatistics
 from alignment.mappings.staged import trainable_part
 
+from train.fitting.contracts import class_path
+
 
 class HoldsMethod:
     """A fitter given its method parsed (the plan parses once) or as recipe text; its
@@ -66,7 +68,7 @@ class MappingFit(HoldsMethod, pl.LightningModule):
         if method is None:
             raise InputError(f"'{spec.name}' is closed-form: use train.modules.ClosedFormFit",
                              parameter="method")
-        if method.fitter not in {f"{c.__module__}.{c.__qualname__}" for c in type(self).__mro__}:
+        if method.fitter not in {class_path(c) for c in type(self).__mro__}:
             raise InputError(f"'{method.name}' is fitted by {method.fitter}, not "
                              f"{type(self).__name__}", parameter="method")
         return method
