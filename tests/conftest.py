@@ -3,6 +3,7 @@ with ``tokenizers``), small parallel files on disk, and an isolated cache."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,47 @@ def any_tiny_bert(request) -> Path:
     """The tiny random BERT with a WordPiece tokenizer, then with a SentencePiece one."""
     return request.getfixturevalue("tiny_bert" if request.param == "wordpiece"
                                    else "tiny_sentencepiece_bert")
+
+
+# -- how often a method text is parsed (a method string is parsed once on every path) ----------
+def _grammar():
+    """The registry module and its own stage split (captured before any test patches it)."""
+    import alignment.mappings.registry as registry
+
+    if not hasattr(_grammar, "split"):
+        _grammar.split = registry._split_stages
+    return registry, _grammar.split
+
+
+@pytest.fixture
+def parses(monkeypatch) -> Counter:
+    """How often the grammar split each method text from here on."""
+    registry, split = _grammar()
+    seen: Counter = Counter()
+
+    def counted(text: str) -> list[str]:
+        seen[text.strip()] += 1
+        return split(text)
+
+    monkeypatch.setattr(registry, "_split_stages", counted)
+    return seen
+
+
+def one_parse(text: str) -> Counter:
+    """The texts one parse of ``text`` splits (a preset also splits what it expands to)."""
+    registry, split = _grammar()
+    seen: Counter = Counter()
+    patched = registry._split_stages
+    registry._split_stages = lambda t: seen.update([t.strip()]) or split(t)
+    try:
+        registry.parse_method(text)
+    finally:
+        registry._split_stages = patched
+    return seen
+
+
+def assert_parsed_once(parses: Counter, *texts: str) -> None:
+    """Each of ``texts`` was parsed exactly once while ``parses`` counted."""
+    for text in texts:
+        for split, times in one_parse(text).items():
+            assert parses[split] == times, (text, split, dict(parses))

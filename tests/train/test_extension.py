@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from alignment.mappings import Mapping, Method, register_method, unregister_method
+from alignment.mappings import Mapping, Method, MethodSpec, register_method, unregister_method
 from alignment.mappings.base import weighted_mean
 from alignment.mappings.moments import PairStatistics
 from tests.conftest import EN, ES, identity_alignment_file
@@ -41,7 +41,7 @@ def shift_loss(mapping, x, y, weight=None) -> dict:
 class ShiftFit(TrainedFit):
     """Fits ``test_shift`` by gradient steps on the squared error."""
 
-    def __init__(self, method: str = "test_shift", lr: float = 0.1, weight_decay: float = 0.0,
+    def __init__(self, method: str | MethodSpec = "test_shift", lr: float = 0.1, weight_decay: float = 0.0,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
                  warmup_steps: int = 0, dim: int | None = None) -> None:
         super().__init__(method, lr, weight_decay, semantic_top, semantic_mutual, dim,

@@ -12,7 +12,7 @@ import torch
 import yaml
 
 from alignment.errors import InputError
-from alignment.mappings import DataKind, Method, register_method, unregister_method
+from alignment.mappings import DataKind, Method, MethodSpec, register_method, unregister_method
 from tests.conftest import EN, ES
 from tests.train.test_extension import Shift, ShiftFit
 from train.cli import main
@@ -34,7 +34,7 @@ class MeanShiftFit(ShiftFit):
 
     paired_validation = False
 
-    def __init__(self, method: str = "test_mean_shift", lr: float = 0.05,
+    def __init__(self, method: str | MethodSpec = "test_mean_shift", lr: float = 0.05,
                  weight_decay: float = 0.0, semantic_top: float = 1000,
                  semantic_mutual: bool = False, warmup_steps: int = 0,
                  dim: int | None = None) -> None:

@@ -34,7 +34,7 @@ class KeptStep:
 
     criterion: str
     value: float
-    step: int
+    step: int | None  # None: resumed from a checkpoint that did not record it
     epoch: int
     metrics: dict[str, float] = field(default_factory=dict)
 
@@ -70,9 +70,10 @@ def selected_by_criterion(trainer: pl.Trainer, pl_module: pl.LightningModule) ->
     state = torch.load(best, map_location="cpu", weights_only=True)["state_dict"]
     pl_module.load_state_dict(state)
     metrics = logged(trainer)
-    if isinstance(ckpt, SelectByCriterion) and ckpt.best_epoch is not None:
+    kept = ckpt.kept() if isinstance(ckpt, SelectByCriterion) else None
+    if kept is not None:
         # the selected epoch's numbers, not the last epoch's (epochs 0-based, as selected)
-        metrics = {**ckpt.best_metrics, "selected_epoch": float(ckpt.best_epoch),
+        metrics = {**kept.metrics, "selected_epoch": float(kept.epoch),
                    "last_epoch": float(trainer.current_epoch - 1)}
     return Selection(pl_module.mapping, metrics, f"criterion {ckpt.monitor}")
 
@@ -116,6 +117,7 @@ class SelectByCriterion(RunCheckpoints):
                          save_top_k=1, save_last=save_last, **kwargs)
         self.criterion = criterion
         self.best_epoch: int | None = None
+        self.best_step: int | None = None
         self.best_metrics: dict[str, float] = {}
 
     def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
@@ -133,7 +135,7 @@ class SelectByCriterion(RunCheckpoints):
             return
         # a new best checkpoint file means this epoch is the best so far
         if self.best_model_path and self.best_model_path != before:
-            self.best_epoch = trainer.current_epoch
+            self.best_epoch, self.best_step = trainer.current_epoch, trainer.global_step
             self.best_metrics = logged(trainer)
         # Lightning rewrites last.ckpt only when the monitored value improved; a resume must
         # start from the epoch that really was last
@@ -145,13 +147,21 @@ class SelectByCriterion(RunCheckpoints):
 
     def state_dict(self) -> dict:
         return {**super().state_dict(), "best_epoch": self.best_epoch,
-                "best_metrics": self.best_metrics}
+                "best_step": self.best_step, "best_metrics": self.best_metrics}
 
     def load_state_dict(self, state_dict: dict) -> None:
         state_dict = dict(state_dict)
         self.best_epoch = state_dict.pop("best_epoch", None)
+        self.best_step = state_dict.pop("best_step", None)
         self.best_metrics = state_dict.pop("best_metrics", {})
         super().load_state_dict(state_dict)
+
+    def kept(self) -> KeptStep | None:
+        """The chosen epoch as a record (None when nothing is monitored or none was chosen)."""
+        if self.criterion is None or self.best_epoch is None or self.best_model_score is None:
+            return None
+        return KeptStep(self.criterion, float(self.best_model_score), self.best_step,
+                        self.best_epoch, dict(self.best_metrics))
 
 
 class KeepBest(pl.Callback):

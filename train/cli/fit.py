@@ -59,13 +59,16 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     print_result(cli.trainer.default_root_dir)
 
 
-def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
+def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False,
+               planned: dict | None = None):
     """Run ``argv`` (``--config`` files or YAML strings, ``--key value`` overrides) through
     LightningCLI's fit, in a run folder this run owns (``train.runs.run_folder``); framework
-    messages only when ``verbose``. Returns the CLI."""
+    messages only when ``verbose``. ``planned``: a recipe written down from a fit plan (its
+    model holding the parsed method), under ``argv``. Returns the CLI."""
     import logging
     import warnings
 
+    import yaml
     from pytorch_lightning import LightningDataModule, LightningModule
 
     from train.fitting.contracts import ChecksData
@@ -77,7 +80,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
 
     claims: list = []
 
-    class RecipeCLI(recipe_cli_class()):
+    class RecipeCLI(recipe_cli_class(planned)):
         def before_fit(self) -> None:
             bars_to_stderr(self.trainer)
             check_fit(self.model, self.datamodule)
@@ -85,7 +88,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False):
                 if isinstance(callback, ChecksData):
                     callback.check_data(self.datamodule)
             if _is_first_process():  # take the run folder before anything is written to it
-                config = self.config.fit.clone().as_dict()
+                config = yaml.safe_load(self.parser.dump(self.config, skip_none=False))["fit"]
                 resume = config.get("ckpt_path") is not None
                 # what the run learns from and with; the trainer (epoch budget, devices,
                 # callbacks) may change when a run is resumed, as Lightning allows
@@ -137,18 +140,25 @@ def bars_to_stderr(trainer) -> None:
         bar._console_kwargs = {**(bar._console_kwargs or {}), "stderr": True}
 
 
-def recipe_cli_class() -> type:
+def recipe_cli_class(planned: dict | None = None) -> type:
     """LightningCLI for recipes: model and data both in subclass mode (each names its
-    class_path); a ``data:`` without one is the paired word vectors."""
+    class_path); a ``data:`` without one is the paired word vectors. ``planned`` (a recipe as
+    a dict) goes under every ``--config`` and flag; a parsed method in it is written as its
+    name wherever the recipe is saved."""
+    from jsonargparse.typing import register_type
     from pytorch_lightning.cli import LightningCLI
 
-    from alignment.mappings import DataKind
+    from alignment.mappings import DataKind, MethodSpec, parse_method
     from train.fitting.contracts import class_path
-    from train.fitting.plan import DATA_MODULES
+    from train.fitting.plan import DATA_MODULES, method_text
+
+    register_type(MethodSpec, serializer=method_text, deserializer=parse_method)
 
     class RecipeParser(LightningCLI):
         def add_arguments_to_parser(self, parser) -> None:
             parser.set_defaults({"data": {"class_path": class_path(DATA_MODULES[DataKind.PAIRED])}})
+            if planned:
+                parser.set_defaults(planned)
 
     return RecipeParser
 

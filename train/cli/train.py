@@ -30,9 +30,10 @@ def language_of(path: str, given: str | None, parameter: str = "src-lang") -> st
 
 
 def recipe(args: argparse.Namespace) -> dict:
-    """The whole experiment as a recipe dict (what ``fit --config`` reads), written down from
-    the method's fit plan: parallel text, word-aligned, for methods that learn from pairs; two
-    monolingual files, read whole, for those that learn without."""
+    """The whole experiment as a recipe dict (what ``fit --config`` reads; its model holds the
+    plan's parsed method, saved by name), written down from the method's fit plan: parallel
+    text, word-aligned, for methods that learn from pairs; two monolingual files, read whole,
+    for those that learn without."""
     from alignment.mappings import DataKind
     from train.fitting.contracts import class_path
     from train.fitting.plan import plan_fit
@@ -62,15 +63,13 @@ def recipe(args: argparse.Namespace) -> dict:
     accelerator, devices = lightning_device(args.device)
     trainer.update(default_root_dir=args.out, accelerator=accelerator, devices=devices)
     if unpaired:  # every line of both files, which need not match
-        data = {"class_path": class_path(plan.datamodule_class),
-                "init_args": {**data, "sampling": "all"}}
+        data["sampling"] = "all"
+    data = {"class_path": class_path(plan.datamodule_class), "init_args": data}
     return {"seed_everything": args.seed, "trainer": trainer, "model": plan.recipe_model(),
             "data": data}
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> None:
-    import yaml
-
     from alignment.data.corpus import read_lines
 
     from .fit import print_result, run_recipe
@@ -87,10 +86,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
                     and a.split("=")[0] != "--ckpt_path"):
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
                          "--data.layer 4)", parameter="train")
-    argv = ["--config", yaml.safe_dump(recipe(args), sort_keys=False)]
-    for path in args.config or []:
-        argv += ["--config", path]
-    cli = run_recipe(argv + extra, args.verbose, args.overwrite)
+    argv = [a for path in args.config or [] for a in ("--config", path)]
+    cli = run_recipe(argv + extra, args.verbose, args.overwrite, planned=recipe(args))
     print_result(cli.trainer.default_root_dir)
 
 

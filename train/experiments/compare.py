@@ -53,8 +53,10 @@ class EvaluateEachEpoch(pl.Callback):
 
 
 def run_compare(cfg: CompareConfig) -> dict[str, float]:
-    methods = cfg.methods if BASELINE in parse_methods(cfg.methods) else [BASELINE, *cfg.methods]
-    specs = parse_methods(methods)
+    specs = parse_methods(cfg.methods)
+    base = BASELINE  # its row is there, listed (it is written canonically) or not
+    if base not in specs:
+        specs = {base: parse_method(BASELINE), **specs}
     for spec in specs.values():
         check_settings(spec)  # every variant's settings, before the expensive part
     if cfg.validation not in ("dev", "train"):
@@ -65,7 +67,6 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     bed = prepare_bible(cfg, with_dev=cfg.validation == "dev")  # sets the corpus used
     runs = [kept_or_fitted(cfg, bed, specs, seed) for seed in seeds]
     rows, hits, word_hits, notes, tracking = merge_seeds(runs, seeds)
-    base = parse_method(BASELINE).label
     diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
              for label, h in hits.items() if label != base}
     word_diffs = {label: paired_bootstrap(h, word_hits[base], cfg.bootstrap, cfg.seed)

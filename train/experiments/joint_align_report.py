@@ -6,7 +6,7 @@ import numpy as np
 
 from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.signature import EncoderSignature, TableSignature
-from alignment.mappings import BASELINE, parse_method
+from alignment.mappings import BASELINE
 
 from train.runs.reporting import Column, format_against, format_difference, format_table
 
@@ -19,7 +19,7 @@ def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str], r
                        seed: int) -> dict[str, dict[str, tuple[float, float, float]]]:
     """Per row, (difference, low, high) against ``center > clp`` (``delta_vs_baseline``) and,
     for a TEXT row, against the same row without TEXT (``text_delta``)."""
-    base = parse_method(BASELINE).label
+    base = BASELINE
     out: dict[str, dict[str, tuple[float, float, float]]] = {}
     for name, h in hits.items():
         if base in hits and name != base:
@@ -41,7 +41,7 @@ def delta_metrics(deltas: dict) -> dict[str, float]:
 
 def format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder) -> str:
     """The table, from the rows and the run's ``JointAlignConfig``."""
-    base_label = parse_method(BASELINE).label
+    base_label = BASELINE
     ident = encoder.identity()
     header = (f"Joint-Align on the Bible {bed.src_lang}–en: {cfg.encoder} layer {encoder.layer}, "
               f"{cfg.pooling}-subword pooling; {len(bed.train)} training verses, "

@@ -172,23 +172,29 @@ def fit_on_pools(fit: PoolFit, spec: MethodSpec, dm: UnpairedVectorDataModule,
 
 def check_routes(cfg: UnsupervisedConfig) -> tuple[dict[str, Route], dict[str, MethodSpec]]:
     """Every listed route (a refinement after the route whose fit it refines) and every method
-    they fit, parsed once — before the corpus and the supervised fits."""
-    routes = {name: route_for(name) for name in cfg.routes}
+    text the run fits (the routes' and the supervised rows'), each parsed once — before the
+    corpus and the supervised fits."""
+    specs: dict[str, MethodSpec] = {}
+    routes = {name: route_for(name, specs) for name in cfg.routes}
     for i, (name, route) in enumerate(routes.items()):
         if route.then is None:
             continue
         base = base_route(route)
         if base not in cfg.routes[:i]:
             raise InputError(f"'{name}' builds on '{base}': list it first", parameter="routes")
-    methods = {r.fit.method for r in routes.values()} | {
-        r.then.method for r in routes.values() if isinstance(r.then, FittedOnMined)}
-    return routes, {m: parse_method(m, "routes") for m in methods}
+    methods = [r.fit.method for r in routes.values()] + [
+        r.then.method for r in routes.values() if isinstance(r.then, FittedOnMined)]
+    for texts, parameter in ((methods, "routes"), (cfg.supervised, "supervised")):
+        for text in texts:
+            if text not in specs:
+                specs[text] = parse_method(text, parameter)
+    return routes, specs
 
 
 def run_unsupervised(cfg: UnsupervisedConfig) -> dict[str, dict[str, float]]:
     cfg = replace(cfg, protocol=protocol_name(cfg.protocol))  # before anything is encoded
     routes, specs = check_routes(cfg)
-    supervised = [parse_method(m, "supervised") for m in cfg.supervised]
+    supervised = [specs[m] for m in cfg.supervised]
     start = time.time()
     bed = prepare_bible(cfg, with_dev=True)
     u = unpaired_bible(bed, cfg.protocol)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from alignment.errors import InputError
-from alignment.mappings import DataKind, parse_method
+from alignment.mappings import DataKind, MethodSpec, parse_method
 
 GAN_SPEC = "center > gan_realnvp:critic_hidden=512,lr=0.0003,critic_lr=0.0003"
 ROWS = ("tokens", "types", "sentences")
@@ -86,13 +86,16 @@ def base_route(route: Route) -> str | None:
     return next((n for n, r in ROUTES.items() if r.fit == route.fit and r.then is None), None)
 
 
-def route_for(name: str) -> Route:
+def route_for(name: str, parsed: dict[str, MethodSpec] | None = None) -> Route:
     """A named route, or any registered method that fits on unpaired pools, given as its
-    method string (``center > my_method``): fitted on the token pools for ``epochs`` epochs."""
+    method string (``center > my_method``): fitted on the token pools for ``epochs`` epochs.
+    ``parsed`` (a run's method texts and their parse) receives the method parsed here."""
     if name in ROUTES:
         return ROUTES[name]
     try:
         spec = parse_method(name, "routes")
+        if parsed is not None:
+            parsed[name] = spec
     except InputError:
         raise InputError(f"unknown route '{name}' (known: {', '.join(ROUTES)}; or a method "
                          "that learns without pairs)", parameter="routes") from None

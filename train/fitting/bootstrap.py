@@ -6,13 +6,14 @@ from the round's ``last.ckpt``."""
 from __future__ import annotations
 
 import warnings
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import torch
 from pytorch_lightning.callbacks import ModelCheckpoint
 
-from alignment.mappings import Mapping
+from alignment.mappings import Mapping, MethodSpec, parse_method
 from alignment.mappings.staged import trainable_part
 from alignment.unsupervised import bootstrapping
 from alignment.unsupervised.bootstrapping import BootstrapConfig, RoundRecord
@@ -24,6 +25,14 @@ from train.fitting.trainer import RECIPE_NOISE, quiet_trainer
 from train.modules.constrained_gan import ConstrainedGanFit
 
 __all__ = ["BootstrapConfig", "RoundRecord", "bootstrap", "refit_flow"]
+
+REFIT_METHODS = {"adversarial": "gan_realnvp", "supervised": "realnvp"}
+
+
+@cache
+def refit_method(refit: str) -> MethodSpec:
+    """The registered method a refit continues (parsed once, not once a round)."""
+    return parse_method(REFIT_METHODS[refit], "refit")
 
 
 def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapConfig,
@@ -38,9 +47,9 @@ def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapCon
         if pools is None:
             raise ValueError("the adversarial refit trains on the two pools: pass pools")
         # GAN-Real-NVP's plan (its registry defaults and these settings) with the constraint
-        gan = plan_fit("gan_realnvp", **{"lr": cfg.lr, **cfg.adversarial, **flow,
-                                         "map_steps": cfg.map_steps})
-        module = ConstrainedGanFit(constraint=cfg.constraint,
+        gan = plan_fit(refit_method(cfg.refit), **{"lr": cfg.lr, **cfg.adversarial, **flow,
+                                                   "map_steps": cfg.map_steps})
+        module = ConstrainedGanFit(gan.spec, constraint=cfg.constraint,
                                    constraint_weight=cfg.constraint_weight,
                                    constraint_batch=cfg.batch_size,
                                    critic_warmup=cfg.critic_warmup, seed=cfg.seed,
@@ -53,7 +62,7 @@ def refit_flow(mapping: Mapping, x: np.ndarray, y: np.ndarray, cfg: BootstrapCon
         updates = cfg.critic_warmup + cfg.map_steps * module.hparams.critic_steps
         epochs = epochs_for_updates(updates, n, cfg.batch_size)
     else:
-        module = plan_fit("realnvp", lr=cfg.lr, nll_weight=cfg.nll_weight,
+        module = plan_fit(refit_method(cfg.refit), lr=cfg.lr, nll_weight=cfg.nll_weight,
                           constraint=cfg.constraint, constraint_weight=cfg.constraint_weight,
                           **flow).build()
         dm = PairedVectorDataModule.from_arrays(x, y, batch_size=cfg.batch_size, shuffle=True,

@@ -94,8 +94,9 @@ class FitPlan:
 
     # -- the plan written down as a recipe (crossalign train) ---------------------------------
     def recipe_model(self) -> dict:
-        return {"class_path": self.spec.fitter,
-                "init_args": {"method": self.spec.name, **self.settings}}
+        """The model as a recipe holds it: the fitter, the parsed method (written as its name,
+        ``method_text``) and every setting."""
+        return {"class_path": self.spec.fitter, "init_args": {"method": self.spec, **self.settings}}
 
     def recipe_trainer(self, criterion: str | None) -> dict:
         """The trainer a recipe gives this method: one quiet pass that saves, or epochs chosen
@@ -112,6 +113,12 @@ class FitPlan:
                 "callbacks": [{"class_path": class_path(SelectByCriterion),
                                "init_args": {"criterion": criterion}},
                               {"class_path": class_path(CollapseGuard)}, save]}
+
+
+def method_text(spec: MethodSpec) -> str:
+    """How a saved recipe writes a parsed method: its stages by name (its settings are the
+    model's own ``init_args``, so the text round-trips through the fitter)."""
+    return spec.name
 
 
 def epochs_for_updates(updates: int, rows: int, batch_size: int) -> int:

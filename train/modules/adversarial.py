@@ -49,7 +49,7 @@ class AdversarialFit(MappingFit):
 
     paired_validation = False
 
-    def __init__(self, method: str, lr: float = 1e-4, critic_lr: float = 1e-4,
+    def __init__(self, method: str | MethodSpec, lr: float = 1e-4, critic_lr: float = 1e-4,
                  objective: str = "wgan", critic_steps: int = 5, gp_weight: float = 10.0,
                  lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,
@@ -182,7 +182,7 @@ class GanRealNVPFit(AdversarialFit):
     constant dimensions left alone) under the same critic — a linear adversarial start; W then
     stays fixed as a stage before the flow (``linear_start`` in the map's name)."""
 
-    def __init__(self, method: str = "gan_realnvp", lr: float = 1e-4, critic_lr: float = 1e-4,
+    def __init__(self, method: str | MethodSpec = "gan_realnvp", lr: float = 1e-4, critic_lr: float = 1e-4,
                  objective: str = "wgan", critic_steps: int = 5, gp_weight: float = 10.0,
                  lipschitz: str = "spectral", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,
@@ -266,7 +266,7 @@ class MuseFit(AdversarialFit):
     MUSE's objective and sizes), kept orthogonal by W ← (1 + β)W − β(WWᵀ)W after each map
     step, β = ``orthogonalise`` (0 turns it off)."""
 
-    def __init__(self, method: str = "muse", lr: float = 1e-4, critic_lr: float = 1e-4,
+    def __init__(self, method: str | MethodSpec = "muse", lr: float = 1e-4, critic_lr: float = 1e-4,
                  objective: str = "wgan", critic_steps: int = 5, gp_weight: float = 10.0,
                  lipschitz: str = "penalty", critic_hidden: int = 1024, critic_layers: int = 2,
                  critic_dropout: float = 0.0, label_smoothing: float = 0.2,

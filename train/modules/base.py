@@ -24,6 +24,22 @@ class HoldsMethod:
 
     spec: MethodSpec
 
+    @staticmethod
+    def take_method(method: str | MethodSpec) -> MethodSpec:
+        """``method`` parsed (text is parsed here, once; a parsed one is kept as it is). Text
+        carries stages only: its settings would not reach the constructor's arguments, so
+        ``realnvp:lr=1e-4`` is refused in favour of ``init_args: {lr: 1e-4}``."""
+        if isinstance(method, MethodSpec):
+            return method
+        spec = parse_method(method)
+        if spec.overrides:
+            settings = ", ".join(f"{k}: {v}" for k, v in spec.overrides.items())
+            raise InputError(f"'{method}': a recipe's method names its stages only; give its "
+                             f"settings as the model's init_args ({settings}) — or run "
+                             f"crossalign train --method '{method}'",
+                             parameter="model.init_args.method")
+        return spec
+
     @property
     def data(self) -> DataKind:
         """The kind of data this fit reads (the registry's, for its method)."""
@@ -57,7 +73,7 @@ class MappingFit(HoldsMethod, pl.LightningModule):
             raise InputError(f"must be > 0 (a count of induced pairs, or a share of the "
                              f"validation pool when < 1), got {semantic_top}",
                              parameter="semantic_top")
-        self.spec: MethodSpec = parse_method(method)
+        self.spec: MethodSpec = self.take_method(method)
         self.method: Method = self._check_method(self.spec)
         self.mapping: Mapping | None = None
         self._val: list[tuple[torch.Tensor, torch.Tensor]] = []

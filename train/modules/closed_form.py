@@ -6,7 +6,7 @@ import pytorch_lightning as pl
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import Mapping, MethodSpec, fit_composition, parse_method
+from alignment.mappings import Mapping, MethodSpec, fit_composition
 from alignment.mappings.moments import PairMoments
 
 from .base import HoldsMethod, NoGradientSteps
@@ -19,7 +19,7 @@ class ClosedFormFit(HoldsMethod, NoGradientSteps, pl.LightningModule):
 
     def __init__(self, method: str | MethodSpec = "clp") -> None:
         super().__init__()
-        spec = parse_method(method)
+        spec = self.take_method(method)
         if spec.trained is not None:
             raise InputError(f"'{spec.name}' is trained: use {spec.fitter}", parameter="method")
         self.spec = spec

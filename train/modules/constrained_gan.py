@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from alignment.mappings import MethodSpec
 from alignment.mappings.staged import through_pre_stages
 from alignment.unsupervised.constraints import get_constraint
 
@@ -19,8 +20,8 @@ class ConstrainedGanFit(GanRealNVPFit):
     what separates the pools before its gradient moves a map that is already trained. Every
     other setting is ``GanRealNVPFit``'s."""
 
-    def __init__(self, method: str = "gan_realnvp", constraint: str = "cross_correlation",
-                 constraint_weight: float = 1.0, constraint_batch: int = 512,
+    def __init__(self, method: str | MethodSpec = "gan_realnvp",
+                 constraint: str = "cross_correlation", constraint_weight: float = 1.0, constraint_batch: int = 512,
                  critic_warmup: int = 100, seed: int = 0, **gan_settings) -> None:
         g = get_constraint(constraint)  # an unknown name fails before any data is read
         super().__init__(method, **{**gan_settings, "linear_steps": 0})

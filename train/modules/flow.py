@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from alignment.unsupervised.constraints import get_constraint
 from alignment.errors import InputError
-from alignment.mappings import Mapping, RealNVPMapping, constant_dimensions
+from alignment.mappings import Mapping, MethodSpec, RealNVPMapping, constant_dimensions
 from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.mappings.moments import PairStatistics
 
@@ -21,7 +21,7 @@ class FlowFit(TrainedFit):
     ``constraint_weight`` × g(f(x), y) to the loss."""
 
 
-    def __init__(self, method: str = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
+    def __init__(self, method: str | MethodSpec = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4,
                  hidden: int = 256, layers: int = 2, warm_start: bool = False,
                  semantic_top: float = 1000, semantic_mutual: bool = False,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pytorch_lightning.utilities import rank_zero_info
 
 from alignment.errors import InputError
-from alignment.mappings import LinearMap, Mapping
+from alignment.mappings import LinearMap, Mapping, MethodSpec
 from alignment.mappings.moments import PairStatistics
 import numpy as np
 
@@ -26,7 +26,7 @@ class MiningFit(NoGradientSteps, MappingFit):
 
     paired_validation = False
 
-    def __init__(self, method: str = "mining", rounds: int = 5, threshold: float = 1.05,
+    def __init__(self, method: str | MethodSpec = "mining", rounds: int = 5, threshold: float = 1.05,
                  k: int = 4, fit: str = "center > clp", min_sentences: int = 10,
                  criterion: str = "mined", semantic_top: float = 1000,
                  semantic_mutual: bool = False, dim: int | None = None) -> None:

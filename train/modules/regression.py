@@ -2,7 +2,7 @@
 baseline of Zhao & Eger 2022)."""
 from __future__ import annotations
 
-from alignment.mappings import Mapping
+from alignment.mappings import Mapping, MethodSpec
 from alignment.mappings.moments import PairStatistics
 
 from .trained import TrainedFit
@@ -13,7 +13,7 @@ class RegressionFit(TrainedFit):
     the input), loss ‖f(x) − y‖² (``alignment.mappings.regression_loss``)."""
 
 
-    def __init__(self, method: str = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
+    def __init__(self, method: str | MethodSpec = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
                  hidden: int = 1024, residual: bool = False, semantic_top: float = 1000,
                  semantic_mutual: bool = False, warmup_steps: int = 0,
                  dim: int | None = None) -> None:

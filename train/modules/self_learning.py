@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import LinearMap, Mapping
+from alignment.mappings import LinearMap, Mapping, MethodSpec
 from alignment.mappings.moments import PairStatistics
 from alignment.mappings.staged import through_pre_stages
 from alignment.unsupervised.vecmap import INITS, SelfLearning, self_learning
@@ -25,7 +25,7 @@ class SelfLearningFit(NoGradientSteps, MappingFit):
 
     paired_validation = False
 
-    def __init__(self, method: str = "vecmap", max_rows: int = 4000, csls_k: int = 10,
+    def __init__(self, method: str | MethodSpec = "vecmap", max_rows: int = 4000, csls_k: int = 10,
                  keep_prob: float = 0.1, patience: int = 50, max_iterations: int = 1000,
                  init: str = "similarity", seed: int = 0, semantic_top: float = 1000, semantic_mutual: bool = False,
                  dim: int | None = None) -> None:

@@ -19,7 +19,7 @@ class TrainedFit(MappingFit):
     the criteria (``semantic``, ``structural``, ``spectrum``, ``mmd``, labelled ``val_p1``) and
     ``val_mse``."""
 
-    def __init__(self, method: str, lr: float, weight_decay: float, semantic_top: float,
+    def __init__(self, method: str | MethodSpec, lr: float, weight_decay: float, semantic_top: float,
                  semantic_mutual: bool, dim: int | None, warmup_steps: int = 0) -> None:
         if warmup_steps < 0:
             raise InputError(f"must be >= 0, got {warmup_steps}", parameter="warmup_steps")

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import (METHODS, AffineMapping, Method, fit_composition, get_method,
+from alignment.mappings import (BASELINE, METHODS, AffineMapping, Method, fit_composition, get_method,
                                 parse_method, register_method, unregister_method)
 from alignment.mappings.moments import PairMoments
 
@@ -16,6 +16,11 @@ from alignment.mappings.moments import PairMoments
 def test_every_spelling_parses_to_one_canonical_name(text):
     spec = parse_method(text)
     assert spec.name == "center > clp" and spec.slug == "center-clp" and spec.trained is None
+
+
+def test_the_baseline_is_written_as_its_own_label():
+    # tables name its row by the constant, without parsing it again
+    assert parse_method(BASELINE).label == BASELINE
 
 
 def test_aliases_resolve_to_the_registered_method():

@@ -1,11 +1,13 @@
 """The Protocols hold for the real pieces: every registered method's planned fitter is a
 ``MethodFitter`` reading the registry's data kind, every DataModule says what it provides, and
 the plan's data check refuses a module or data that keeps no contract."""
+import typing
+
 import pytest
 import torch
 
 from alignment.errors import InputError
-from alignment.mappings import METHODS, DataKind
+from alignment.mappings import METHODS, DataKind, MethodSpec
 from train.callbacks import KeepBest
 from train.callbacks.bootstrap import Bootstrap
 from train.data.paired import PairedVectorDataModule
@@ -21,6 +23,9 @@ def test_every_planned_fitter_keeps_the_method_fitter_contract(name):
     assert isinstance(module, MethodFitter) and module.spec is plan.spec
     assert module.data is METHODS[name].data is plan.data
     assert module.hparams["method"] == name  # the text, not the parsed object
+    # a recipe hands the fitter the parsed method: its constructor says it takes one
+    accepted = typing.get_args(typing.get_type_hints(plan.fitter.__init__)["method"])
+    assert MethodSpec in accepted and str in accepted
 
 
 def test_data_modules_say_what_they_provide():

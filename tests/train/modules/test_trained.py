@@ -74,6 +74,9 @@ def test_checkpoint_selection_picks_the_epoch_the_criterion_says(tmp_path):
     best_epoch = int(np.argmax(record.semantic))
     assert ckpt.best_model_path.endswith(f"epoch={best_epoch}.ckpt") and ckpt.best_epoch == best_epoch
     assert float(ckpt.best_model_score) == pytest.approx(max(record.semantic))
+    kept = ckpt.kept()  # the pick as a record: where, how much, the numbers logged there
+    assert (kept.criterion, kept.epoch, kept.step) == ("semantic", best_epoch, 3 * (best_epoch + 1))
+    assert kept.value == pytest.approx(max(record.semantic)) == kept.metrics["semantic"]
     # the saved mapping is the selected epoch's, not the last one
     state = torch.load(ckpt.best_model_path, weights_only=True)["state_dict"]
     saved = load_mapping(tmp_path / "run" / "mapping")
@@ -122,7 +125,7 @@ def test_each_criterion_selects_in_its_own_direction(tmp_path):
                   callbacks=[record, _Structural(), *selectors.values()]).fit(module, datamodule=dm)
     assert selectors["semantic"].best_epoch == int(np.argmax(record.semantic))
     assert selectors["structural"].best_epoch == int(np.argmin(seen))
-    assert selectors[None].best_epoch == 3
+    assert selectors[None].best_epoch == 3 and selectors[None].kept() is None  # nothing judged
 
 
 def test_an_unknown_criterion_is_refused():
