@@ -1,7 +1,8 @@
 """The layout's rules, read from the source: the library never imports Lightning or ``train``,
 its subpackages form layers (no arrow points up), experiments never import each other, train/
-keeps its modules in folders, no module grows past 300 lines, and no import — at the top, in a
-function, or by name through the two lookups that exist — closes a cycle."""
+keeps its modules in folders, no module grows past 300 lines, another subpackage is named by its
+absolute name, and no import — at the top, in a function, or by name through the two lookups
+that exist — closes a cycle."""
 import ast
 from pathlib import Path
 
@@ -150,3 +151,13 @@ def test_train_keeps_its_modules_in_folders():
     experiments): no module sits at its top."""
     top = sorted(p.name for p in (ROOT / "train").glob("*.py") if p.name != "__init__.py")
     assert not top, top
+
+
+@pytest.mark.parametrize("package", ["alignment", "train"])
+def test_another_subpackage_is_imported_by_its_absolute_name(package):
+    """``from train.fitting.plan import …``, not ``from ..fitting.plan``: a module's own package
+    is the only one it names relatively, so an import says where it reaches."""
+    upward = {module_name(p): [n.lineno for n in ast.walk(ast.parse(p.read_text()))
+                               if isinstance(n, ast.ImportFrom) and n.level > 1]
+              for p in modules(package)}
+    assert not {k: v for k, v in upward.items() if v}

@@ -25,19 +25,19 @@ def experiment(verb: str) -> tuple[type, Callable]:
     """(config class, run function) of an experiment verb, imported only when that verb is
     built (plain imports, so the import graph sees what the CLI launches)."""
     if verb == "simulate":
-        from ..experiments.simulate import SimulationConfig, run_simulation
+        from train.experiments.simulate import SimulationConfig, run_simulation
         return SimulationConfig, run_simulation
     if verb == "compare":
-        from ..experiments.compare import run_compare
-        from ..experiments.compare_config import CompareConfig
+        from train.experiments.compare import run_compare
+        from train.experiments.compare_config import CompareConfig
         return CompareConfig, run_compare
     if verb == "unsupervised":
-        from ..experiments.unsupervised import UnsupervisedConfig, run_unsupervised
+        from train.experiments.unsupervised import UnsupervisedConfig, run_unsupervised
         return UnsupervisedConfig, run_unsupervised
     if verb == "joint-align":
-        from ..experiments.joint_align import JointAlignConfig, run_joint_align
+        from train.experiments.joint_align import JointAlignConfig, run_joint_align
         return JointAlignConfig, run_joint_align
-    from ..experiments.demo import DemoConfig, run_demo
+    from train.experiments.demo import DemoConfig, run_demo
     return DemoConfig, run_demo
 
 

@@ -23,10 +23,10 @@ from alignment.evaluation.retrieval import (cbli_hits, evaluate_mapping, paired_
 from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.data.vectors import aligned_pairs
 
-from ..callbacks import CollapseGuard, SelectByCriterion
+from train.callbacks import CollapseGuard, SelectByCriterion
 from train.data.paired import PairedVectorDataModule
-from ..fitting.in_process import fit_method
-from ..fitting.fitters import check_settings
+from train.fitting.in_process import fit_method
+from train.fitting.fitters import check_settings
 from train.runs.reporting import report
 from .compare_config import SELECTIONS, CompareConfig, training_seeds
 from .compare_report import format_compare, format_differences, format_head_to_head

@@ -13,7 +13,7 @@ from alignment.evaluation.retrieval import (cbli_hits, char_ngram_reference, col
 from alignment.mappings import BASELINE, parse_method
 from alignment.signature import EncoderSignature, TableSignature
 
-from ..fitting.in_process import fit_arrays
+from train.fitting.in_process import fit_arrays
 from train.runs.reporting import format_table, report
 from .testbed import BibleConfig, note_other_aligner_build, prepare_bible
 

@@ -62,9 +62,9 @@ class JointAlignConfig(ReferenceConfig):
 def fine_tune(cfg: JointAlignConfig, text: bool, run_dir: Path) -> Path:
     """One Joint-Align run through the Lightning trainer; returns its export directory. An
     interrupted run with the same settings resumes from its last validation."""
-    from ..callbacks import KeepBest, LastCheckpoint, SaveEncoder
+    from train.callbacks import KeepBest, LastCheckpoint, SaveEncoder
     from train.fitting.trainer import quiet_trainer
-    from ..modules import JointAlign
+    from train.modules import JointAlign
     from train.data.parallel_text import ParallelTextDataModule
     from train.runs.run_log import RunLog
 

@@ -15,8 +15,8 @@ from alignment.mappings import BASELINE, Mapping
 from alignment.data.vectors import aligned_pairs
 
 from train.data.paired import PairedVectorDataModule
-from ..fitting.in_process import fit_arrays
-from ..fitting.plan import plan_fit
+from train.fitting.in_process import fit_arrays
+from train.fitting.plan import plan_fit
 from .testbed import BibleConfig
 
 VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "

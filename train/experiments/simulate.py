@@ -14,10 +14,10 @@ from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import BASELINE, parse_method, parse_methods
 from alignment.data.simulation import PROTOCOLS, SHIFTS, simulate, word_p1
 
-from ..callbacks import CollapseGuard
+from train.callbacks import CollapseGuard
 from train.data.paired import PairedVectorDataModule
-from ..fitting.plan import plan_fit
-from ..fitting.fitters import check_settings
+from train.fitting.plan import plan_fit
+from train.fitting.fitters import check_settings
 from train.runs.reporting import report
 from .shared import VARIANTS_HELP
 from .simulate_unpaired import (GAN_METHOD, boot_config, distance_summary, fit_unpaired,

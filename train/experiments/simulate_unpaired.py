@@ -16,8 +16,8 @@ from alignment.mappings import MethodSpec, RealNVPMapping, parse_method
 from alignment.unsupervised.bootstrapping import RoundRecord, label_judge
 
 from train.fitting.bootstrap import BootstrapConfig, bootstrap
-from ..callbacks import KeepBest
-from ..fitting.plan import epochs_for_updates, plan_fit
+from train.callbacks import KeepBest
+from train.fitting.plan import epochs_for_updates, plan_fit
 from train.data.unpaired import UnpairedVectorDataModule
 
 

@@ -24,8 +24,8 @@ from alignment.signature import EncoderSignature, TableSignature
 from alignment.data.vectors import aligned_pairs
 
 from train.fitting.bootstrap import BootstrapConfig, bootstrap
-from ..callbacks import KeepBest
-from ..fitting.in_process import fit_module
+from train.callbacks import KeepBest
+from train.fitting.in_process import fit_module
 from train.data.unpaired import UnpairedVectorDataModule
 from train.runs.reporting import report
 from .unsupervised_routes import (ROUTES, FittedOnMined, PoolFit, Route, base_route,
