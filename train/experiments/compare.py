@@ -54,9 +54,8 @@ class EvaluateEachEpoch(pl.Callback):
 
 def run_compare(cfg: CompareConfig) -> dict[str, float]:
     specs = parse_methods(cfg.methods)
-    base = BASELINE  # its row is there, listed (it is written canonically) or not
-    if base not in specs:
-        specs = {base: parse_method(BASELINE), **specs}
+    if BASELINE not in specs:  # its row is always there (BASELINE is its own label)
+        specs = {BASELINE: parse_method(BASELINE), **specs}
     for spec in specs.values():
         check_settings(spec)  # every variant's settings, before the expensive part
     if cfg.validation not in ("dev", "train"):
@@ -67,11 +66,11 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
     bed = prepare_bible(cfg, with_dev=cfg.validation == "dev")  # sets the corpus used
     runs = [kept_or_fitted(cfg, bed, specs, seed) for seed in seeds]
     rows, hits, word_hits, notes, tracking = merge_seeds(runs, seeds)
-    diffs = {label: paired_bootstrap(h, hits[base], cfg.bootstrap, cfg.seed)
-             for label, h in hits.items() if label != base}
-    word_diffs = {label: paired_bootstrap(h, word_hits[base], cfg.bootstrap, cfg.seed)
-                  for label, h in word_hits.items() if label != base}
-    per_seed = {label: [float(run.hits[label].mean() - run.hits[base].mean()) for run in runs]
+    diffs = {label: paired_bootstrap(h, hits[BASELINE], cfg.bootstrap, cfg.seed)
+             for label, h in hits.items() if label != BASELINE}
+    word_diffs = {label: paired_bootstrap(h, word_hits[BASELINE], cfg.bootstrap, cfg.seed)
+                  for label, h in word_hits.items() if label != BASELINE}
+    per_seed = {label: [float(run.hits[label].mean() - run.hits[BASELINE].mean()) for run in runs]
                 for label in diffs} if len(seeds) > 1 else {}
     flat = {f"{k}/{m}": v for k, r in rows.items() for m, v in r.items()}
     flat.update({f"tracking/{k}": v for k, v in tracking.items()})
@@ -84,13 +83,13 @@ def run_compare(cfg: CompareConfig) -> dict[str, float]:
             flat.update({f"seed{seed}/{k}/{m}": v for k, r in run.rows.items()
                          for m, v in r.items()})
     text = format_compare(rows, tracking, cfg, list(specs), notes, seeds)
-    text += "\n\n" + format_differences(rows, diffs, base, cfg, list(specs), notes, per_seed)
-    text += "\n\n" + format_differences(rows, word_diffs, base, cfg, list(specs), notes,
+    text += "\n\n" + format_differences(rows, diffs, BASELINE, cfg, list(specs), notes, per_seed)
+    text += "\n\n" + format_differences(rows, word_diffs, BASELINE, cfg, list(specs), notes,
                                         measure="cbli_p1")
-    best = best_row(hits, base)
+    best = best_row(hits, BASELINE)
     if best is not None:  # is the best row ahead of the others, or only of the baseline?
         ahead = {label: paired_bootstrap(hits[best], h, cfg.bootstrap, cfg.seed)
-                 for label, h in hits.items() if label not in (best, base)}
+                 for label, h in hits.items() if label not in (best, BASELINE)}
         flat.update({f"{label}/best_minus_this{s}": v for label, d in ahead.items()
                      for s, v in zip(("", "_lo", "_hi"), d)})
         text += "\n\n" + format_head_to_head(best, ahead, cfg)

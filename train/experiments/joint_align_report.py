@@ -19,12 +19,11 @@ def joint_align_deltas(hits: dict[str, np.ndarray], text_rows: dict[str, str], r
                        seed: int) -> dict[str, dict[str, tuple[float, float, float]]]:
     """Per row, (difference, low, high) against ``center > clp`` (``delta_vs_baseline``) and,
     for a TEXT row, against the same row without TEXT (``text_delta``)."""
-    base = BASELINE
     out: dict[str, dict[str, tuple[float, float, float]]] = {}
     for name, h in hits.items():
-        if base in hits and name != base:
+        if BASELINE in hits and name != BASELINE:
             out.setdefault(name, {})["delta_vs_baseline"] = paired_bootstrap(
-                h, hits[base], resamples, seed)
+                h, hits[BASELINE], resamples, seed)
         if name in text_rows and text_rows[name] in hits:
             out.setdefault(name, {})["text_delta"] = paired_bootstrap(
                 h, hits[text_rows[name]], resamples, seed)
@@ -41,7 +40,6 @@ def delta_metrics(deltas: dict) -> dict[str, float]:
 
 def format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder) -> str:
     """The table, from the rows and the run's ``JointAlignConfig``."""
-    base_label = BASELINE
     ident = encoder.identity()
     header = (f"Joint-Align on the Bible {bed.src_lang}–en: {cfg.encoder} layer {encoder.layer}, "
               f"{cfg.pooling}-subword pooling; {len(bed.train)} training verses, "
@@ -56,10 +54,10 @@ def format_joint_align(rows, hits, deltas, drift, cfg, bed, encoder) -> str:
              "selection and export); en cos f0: mean cosine (×100) of the held-out English "
              "word vectors as the row delivers them (encoder, then map or head) to the original "
              "model's (100 = unchanged)\n")
-    if base_label in hits:
+    if BASELINE in hits:
         cbli = cfg.measure == "cbli"
-        text += "\n" + format_against(base_label, {
-            name: deltas[name]["delta_vs_baseline"] for name in hits if name != base_label},
+        text += "\n" + format_against(BASELINE, {
+            name: deltas[name]["delta_vs_baseline"] for name in hits if name != BASELINE},
             cfg.bootstrap_samples, "CBLI" if cbli else f"{bed.src_lang}→en",
             "CBLI gold occurrences" if cbli else "test verses")
     with_text = [n for n in hits if n in deltas and "text_delta" in deltas[n]]
