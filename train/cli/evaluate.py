@@ -1,5 +1,6 @@
 """``crossalign evaluate``: retrieval / CBLI / lexicon P@1 of exports on held-out text (the
-default task), ``evaluate rfeval`` (correlation with human judgments) and ``evaluate w2w``
+default task), ``evaluate wmt17 | mlqe | rfeval`` (agreement with human judgments, one per
+registered benchmark: train/cli/judged.py) and ``evaluate w2w``
 (preference for literal translations), ``evaluate challenge`` (reference vs MT vs word-by-word
 and perturbations). Each prints its table and, with ``--out``, writes it
 with ``metrics.json``."""
@@ -16,7 +17,7 @@ from .options import add_interval_options, add_old_name
 from .scoring import add_scorer_options, build_scorer
 
 
-VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate rfeval`, `evaluate w2w`, `evaluate challenge` for XMoverScore"}
+VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate wmt17|mlqe|rfeval` (agreement with people), `evaluate w2w`, `evaluate challenge`"}
 
 def run_retrieval(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_parallel
@@ -27,7 +28,7 @@ def run_retrieval(args: argparse.Namespace) -> None:
     check_report_dir(args.out)
     if not args.export or not args.src:
         raise InputError("give --encoder EXPORT... and --src (and --ref) held-out text, or a task: "
-                         "evaluate rfeval | evaluate w2w", parameter="export")
+                         "evaluate wmt17 | mlqe | rfeval | w2w | challenge", parameter="export")
     if args.bootstrap < 1:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
     corpus = read_parallel(args.src, args.tgt, args.fmt)
@@ -45,37 +46,6 @@ def run_retrieval(args: argparse.Namespace) -> None:
     text += "\n" + "\n".join(f"{path}: {sig}" for path, sig in result.signatures.items())
     report(text, {f"{name}/{k}": v for name, m in result.rows.items() for k, v in m.items()},
            args.out)
-
-
-def run_rfeval(args: argparse.Namespace) -> None:
-    from alignment.data.corpus import read_lines
-    from alignment.evaluation.correlation import correlations, read_judgments
-
-    check_report_dir(args.out)
-    data = read_judgments(args.data)
-    if args.scores:
-        lines = read_lines(args.scores)
-        try:
-            metric = np.array([float(x) for x in lines if not x.startswith("#")])
-        except ValueError as err:
-            raise InputError(f"not a number: {err}", path=args.scores) from None
-        sig = "scores from " + str(args.scores)
-    else:
-        if not args.encoder:
-            raise InputError("give --scores FILE or an --encoder to score with", parameter="encoder")
-        result = build_scorer(args).score(data.src, data.mt)
-        metric, sig = result.final, result.signature
-    out = correlations(data, metric, args.bootstrap, args.seed)
-    lines = [f"{'lp':10} {'segments':>8} {'Pearson [95% CI]':>24} {'Kendall τ [95% CI]':>24} {'system r':>9}"]
-    for lp in sorted(set(data.lp)):
-        sysr = out.get(f"{lp}/system_pearson")
-        lines.append(
-            f"{lp:10} {int(out[f'{lp}/segments']):>8} "
-            f"{out[f'{lp}/pearson']:>7.3f} [{out[f'{lp}/pearson_lo']:.3f}, {out[f'{lp}/pearson_hi']:.3f}] "
-            f"{out[f'{lp}/kendall']:>7.3f} [{out[f'{lp}/kendall_lo']:.3f}, {out[f'{lp}/kendall_hi']:.3f}] "
-            f"{'' if sysr is None else f'{sysr:9.3f}'}")
-    lines.append(f"average Pearson {out['avg/pearson']:.3f}, Kendall {out['avg/kendall']:.3f}\n{sig}")
-    report("\n".join(lines), out, args.out)
 
 
 def run_w2w(args: argparse.Namespace) -> None:
@@ -112,7 +82,7 @@ def run_w2w(args: argparse.Namespace) -> None:
 
 def register(sub) -> None:
     ev = sub.add_parser("evaluate", help=VERBS["evaluate"],
-                        epilog="Also: crossalign evaluate rfeval --help, crossalign evaluate w2w --help, "
+                        epilog="Also: crossalign evaluate wmt17 --help, crossalign evaluate mlqe --help, crossalign evaluate rfeval --help, crossalign evaluate w2w --help, "
                         "crossalign evaluate challenge --help")
     ev.add_argument("--encoder", dest="export", nargs="+",
                     help="one or more crossalign exports (of any encoders); with several, each "
@@ -136,14 +106,9 @@ def register(sub) -> None:
     ev.set_defaults(func=run_retrieval)
     tasks = ev.add_subparsers(dest="task", metavar="TASK")
 
-    rf = tasks.add_parser("rfeval", help="correlation of metric scores with human judgments",
-                          description="Correlation of metric scores with human judgments.")
-    rf.add_argument("--data", required=True, help="TSV: lp, src, mt, ref, score [, system]")
-    rf.add_argument("--scores", help="precomputed metric scores, one a line (else score now)")
-    add_interval_options(rf)
-    rf.add_argument("--out", help="folder for table.txt and metrics.json")
-    add_scorer_options(rf, encoder_required=False)
-    rf.set_defaults(func=run_rfeval)
+    from .judged import register_evaluate
+
+    register_evaluate(tasks)
 
     w2w = tasks.add_parser("w2w", help="how often the metric prefers a literal translation",
                            description="Share of sources where the metric prefers a literal "

@@ -1,0 +1,132 @@
+"""The benchmark contract: a registered reader of judged segments (and, where the data has
+them, whole system outputs with system-level human scores), its published anchors and the
+score columns it carries. ``crossalign data NAME`` and ``crossalign evaluate NAME`` go through
+it; a new benchmark is one module and one ``register_benchmark`` call."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from alignment.errors import InputError
+
+from .segments import JudgedSegments, concat, read_judgments
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Published numbers to print beside measured rows: ``values`` by pair (and ``avg``)."""
+
+    label: str
+    values: dict[str, float]
+    note: str = ""
+
+
+@dataclass
+class SystemOutputs:
+    """One pair's whole test set as several MT systems translated it, with each system's
+    human score (system-level evaluation)."""
+
+    pair: str
+    source: list[str]
+    outputs: dict[str, list[str]]
+    human: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One human-judgment benchmark.
+
+    ``load(data, split, pairs)`` returns the judged segments of ``pairs`` (all when None) from
+    ``data`` (a prepared folder, or a file for file benchmarks); ``prepare(source, out, pairs,
+    progress)`` builds that folder from a clone of the public repository and returns its
+    report; ``systems(data, pair)`` gives system outputs or None. ``baselines`` maps score
+    columns the data carries to the row label they print under."""
+
+    name: str
+    summary: str
+    load: Callable[[Path, str, list[str] | None], JudgedSegments]
+    pairs: tuple[str, ...] = ()
+    splits: tuple[str, ...] = ("test",)
+    default_data: str | None = None
+    prepare: Callable[..., dict] | None = None
+    systems: Callable[[Path, str], SystemOutputs | None] | None = None
+    baselines: dict[str, str] = field(default_factory=dict)
+    anchors: tuple[Anchor, ...] = ()
+    source: str = ""
+
+
+BENCHMARKS: dict[str, Benchmark] = {}
+
+
+def register_benchmark(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark``; a name may be registered once."""
+    if benchmark.name in BENCHMARKS:
+        raise ValueError(f"benchmark '{benchmark.name}' is already registered")
+    BENCHMARKS[benchmark.name] = benchmark
+    return benchmark
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """The registered benchmark called ``name``."""
+    if name not in BENCHMARKS:
+        raise InputError(f"unknown benchmark '{name}' (known: {', '.join(sorted(BENCHMARKS))})",
+                         parameter="benchmark")
+    return BENCHMARKS[name]
+
+
+def load_folder(data: Path, split: str, pairs: list[str] | None, known: tuple[str, ...],
+                baselines: tuple[str, ...], name: str) -> JudgedSegments:
+    """The judged segments of a prepared folder (``data/PAIR/SPLIT.tsv``), for ``pairs`` or for
+    every pair present."""
+    data = Path(data)
+    if not data.is_dir():
+        raise InputError(f"folder not found (make it with: crossalign data {name} --from CLONE)",
+                         parameter="data")
+    present = [p for p in known if (data / p / f"{split}.tsv").is_file()]
+    for pair in pairs or []:
+        if pair not in known:
+            raise InputError(f"{name} has no pair '{pair}' (it has: {', '.join(known)})",
+                             parameter="pairs")
+        if pair not in present:
+            raise InputError(f"{data / pair / (split + '.tsv')} is missing (make it with: "
+                             f"crossalign data {name} --from CLONE --pairs {pair})", parameter="data")
+    chosen = pairs or present
+    if not chosen:
+        raise InputError(f"{data} holds no {name} pair with a {split} split (make it with: "
+                         f"crossalign data {name} --from CLONE)", parameter="data")
+    parts = []
+    for pair in chosen:
+        part = read_judgments(data / pair / f"{split}.tsv", baselines)
+        wrong = sorted(set(part.lp) - {pair})
+        if wrong:
+            raise InputError(f"holds pair(s) {wrong}, not {pair}", path=data / pair / f"{split}.tsv")
+        parts.append(part)
+    return concat(parts)
+
+
+def read_systems(data: Path, pair: str) -> SystemOutputs | None:
+    """``data/PAIR/systems/``: ``source.txt``, ``human.tsv`` (system, score) and one
+    ``SYSTEM.txt`` of outputs a system, line by line the translations of the source."""
+    from alignment.data.corpus import read_lines
+
+    folder = Path(data) / pair / "systems"
+    if not (folder / "human.tsv").is_file():
+        return None
+    source = read_lines(folder / "source.txt")
+    human: dict[str, float] = {}
+    for number, line in enumerate((folder / "human.tsv").read_text(encoding="utf-8").splitlines(), 1):
+        name, _, score = line.partition("\t")
+        try:
+            human[name] = float(score)
+        except ValueError:
+            raise InputError(f"score '{score}' is not a number", path=folder / "human.tsv",
+                             line=number) from None
+    outputs = {}
+    for name in human:
+        hyp = read_lines(folder / f"{name}.txt", allow_empty=True)
+        if len(hyp) != len(source):
+            raise InputError(f"{len(hyp)} lines for {len(source)} source lines",
+                             path=folder / f"{name}.txt")
+        outputs[name] = hyp
+    return SystemOutputs(pair, source, outputs, human)

