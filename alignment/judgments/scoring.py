@@ -65,6 +65,17 @@ class ScoredBenchmark:
     system_metrics: dict[str, float] = field(default_factory=dict)
 
 
+def joint_signature(signatures: set[str]) -> str:
+    """One row's signatures over several pairs as one line: where they differ only in their
+    ``lang:`` field, that field lists the pairs (``lang:cs-en,de-en``); else all, by ``;``."""
+    split = [sig.split("|") for sig in sorted(signatures)]
+    rest = {tuple(f for f in fields if not f.startswith("lang:")) for fields in split}
+    if len(split) < 2 or len(rest) != 1:
+        return " ; ".join(sorted(signatures))
+    langs = [f[5:] for fields in split for f in fields if f.startswith("lang:")]
+    return "|".join([*next(iter(rest)), f"lang:{','.join(langs)}"])
+
+
 def _lm_signature(scorer, lm) -> str:
     """The signature ``crossalign score --lm`` writes for this scorer with ``lm``."""
     scorer.lm = lm
@@ -72,6 +83,24 @@ def _lm_signature(scorer, lm) -> str:
         return scorer.signature
     finally:
         scorer.lm = None
+
+
+def share_encodings(scorer, memo: dict) -> None:
+    """Rows on the same encoder and layer (the unmapped encoder and its exports) encode each
+    list of sentences once: the scorer's encoder answers repeats from ``memo`` (maps are applied
+    after encoding, so the scores are those of separate encodings)."""
+    encoder = scorer.encoder
+    if getattr(encoder, "shares_encodings", False):
+        return
+    ident, original = repr(encoder.identity()), encoder.encode_tokens
+
+    def encode_tokens(sentences, *args, **kwargs):
+        key = (ident, len(sentences), hash(tuple(sentences)))
+        if key not in memo:
+            memo[key] = original(sentences, *args, **kwargs)
+        return memo[key]
+
+    encoder.encode_tokens, encoder.shares_encodings = encode_tokens, True
 
 
 def _system_sample(n_lines: int, total: int) -> np.ndarray:
@@ -97,12 +126,14 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             row.encoder_for(pair)
     lm_scorer = LanguageModelScorer(lm, device=options.get("device")) if lm else None
     scorers: dict[tuple[str, str], object] = {}
+    memo: dict = {}  # encodings shared by rows on one encoder, one pair at a time
 
     def scorer_for(encoder: str, pair: str):
         key = (encoder, pair)
         if key not in scorers:
             langs = tuple(pair.split("-"))
             scorers[key] = get_metric("xmoverscore").build(encoder, languages=langs, **options)
+            share_encodings(scorers[key], memo)
         return scorers[key]
 
     lp = np.asarray(data.lp)
@@ -111,6 +142,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     lm_sigs: dict[str, set[str]] = {r.label: set() for r in rows}
     fluency = np.zeros(len(data))
     for pair in pairs:
+        memo.clear()
         mask = np.flatnonzero(lp == pair)
         src = [data.src[i] for i in mask]
         mt = [data.mt[i] for i in mask]
@@ -124,10 +156,10 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer))
         if lm_scorer is not None:
             fluency[mask] = lm_scorer.score(mt)
-    scored = [Row(r.label, xm[r.label], " ; ".join(sorted(sigs[r.label]))) for r in rows]
+    scored = [Row(r.label, xm[r.label], joint_signature(sigs[r.label])) for r in rows]
     if lm_scorer is not None:
         scored += [Row(f"{r.label} ⊕ LM", xm[r.label] + lm_coef * fluency,
-                       " ; ".join(sorted(lm_sigs[r.label]))) for r in rows]
+                       joint_signature(lm_sigs[r.label])) for r in rows]
         scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.name}@{lm_scorer.revision}"))
     scored += list(extra)
     if with_baselines:
@@ -143,6 +175,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             outputs = benchmark.systems(system_data, pair)
             if outputs is None:
                 continue
+            memo.clear()
             keep = _system_sample(system_lines, len(outputs.source))
             src = [outputs.source[i] for i in keep]
             per_row: dict[str, dict[str, float]] = {r.label: {} for r in scored if r.label in xm}
