@@ -5,7 +5,6 @@ reference. Training text: the post-edited train split (source, post-edit), never
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,8 @@ from alignment.errors import InputError
 
 from .registry import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import clone_folder, commit_of, member_lines, normalised, sha256, tar_members
+from .sources import (clone_folder, commit_of, member_lines, normalised, sha256, tar_members,
+                      write_data_folder)
 
 REPOSITORY = "sheffieldnlp/mlqe-pe"
 PAIRS = ("ro-en", "et-en", "ne-en", "si-en", "ru-en", "en-de", "en-zh")
@@ -67,7 +67,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
             progress: bool = True) -> dict:
     """Build ``out/PAIR/{dev.tsv, test.tsv, train.SRC, train.TGT}`` and ``out/provenance.json``
     from a clone of the public repository (whole, or not at all)."""
-    from alignment.atomic import atomic_dir, check_output_dir
+    from alignment.atomic import check_output_dir
     from alignment.version import __version__
 
     chosen = list(pairs or PAIRS)
@@ -112,13 +112,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
               "commit": commit_of(clone), "licence": LICENCE, "pairs": built,
               "inputs_sha256": dict(sorted(used.items())),
               "signature": f"crossalign|data:mlqe|v:{__version__}"}
-    with atomic_dir(out, "provenance.json") as tmp:
-        for rel, text in files.items():
-            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / rel).write_text(text, encoding="utf-8")
-        report["outputs_sha256"] = {rel: sha256(tmp / rel) for rel in sorted(files)}
-        (tmp / "provenance.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return report
+    return write_data_folder(out, files, report)
 
 
 def load(data: Path, split: str = "test", pairs: list[str] | None = None) -> JudgedSegments:

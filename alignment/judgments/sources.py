@@ -114,6 +114,22 @@ def member_lines(files: dict[str, bytes], suffix: str, archive: Path) -> tuple[s
     return found[0], io.StringIO(text.lstrip("\ufeff")).read().splitlines()
 
 
+def write_data_folder(out: str | Path, files: dict[str, str], report: dict) -> dict:
+    """Write ``files`` (relative path → text) and ``provenance.json`` (``report`` with the
+    SHA-256 of every output added) as one folder that appears whole or not at all."""
+    import json
+
+    from alignment.atomic import atomic_dir
+
+    with atomic_dir(out, "provenance.json") as tmp:
+        for rel, text in files.items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_text(text, encoding="utf-8")
+        report["outputs_sha256"] = {rel: sha256(tmp / rel) for rel in sorted(files)}
+        (tmp / "provenance.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
+
+
 def normalised(text: str) -> str:
     """A sentence as the leakage check compares it: case-folded, whitespace collapsed."""
     return " ".join(text.casefold().split())

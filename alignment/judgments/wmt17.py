@@ -5,7 +5,6 @@ human scores; newstest2018/2019 as training text that no judged segment comes fr
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,7 @@ from alignment.errors import InputError
 
 from .registry import Anchor, Benchmark, load_folder, read_systems, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import clone_folder, commit_of, normalised, sha256, text_lines
+from .sources import clone_folder, commit_of, normalised, sha256, text_lines, write_data_folder
 
 REPOSITORY = "AIPHES/ACL20-Reference-Free-MT-Evaluation"
 PAIRS = ("cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en")
@@ -140,7 +139,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
     """Build ``out/PAIR/{test.tsv, train.SRC, train.en, systems/}`` and ``out/provenance.json``
     from a clone of the public repository; everything is checked before the folder is
     written, and the folder appears whole or not at all."""
-    from alignment.atomic import atomic_dir, check_output_dir
+    from alignment.atomic import check_output_dir
     from alignment.version import __version__
 
     chosen = list(pairs or PAIRS)
@@ -208,13 +207,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
               "commit": commit_of(clone), "licence": LICENCE, "pairs": built,
               "inputs_sha256": dict(sorted(used.items())),
               "signature": f"crossalign|data:wmt17|v:{__version__}"}
-    with atomic_dir(out, "provenance.json") as tmp:
-        for rel, text in files.items():
-            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tmp / rel).write_text(text, encoding="utf-8")
-        report["outputs_sha256"] = {rel: sha256(tmp / rel) for rel in sorted(files)}
-        (tmp / "provenance.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return report
+    return write_data_folder(out, files, report)
 
 
 def load(data: Path, split: str = "test", pairs: list[str] | None = None) -> JudgedSegments:
