@@ -114,3 +114,17 @@ def test_multigpu_recipe_differs_from_the_single_device_one_only_in_scale():
               if one["model"]["init_args"][k] != many["model"]["init_args"][k]}
     assert differ == {"gradient_checkpointing"}
     assert many["trainer"]["strategy"] == "ddp" and many["trainer"]["precision"] == "bf16-mixed"
+
+
+def test_the_wmt17_encoder_recipe_trains_on_what_data_wmt17_writes():
+    from alignment.judgments import wmt17
+
+    cli = _cli(ROOT / "wmt17-encoder" / "joint-align.yaml")
+    assert type(cli.datamodule).__name__ == "ParallelTextDataModule"
+    corpora = cli.datamodule.hparams.corpora
+    assert [c["src_lang"] for c in corpora] == [p.split("-")[0] for p in wmt17.PAIRS]
+    for c in corpora:  # the training text crossalign data wmt17 writes, never a judged file
+        pair = f"{c['src_lang']}-en"
+        assert (c["src"], c["tgt"]) == (f"data/wmt17/{pair}/train.{c['src_lang']}",
+                                        f"data/wmt17/{pair}/train.en")
+    assert cli.datamodule.hparams.layer == 8 and cli.model.hparams.lr == 5e-5

@@ -195,3 +195,61 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
                          path=directory / REMAP_FILE)
     check_consistent(meta, mapping, directory / REMAP_FILE)
     return RemappedEncoder(enc, mapping, meta, text_normaliser(meta.get("text")))
+
+
+def export_for_language(directory: str | Path, src_lang: str, out: str | Path,
+                        tgt_lang: str | None = None, device: str | None = None) -> dict:
+    """An export of a jointly fine-tuned encoder (Joint-Align over several languages) for
+    another of its languages: the same weights with the NORM head of ``src_lang`` → ``tgt_lang``
+    (default: the export's target) from the language statistics the export keeps; returns the
+    new ``remap.json``. Refused for an export without per-language statistics."""
+    from safetensors.numpy import load_file
+
+    from alignment.encoding.identity import EncoderIdentity
+    from alignment.encoding.norm_head import running_norm
+
+    meta = read_remap_json(directory)
+    if meta.get("encoder_weights") != "." or not meta.get("norm_stats"):
+        raise InputError("not a fine-tuned export with per-language NORM statistics (only "
+                         "those can be exported for another language)", path=directory)
+    stats_file = load_file(str(Path(directory) / meta["norm_stats"]))
+    languages = sorted(k.split(".", 1)[1] for k in stats_file if k.startswith("mean."))
+    tgt_lang = tgt_lang or meta["tgt_lang"]
+    for lang, name in ((src_lang, "src-lang"), (tgt_lang, "tgt-lang")):
+        if lang not in languages:
+            raise InputError(f"the export has statistics for {', '.join(languages)}, not '{lang}'",
+                             parameter=name)
+    stats = {lang: (stats_file[f"mean.{lang}"], stats_file[f"std.{lang}"]) for lang in languages}
+    load_remapped(directory, device=device)  # verified whole before it is copied
+    tok = meta["tokenizer"]
+    ident = EncoderIdentity(meta["encoder"], meta.get("base_revision"), meta["layer"],
+                            meta["pooling"], meta.get("max_length", 512), tok["tokenizer"],
+                            tok.get("lowercase", False), tok.get("subwords"))
+    data = DataProvenance(ident, meta.get("data_fingerprint"), meta.get("n_sentences"),
+                          meta.get("n_pairs"), "export", src_lang, tgt_lang,
+                          aligner=meta.get("aligner"))
+    keep = {k: meta[k] for k in ("fine_tuned", "hyperparameters", "selected", "metrics")
+            if k in meta}
+    keep["derived_from"] = {"export": meta["signature"], "src_lang": meta["src_lang"]}
+    weights = _CopiedFiles(Path(directory))  # byte for byte: the same weights, the same revision
+    return export_encoder(out, weights, weights, running_norm(stats[src_lang], stats[tgt_lang]),
+                          data, stats, meta.get("text"), keep)
+
+
+class _CopiedFiles:
+    """Stands in for a model and its tokenizer in ``export_encoder``: ``save_pretrained`` copies
+    an export's own model and tokenizer files instead of re-serialising them."""
+
+    def __init__(self, source: Path) -> None:
+        from alignment.atomic import MANIFEST
+
+        self.files = [f for f in source.iterdir()
+                      if f.is_file() and f.name not in (REMAP_FILE, NORM_FILE, MANIFEST)]
+        self.model_max_length = None
+
+    def save_pretrained(self, target, **_) -> None:
+        import shutil
+
+        for f in self.files:
+            if not (Path(target) / f.name).exists():
+                shutil.copyfile(f, Path(target) / f.name)

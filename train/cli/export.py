@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 
-VERBS = {"export": "export a fitted run as a remapped encoder"}
+VERBS = {"export": "export a fitted run as a remapped encoder (or a jointly fine-tuned export "
+                   "for another of its languages)"}
 
 def run(args: argparse.Namespace) -> None:
     from alignment.export.remapped import export_remapped
@@ -23,6 +24,21 @@ def run(args: argparse.Namespace) -> None:
                                (args.corpus, "corpus", check_corpus_name)):
         if value is not None:
             check(value, name)
+    from alignment.errors import InputError
+
+    if (args.run is None) == (args.export is None):
+        raise InputError("give --run (a fitted run) or --export (a fine-tuned export)",
+                         parameter="run")
+    if args.export is not None:
+        if not args.src_lang:
+            raise InputError("--export needs --src-lang: the language to export it for",
+                             parameter="src-lang")
+        from alignment.export.remapped import export_for_language
+
+        check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.export,))
+        meta = export_for_language(args.export, args.src_lang, args.out, args.tgt_lang)
+        print(f"exported to {args.out}\n{meta['signature']}")
+        return
     check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.run,))
     record = RunRecord.read(args.run)
     data = record.data.with_languages(args.src_lang, args.tgt_lang)
@@ -39,7 +55,9 @@ def run(args: argparse.Namespace) -> None:
 
 def register(sub) -> None:
     p = sub.add_parser("export", help=VERBS["export"])
-    p.add_argument("--run", required=True, help="run directory written by fit")
+    p.add_argument("--run", help="run directory written by fit")
+    p.add_argument("--export", help="a jointly fine-tuned export (Joint-Align over several "
+                   "languages) to export again for --src-lang, with that language's NORM head")
     p.add_argument("--out", required=True, help="export folder to write: new, empty, or a "
                    "previous export (replaced)")
     p.add_argument("--overwrite", action="store_true",
