@@ -76,13 +76,14 @@ def joint_signature(signatures: set[str]) -> str:
     return "|".join([*next(iter(rest)), f"lang:{','.join(langs)}"])
 
 
-def _lm_signature(scorer, lm) -> str:
-    """The signature ``crossalign score --lm`` writes for this scorer with ``lm``."""
-    scorer.lm = lm
+def _lm_signature(scorer, lm, coef: float) -> str:
+    """The signature ``crossalign score --lm LM --lm-coef COEF`` writes for this scorer."""
+    own = scorer.lm_coef
+    scorer.lm, scorer.lm_coef = lm, coef
     try:
         return scorer.signature
     finally:
-        scorer.lm = None
+        scorer.lm, scorer.lm_coef = None, own
 
 
 def share_encodings(scorer, memo: dict) -> None:
@@ -153,7 +154,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             xm[row.label][mask] = result.xmover
             sigs[row.label].add(result.signature)
             if lm_scorer is not None:
-                lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer))
+                lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
         if lm_scorer is not None:
             fluency[mask] = lm_scorer.score(mt)
     scored = [Row(r.label, xm[r.label], joint_signature(sigs[r.label])) for r in rows]

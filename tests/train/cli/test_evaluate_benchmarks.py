@@ -27,7 +27,7 @@ def test_evaluate_wmt17_scores_every_row_with_intervals_and_tests(tmp_path, wmt1
     out = tmp_path / "report"
     assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--encoder", str(tiny_bert),
                  f"de-en={tiny_bert},lv-en={tiny_bert}", "--labels", "base", "per-pair",
-                 "--layer", "1", "--lm", str(tiny_gpt2), "--bootstrap", "50", "--system-lines", "6",
+                 "--layer", "1", "--lm", str(tiny_gpt2), "--lm-coef", "0.05", "--bootstrap", "50", "--system-lines", "6",
                  "--out", str(out), "-q"]) == 0
     text = capsys.readouterr().out
     metrics = json.loads((out / "metrics.json").read_text())
@@ -42,7 +42,7 @@ def test_evaluate_wmt17_scores_every_row_with_intervals_and_tests(tmp_path, wmt1
     assert metrics["base/de-en/systems"] == 3 and "base ⊕ LM/lv-en/pairwise_accuracy" in metrics
     assert "paper: Mover-2 + CLP(M-BERT) ⊕ LM" in text and "xmoverscore|" in text
     (signed,) = [line for line in text.splitlines() if line.startswith("base ⊕ LM: xmoverscore|")]
-    assert f"|lm:{tiny_gpt2}@" in signed and "|coef:0.1|" in signed
+    assert f"|lm:{tiny_gpt2}@" in signed and "|coef:0.05|" in signed  # the weight used
 
 
 def test_formats_and_precomputed_scores(tmp_path, wmt17_data, capsys):
