@@ -72,6 +72,12 @@ def run_evaluate(args: argparse.Namespace) -> None:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
     if args.system_lines < 0:
         raise InputError(f"must be >= 0, got {args.system_lines}", parameter="system-lines")
+    for name, value in (("batch-size", args.batch_size), ("ngram", args.ngram)):
+        if value < 1:
+            raise InputError(f"must be >= 1, got {value}", parameter=name)
+    from alignment.encoding.device import resolve_device
+
+    resolve_device(args.device)  # before anything loads
     if args.lm and not args.encoder:
         raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")
     if args.labels and len(args.labels) != len(args.encoder or []):

@@ -90,6 +90,8 @@ def test_a_new_benchmark_is_one_registration(tmp_path, capsys):
     (["evaluate", "wmt17", "--data", "{data}", "--lm", "x.gguf", "--encoder", "{tiny}"], "file not found: 'x.gguf'"),
     (["evaluate", "mlqe", "--data", "{data}", "--scores", "x"], "holds no mlqe pair"),
     (["data", "mlqe", "--from", "{wmt}"], "is not a clone of sheffieldnlp/mlqe-pe"),
+    (["evaluate", "wmt17", "--data", "{data}", "--encoder", "{tiny}", "--ngram", "0"],
+     "parameter 'ngram': must be >= 1"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, wmt17_data, tiny_bert, capsys, argv, message):
     (tmp_path / "bad.txt").write_text("0.1\nhigh\n")
