@@ -13,7 +13,7 @@ from alignment.errors import InputError
 
 from .registry import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import (clone_folder, commit_of, member_lines, normalised, sha256, tar_members,
+from .sources import (clone_folder, member_lines, normalised, sha256, tar_members,
                       write_data_folder)
 
 REPOSITORY = "sheffieldnlp/mlqe-pe"
@@ -68,7 +68,6 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
     """Build ``out/PAIR/{dev.tsv, test.tsv, train.SRC, train.TGT}`` and ``out/provenance.json``
     from a clone of the public repository (whole, or not at all)."""
     from alignment.atomic import check_output_dir
-    from alignment.version import __version__
 
     chosen = list(pairs or PAIRS)
     for pair in chosen:
@@ -108,11 +107,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
         files[f"{pair}/train.{tl}"] = "".join(b + "\n" for _, b in kept)
         built[pair] = {**{f"{s}_segments": n for s, n in counts.items()},
                        "training_pairs": len(kept), "training_from": "post-editing train split"}
-    report = {"benchmark": "mlqe", "repository": f"https://github.com/{REPOSITORY}",
-              "commit": commit_of(clone), "licence": LICENCE, "pairs": built,
-              "inputs_sha256": dict(sorted(used.items())),
-              "signature": f"crossalign|data:mlqe|v:{__version__}"}
-    return write_data_folder(out, files, report)
+    return write_data_folder(out, files, "mlqe", REPOSITORY, clone, LICENCE, built, used)
 
 
 def load(data: Path, split: str = "test", pairs: list[str] | None = None) -> JudgedSegments:

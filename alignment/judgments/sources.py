@@ -114,12 +114,20 @@ def member_lines(files: dict[str, bytes], suffix: str, archive: Path) -> tuple[s
     return found[0], io.StringIO(text.lstrip("\ufeff")).read().splitlines()
 
 
-def write_data_folder(out: str | Path, files: dict[str, str], report: dict) -> dict:
-    """Write ``files`` (relative path → text) and ``provenance.json`` (``report`` with the
-    SHA-256 of every output added) as one folder that appears whole or not at all."""
+def write_data_folder(out: str | Path, files: dict[str, str], benchmark: str, repository: str,
+                      clone: Path, licence: str, pairs: dict, inputs: dict[str, str]) -> dict:
+    """Write ``files`` (relative path → text) and ``provenance.json`` — the repository, its
+    commit, licence, per-pair counts, the SHA-256 of every input and output, a signature — as
+    one folder that appears whole or not at all; returns the record."""
     import json
 
     from alignment.atomic import atomic_dir
+    from alignment.version import __version__
+
+    report = {"benchmark": benchmark, "repository": f"https://github.com/{repository}",
+              "commit": commit_of(clone), "licence": licence, "pairs": pairs,
+              "inputs_sha256": dict(sorted(inputs.items())),
+              "signature": f"crossalign|data:{benchmark}|v:{__version__}"}
 
     with atomic_dir(out, "provenance.json") as tmp:
         for rel, text in files.items():

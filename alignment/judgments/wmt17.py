@@ -13,7 +13,7 @@ from alignment.errors import InputError
 
 from .registry import Anchor, Benchmark, load_folder, read_systems, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import clone_folder, commit_of, normalised, sha256, text_lines, write_data_folder
+from .sources import clone_folder, normalised, sha256, text_lines, write_data_folder
 
 REPOSITORY = "AIPHES/ACL20-Reference-Free-MT-Evaluation"
 PAIRS = ("cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en")
@@ -140,7 +140,6 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
     from a clone of the public repository; everything is checked before the folder is
     written, and the folder appears whole or not at all."""
     from alignment.atomic import check_output_dir
-    from alignment.version import __version__
 
     chosen = list(pairs or PAIRS)
     for pair in chosen:
@@ -203,11 +202,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
         built[pair] = {"judged_segments": len(data), "systems_of_segments": len(set(systems) - {""}),
                        "training_pairs": len(train), "training_from": sets,
                        "system_outputs": n_sys}
-    report = {"benchmark": "wmt17", "repository": f"https://github.com/{REPOSITORY}",
-              "commit": commit_of(clone), "licence": LICENCE, "pairs": built,
-              "inputs_sha256": dict(sorted(used.items())),
-              "signature": f"crossalign|data:wmt17|v:{__version__}"}
-    return write_data_folder(out, files, report)
+    return write_data_folder(out, files, "wmt17", REPOSITORY, clone, LICENCE, built, used)
 
 
 def load(data: Path, split: str = "test", pairs: list[str] | None = None) -> JudgedSegments:
