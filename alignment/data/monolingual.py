@@ -1,5 +1,5 @@
 """Monolingual pools: one language's token vectors with the word type of each token, for
-methods that see no translation pairs (adversarial maps, self-learning, bootstrapping)."""
+methods that see no translation pairs (adversarial maps, self-learning, self-training)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

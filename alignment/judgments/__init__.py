@@ -3,7 +3,7 @@ system outputs where the data has them) for ``crossalign evaluate NAME``, and bu
 folder from a clone of its public repository for ``crossalign data NAME``."""
 from __future__ import annotations
 
-from .registry import BENCHMARKS, Anchor, Benchmark, SystemOutputs, get_benchmark, register_benchmark
+from .benchmark import BENCHMARKS, Anchor, Benchmark, SystemOutputs, get_benchmark, register_benchmark
 from .segments import JudgedSegments, read_judgments
 from . import mlqe, rfeval, wmt17  # noqa: F401  (registrations)
 

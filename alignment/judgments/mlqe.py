@@ -11,7 +11,7 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from .registry import Anchor, Benchmark, load_folder, register_benchmark
+from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
 from .sources import (clone_folder, member_lines, normalised, sha256, tar_members,
                       write_data_folder)

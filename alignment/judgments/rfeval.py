@@ -6,7 +6,7 @@ from pathlib import Path
 
 from alignment.errors import InputError
 
-from .registry import Benchmark, register_benchmark
+from .benchmark import Benchmark, register_benchmark
 from .segments import JudgedSegments, read_judgments
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from .agreement import Row, segment_agreement, system_agreement
-from .registry import Benchmark
+from .benchmark import Benchmark
 from .segments import JudgedSegments
 
 

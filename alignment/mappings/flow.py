@@ -154,7 +154,7 @@ def density_matching_loss(mapping: RealNVPMapping, x: torch.Tensor, y: torch.Ten
     the two languages and expressed ``nll_per`` "dimension" (nats per modelled dimension: the
     term is then ~1/d of the matching term's scale) or "vector" (nats per vector, on the
     matching term's per-vector scale); plus ``constraint_weight`` × ``constraint(f(x), y)``
-    (bootstrapping's g, ``alignment.unsupervised.constraints``) when given."""
+    (self-training's g, ``alignment.unsupervised.constraints``) when given."""
     if nll_per not in ("dimension", "vector"):
         raise ValueError(f"nll_per must be 'dimension' or 'vector', got {nll_per!r}")
     mapped = mapping(x)

@@ -1,5 +1,5 @@
 """A learned linear map x ↦ xW (source side only), for methods that find W without pair
-moments: adversarial training (MUSE), self-learning (VecMap), bootstrapped Procrustes."""
+moments: adversarial training (MUSE), self-learning (VecMap), self-trained Procrustes."""
 from __future__ import annotations
 
 import torch

@@ -29,16 +29,16 @@ class DataKind(str, Enum):
 class Method:
     """One registered method.
 
-    ``fitter`` is the dotted class path of the Lightning module that fits it (a string, so this
-    library never imports the Lightning layer; resolved in one place, the training layer's
-    plan); ``data`` is what it trains on; ``pairless``: a closed-form stage that needs only
+    ``fitter`` names the family of Lightning module that fits it (``"flow"``; the training
+    layer's fitter classes each say their ``family``, and its plan looks the class up there:
+    this library never imports the Lightning layer); ``data`` is what it trains on; ``pairless``: a closed-form stage that needs only
     each language's own statistics, so it also fits on unpaired pools; ``loss`` the training
     objective; ``defaults`` the settings that differ from the fitter's own defaults."""
 
     name: str
     mapping: type[Mapping]
     kind: str = CLOSED_FORM
-    fitter: str = "train.modules.closed_form.ClosedFormFit"
+    fitter: str = "closed_form"
     loss: Callable[..., dict] | None = None
     defaults: dict[str, Any] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()

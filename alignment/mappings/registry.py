@@ -253,26 +253,26 @@ register_method(Method("umd", UMD, aliases=("gbdd",),
                        summary="remove the top pair-difference direction from both sides (UMD)"))
 register_method(Method("linear", LeastSquares, aliases=("least_squares",),
                        summary="unconstrained least-squares linear map"))
-register_method(Method("realnvp", RealNVPMapping, TRAINED, "train.modules.flow.FlowFit",
+register_method(Method("realnvp", RealNVPMapping, TRAINED, "flow",
                        density_matching_loss, summary="Real-NVP density matching"))
-register_method(Method("fcnn", FCNN, TRAINED, "train.modules.regression.RegressionFit", regression_loss,
+register_method(Method("fcnn", FCNN, TRAINED, "regression", regression_loss,
                        summary="three fully connected tanh layers, squared error"))
 
 from .linear_map import LinearMap
 
 # trained by their own loops (adversarial, self-learning): no pair loss
-register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "train.modules.adversarial.GanRealNVPFit",
+register_method(Method("gan_realnvp", RealNVPMapping, TRAINED, "gan_realnvp",
                        data=DataKind.UNPAIRED,
                        summary="Real-NVP trained adversarially (Wasserstein critic), no pairs"))
-register_method(Method("muse", LinearMap, TRAINED, "train.modules.adversarial.MuseFit",
+register_method(Method("muse", LinearMap, TRAINED, "muse",
                        data=DataKind.UNPAIRED,
                        defaults={"objective": "gan", "critic_hidden": 2048, "critic_dropout": 0.1,
                                  "critic_steps": 1, "lr": 1e-3, "critic_lr": 1e-3},
                        summary="MUSE-style adversarial orthogonal linear map, no pairs"))
-register_method(Method("vecmap", LinearMap, TRAINED, "train.modules.self_learning.SelfLearningFit",
+register_method(Method("vecmap", LinearMap, TRAINED, "self_learning",
                        data=DataKind.UNPAIRED,
                        summary="VecMap-style unsupervised self-learning (orthogonal), no pairs"))
-register_method(Method("mining", LinearMap, TRAINED, "train.modules.mining.MiningFit",
+register_method(Method("mining", LinearMap, TRAINED, "mining",
                        data=DataKind.UNPAIRED,
                        summary="iterated pseudo-parallel mining: mined sentence pairs, their "
                        "words aligned, a closed-form map fitted (fit=center > clp), no pairs"))

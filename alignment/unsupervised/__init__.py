@@ -1,2 +1,2 @@
-"""Alignment without parallel data: the adversarial critic, bootstrapping and its
+"""Alignment without parallel data: the adversarial critic, self-training and its
 constraints, VecMap-style self-learning, pseudo-parallel mining."""

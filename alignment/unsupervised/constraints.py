@@ -1,4 +1,4 @@
-"""The constraints g of bootstrapping (Zhao & Eger 2022, Algorithm 1): extra losses on induced
+"""The constraints g of self-training (Zhao & Eger 2022, Algorithm 1): extra losses on induced
 pairs (mapped source Ỹ, target Y, row-aligned) that keep a refitted map from distorting the
 space; each is 0 at a planted solution and > 0 away from it."""
 from __future__ import annotations

@@ -86,12 +86,12 @@ def test_score_with_random_options(files, monkeypatch, capsys):
 
 
 def test_unsupervised_with_random_options(tmp_path, monkeypatch, capsys):
-    import train.experiments.unsupervised as unsupervised
+    import train.experiments.unsupervised_comparison as unsupervised
 
     monkeypatch.setattr(unsupervised, "prepare_bible", _stop)
     rng = random.Random(2)
     for _ in range(150):
-        option = rng.choice(["--boot-weight", "--mining-threshold", "--rounds", "--train-verses",
+        option = rng.choice(["--self-training-weight", "--mining-threshold", "--rounds", "--train-verses",
                              "--pool-tokens", "--max-pairs", "--gan-epochs", "--test-verses",
                              "--per-type", "--protocol", "--supervised", "--routes",
                              "--align-seed", "--bootstrap"])
@@ -102,14 +102,14 @@ def test_unsupervised_with_random_options(tmp_path, monkeypatch, capsys):
 
 
 def test_simulate_with_random_options(tmp_path, monkeypatch, capsys):
-    import train.experiments.simulate as simulate
+    import train.experiments.cbli_simulation as simulate
 
     monkeypatch.setattr(simulate, "simulate", _stop)
     rng = random.Random(3)
     for _ in range(150):
         option = rng.choice(["--t", "--k", "--eps", "--seeds", "--epochs", "--rounds",
-                             "--gan-map-steps", "--boot-map-steps", "--methods", "--gan-method",
-                             "--criterion", "--protocol", "--shift", "--boot-refit"])
+                             "--gan-map-steps", "--self-training-map-steps", "--methods", "--gan-method",
+                             "--criterion", "--protocol", "--shift", "--self-training-refit"])
         value = _method(rng) if option in ("--methods", "--gan-method") else rng.choice(VALUES)
         _outcome(["simulate", "--out", str(tmp_path / "sim"), "--unsupervised", option, value],
                  capsys)

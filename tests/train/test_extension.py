@@ -1,6 +1,6 @@
 """A new *trained* method family through the public extension points only: its mapping (a
 ``Mapping`` subclass with a ``kind``), its loss, its fitter (a ``TrainedFit`` subclass) and
-one registry entry — then trained, composed, saved, exported and scored through the CLI with
+one registry entry (the fitter registered by its family) — then trained, composed, saved, exported and scored through the CLI with
 nothing else changed."""
 import json
 
@@ -41,6 +41,8 @@ def shift_loss(mapping, x, y, weight=None) -> dict:
 class ShiftFit(TrainedFit):
     """Fits ``test_shift`` by gradient steps on the squared error."""
 
+    family = "test_shift"
+
     def __init__(self, method: str | MethodSpec = "test_shift", lr: float = 0.1, weight_decay: float = 0.0,
                  semantic_top: float = 1000, semantic_mutual: bool = False,
                  warmup_steps: int = 0, dim: int | None = None) -> None:
@@ -55,10 +57,14 @@ class ShiftFit(TrainedFit):
 
 @pytest.fixture
 def shift_method():
-    register_method(Method("test_shift", Shift, "trained", "tests.train.test_extension.ShiftFit", shift_loss,
+    from train.fitting.fitters import register_fitter, unregister_fitter
+
+    register_method(Method("test_shift", Shift, "trained", "test_shift", shift_loss,
                            summary="a learned translation"))
+    register_fitter(ShiftFit)
     yield
     unregister_method("test_shift")
+    unregister_fitter("test_shift")
 
 
 def test_a_trained_family_needs_its_own_classes_and_one_registry_entry(shift_method, tmp_path):

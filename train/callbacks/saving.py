@@ -11,7 +11,7 @@ from alignment.errors import InputError
 from alignment.export.remapped import export_remapped
 from alignment.export.provenance import RunRecord
 
-from train.encoders.export import export_fine_tuned
+from train.encoders.fine_tuned_export import export_fine_tuned
 from train.runs.reporting import write_metrics
 from .selection import KeepBest, final_selection, logged
 

@@ -1,6 +1,6 @@
 """Choosing what a run keeps: the epoch or step a validation criterion likes best, and the
 typed ``Selection`` that the saving callbacks consume (a refining callback such as
-``Bootstrap`` may replace it)."""
+``SelfTraining`` may replace it)."""
 from __future__ import annotations
 
 import warnings
@@ -15,7 +15,7 @@ from alignment.evaluation.criteria import CRITERIA
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 
-from train.fitting.contracts import Selectable
+from train.ground.contracts import Selectable
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ def _system_name(scorer) -> str:
 
 def run(args: argparse.Namespace) -> None:
     from alignment.evaluation.challenge import build_challenge, evaluate_challenge
-    from .scoring import build_scorer
+    from .scorer_options import build_scorer
 
     if args.bootstrap < 1:
         raise InputError(f"must be >= 1, got {args.bootstrap}", parameter="bootstrap")
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def register(tasks) -> None:
-    from .scoring import add_scorer_options
+    from .scorer_options import add_scorer_options
 
     p = tasks.add_parser("challenge", help="rank reference / apertium MT / word-by-word and "
                          "perturbed references (offline meta-evaluation of the metric)",

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.encoding.encoder import Encoder, EncoderSpec
     from alignment.data.tokenize import Tokenizer
 
-    from train.fitting.distributed import end_process_group
+    from train.ground.distributed import end_process_group
     from train.data.encoding import encode_to_cache
 
     check_options(args)

@@ -14,7 +14,7 @@ from alignment.errors import InputError
 
 from train.runs.reporting import check_report_dir, format_against, format_table, report
 from .options import add_interval_options, add_old_name
-from .scoring import add_scorer_options, build_scorer
+from .scorer_options import add_scorer_options, build_scorer
 
 
 VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text; `evaluate wmt17|mlqe|rfeval` (agreement with people), `evaluate w2w`, `evaluate challenge`"}

@@ -35,7 +35,7 @@ options:
 
 def data_hint() -> str:
     """Which data class each kind of method reads (from the fit plan, not a hand list)."""
-    from train.fitting.contracts import class_path
+    from train.ground.contracts import class_path
     from train.fitting.plan import DATA_MODULES
 
     kinds = ", ".join(f"{kind.value}: {class_path(cls)}" for kind, cls in DATA_MODULES.items())
@@ -59,6 +59,39 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     print_result(cli.trainer.default_root_dir)
 
 
+# class paths recipes of crossalign < 0.4 name, and what they are now
+OLD_CLASS_PATHS = {
+    "train.modules.adversarial.GanRealNVPFit": "train.unsupervised.adversarial.GanRealNVPFit",
+    "train.modules.adversarial.MuseFit": "train.unsupervised.adversarial.MuseFit",
+    "train.modules.self_learning.SelfLearningFit":
+        "train.unsupervised.self_learning.SelfLearningFit",
+    "train.modules.mining.MiningFit": "train.unsupervised.mining.MiningFit",
+    "train.callbacks.bootstrap.Bootstrap": "train.unsupervised.self_training.SelfTraining",
+}
+
+
+def accept_old_class_paths(argv: list[str]) -> None:
+    """Let a recipe that names a class by its former path (``OLD_CLASS_PATHS``) still load: the
+    old module names are made to point at today's classes, with a note per name found."""
+    import importlib
+    import sys
+    import types
+    import warnings
+
+    texts = list(argv)
+    for i, arg in enumerate(argv[:-1]):
+        if arg == "--config" and Path(argv[i + 1]).is_file():
+            texts.append(Path(argv[i + 1]).read_text(errors="replace"))
+    for old, new in OLD_CLASS_PATHS.items():
+        if any(old in text for text in texts):
+            warnings.warn(f"{old} is now {new} (the old name still works)", stacklevel=2)
+        old_module, _, old_name = old.rpartition(".")
+        new_module, _, new_name = new.rpartition(".")
+        alias = sys.modules.setdefault(old_module, types.ModuleType(old_module))
+        if not hasattr(alias, old_name):
+            setattr(alias, old_name, getattr(importlib.import_module(new_module), new_name))
+
+
 def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False,
                planned: dict | None = None):
     """Run ``argv`` (``--config`` files or YAML strings, ``--key value`` overrides) through
@@ -71,12 +104,12 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False,
     import yaml
     from pytorch_lightning import LightningDataModule, LightningModule
 
-    from train.fitting.contracts import ChecksData
-    from train.fitting.distributed import end_process_group
+    from train.ground.contracts import ChecksData
+    from train.ground.distributed import end_process_group
     from train.fitting.plan import check_fit
     from train.runs.run_folder import claim
     from train.runs.run_log import RunLog, SaveConfigOnSuccess
-    from train.fitting.trainer import RECIPE_NOISE
+    from train.ground.trainer import RECIPE_NOISE
 
     claims: list = []
 
@@ -103,6 +136,7 @@ def run_recipe(argv: list[str], verbose: bool = False, overwrite: bool = False,
                 if isinstance(logger, RunLog):
                     logger.bind(self.trainer.default_root_dir)
 
+    accept_old_class_paths(argv)
     if not verbose:  # the model summary is framework noise; a recipe or flag may still ask
         argv = ["--trainer.enable_model_summary", "false", *argv]
     level = logging.INFO if verbose else logging.WARNING
@@ -149,7 +183,7 @@ def recipe_cli_class(planned: dict | None = None) -> type:
     from pytorch_lightning.cli import LightningCLI
 
     from alignment.mappings import DataKind, MethodSpec, parse_method
-    from train.fitting.contracts import class_path
+    from train.ground.contracts import class_path
     from train.fitting.plan import DATA_MODULES, method_text
 
     register_type(MethodSpec, serializer=method_text, deserializer=parse_method)
@@ -170,6 +204,7 @@ def parse_recipe(argv: list[str]):
 
     from pytorch_lightning import LightningDataModule, LightningModule
 
+    accept_old_class_paths(argv)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
         return recipe_cli_class()(LightningModule, LightningDataModule, subclass_mode_model=True,

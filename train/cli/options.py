@@ -38,7 +38,8 @@ def _unwrap_optional(tp: Any) -> Any:
 def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
                           skip: tuple[str, ...] = ()) -> None:
     """One ``--kebab-case`` option per field of ``cls`` (``metadata['flag']`` renames it,
-    ``metadata['help']`` describes it); a bool that defaults to True becomes ``--no-NAME``."""
+    ``metadata['help']`` describes it, ``metadata['old']`` is a former name still accepted); a
+    bool that defaults to True becomes ``--no-NAME``."""
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         if f.name in skip:
@@ -63,6 +64,9 @@ def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
         shown = " ".join(map(str, default)) if isinstance(default, list) else default
         parser.add_argument(_flag(f), metavar=f.metadata.get("flag", f.name).upper(),
                             help=f"{help_} (default: {shown})".lstrip(), **kwargs)
+        if "old" in f.metadata:
+            add_old_name(parser, "--" + f.metadata["old"].replace("_", "-"), _flag(f), f.name,
+                         **{k: v for k, v in kwargs.items() if k in ("type", "nargs")})
 
 
 def dataclass_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:

@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_parallel
     from alignment.export.remapped import load_remapped
 
-    from train.runs.plot import plot_curves, plot_overlap
+    from train.runs.figures import plot_curves, plot_overlap
 
     if not args.export and not args.metrics:
         raise InputError("give --encoder EXPORT (with --src/--ref) and/or --metrics", parameter="plot")

@@ -9,7 +9,7 @@ from alignment.errors import InputError
 
 from .score_output import paired_differences, render
 from .options import add_old_name
-from .scoring import add_scorer_options, build_scorer, check_scorer_options
+from .scorer_options import add_scorer_options, build_scorer, check_scorer_options
 
 VERBS = {"score": "XMoverScore of hypotheses against their sources (no reference needed)"}
 PROGRESS_FROM = 100  # pairs; below this a run takes seconds and shows no bars

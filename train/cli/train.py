@@ -35,7 +35,7 @@ def recipe(args: argparse.Namespace) -> dict:
     text, word-aligned, for methods that learn from pairs; two monolingual files, read whole,
     for those that learn without."""
     from alignment.mappings import DataKind
-    from train.fitting.contracts import class_path
+    from train.ground.contracts import class_path
     from train.fitting.plan import plan_fit
 
     if args.epochs < 1:

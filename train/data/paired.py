@@ -24,7 +24,7 @@ from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import aligned_pairs
 from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
-from train.fitting.distributed import check_same_on_every_rank
+from train.ground.distributed import check_same_on_every_rank
 
 
 class VectorDataModule(pl.LightningDataModule):

@@ -21,7 +21,7 @@ from alignment.encoding.text_normalise import SpanishTextNormaliser
 from alignment.data.tokenize import Tokenizer
 from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
-from train.fitting.distributed import check_same_on_every_rank
+from train.ground.distributed import check_same_on_every_rank
 from train.data.global_batches import EpochLoader, GlobalBatchSampler  # noqa: F401  (GlobalBatchSampler: public here)
 
 CORPUS_KEYS = {"src", "tgt", "src_lang", "fmt", "alignment", "max_sentences", "val_src", "val_tgt"}

@@ -79,7 +79,7 @@ def train_language_model(text: str | Path, out: str | Path, cfg: LanguageModelCo
     from alignment.data.corpus import fingerprint_lines, read_lines
     from alignment.signature import LanguageModelSignature
 
-    from train.fitting.trainer import quiet_trainer
+    from train.ground.trainer import quiet_trainer
 
     cfg = cfg or LanguageModelConfig()
     cfg.check()

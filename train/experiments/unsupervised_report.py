@@ -7,7 +7,7 @@ import numpy as np
 from alignment.evaluation.correlation import pearson
 from alignment.evaluation.retrieval import columns, paired_bootstrap
 from alignment.mappings import BASELINE
-from alignment.unsupervised.bootstrapping import lexicon_judge
+from alignment.unsupervised.self_training import lexicon_judge
 
 from train.runs.reporting import Column, format_difference, format_table
 from .shared import measure
@@ -124,7 +124,7 @@ def format_unsupervised(rows: dict, hits: dict, comparisons: dict[str, float],
     if judged:
         truth = ("the aligned pair" if cfg.protocol == "pairs-permuted"
                  else "a FreeDict entry")
-        out.append(f"Bootstrapping's induced pairs that are {truth}, per round (%; reported "
+        out.append(f"Self-training's induced pairs that are {truth}, per round (%; reported "
                    "only, the round is chosen by the semantic criterion):")
         out += [f"  {n:<44} " + " → ".join(f"{100 * p:.1f}" for p in ps) for n, ps in judged.items()]
         out.append("")

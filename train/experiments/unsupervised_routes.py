@@ -1,6 +1,6 @@
 """The routes of ``crossalign unsupervised``, as registered compositions: a registered method
 fitted on the unpaired pools (``PoolFit``), optionally followed by a refinement of that fit —
-bootstrapping rounds (``Bootstrapped``) or a supervised method on the pairs it mined
+self-training rounds (``SelfTrained``) or a supervised method on the pairs it mined
 (``FittedOnMined``). Routes that share a ``PoolFit`` share its fit. Any other registered method
 that learns without pairs is a route by its method string."""
 from __future__ import annotations
@@ -34,17 +34,17 @@ class PoolFit:
     seeds: bool = False
 
 
-def bootstrap_rounds(cfg: Any) -> int:
+def self_training_rounds(cfg: Any) -> int:
     return cfg.rounds
 
 
 @dataclass(frozen=True)
-class Bootstrapped:
-    """Bootstrapping rounds from the fit's map (``rounds`` from the config), with ``constraint``
+class SelfTrained:
+    """Self-training rounds from the fit's map (``rounds`` from the config), with ``constraint``
     and ``refit``: supervised, or adversarial (Algorithm 1 as published, with the fit's own
     settings and batch)."""
 
-    rounds: Callable[[Any], int] = bootstrap_rounds
+    rounds: Callable[[Any], int] = self_training_rounds
     constraint: str | None = None
     refit: str = "supervised"
 
@@ -62,7 +62,7 @@ class Route:
     map is the row)."""
 
     fit: PoolFit
-    then: Bootstrapped | FittedOnMined | None = None
+    then: SelfTrained | FittedOnMined | None = None
 
 
 ROUTES: dict[str, Route] = {}
@@ -84,6 +84,21 @@ def register_route(name: str, route: Route) -> Route:
 def base_route(route: Route) -> str | None:
     """The name of the plain route whose fit ``route`` refines."""
     return next((n for n, r in ROUTES.items() if r.fit == route.fit and r.then is None), None)
+
+
+# the routes' former names (crossalign < 0.4 called self-training "bootstrapping")
+OLD_ROUTE_NAMES = {f"gan_realnvp + boot ({label})": f"gan_realnvp + self-training ({label})"
+                   for label in ("cross-corr", "graph", "procrustes")}
+
+
+def current_route_names(names: list[str]) -> list[str]:
+    """``names`` with former route names replaced by today's, each with a warning."""
+    import warnings
+
+    for old in set(names) & set(OLD_ROUTE_NAMES):
+        warnings.warn(f"route '{old}' is now '{OLD_ROUTE_NAMES[old]}' (the old name still "
+                      "works)", stacklevel=2)
+    return [OLD_ROUTE_NAMES.get(n, n) for n in names]
 
 
 def route_for(name: str, parsed: dict[str, MethodSpec] | None = None) -> Route:
@@ -128,12 +143,13 @@ register_route("vecmap", Route(PoolFit("center > vecmap", "types", vecmap_settin
 register_route("vecmap (identity start)",
                Route(PoolFit("center > vecmap:init=identity", "types", vecmap_settings)))
 register_route("muse", Route(MUSE))
-register_route("muse + refinement", Route(MUSE, Bootstrapped(lambda cfg: cfg.refinement_rounds)))
+register_route("muse + refinement", Route(MUSE, SelfTrained(lambda cfg: cfg.refinement_rounds)))
 register_route("gan_realnvp", Route(GAN))
 for constraint, label in (("cross_correlation", "cross-corr"), ("graph", "graph"),
                           ("procrustes", "procrustes")):
-    register_route(f"gan_realnvp + boot ({label})", Route(GAN, Bootstrapped(constraint=constraint)))
+    register_route(f"gan_realnvp + self-training ({label})",
+                   Route(GAN, SelfTrained(constraint=constraint)))
 register_route("gan_realnvp + Algorithm 1 (cross-corr)",
-               Route(GAN, Bootstrapped(constraint="cross_correlation", refit="adversarial")))
+               Route(GAN, SelfTrained(constraint="cross_correlation", refit="adversarial")))
 register_route("mining > center > clp", Route(MINING))
 register_route("mining > clp_flow", Route(MINING, FittedOnMined("clp_flow")))

@@ -1,3 +1,3 @@
 """Running a fit: the plan that turns a parsed method into its fitter, data check, trainer and
-callbacks (``plan``), fits inside a larger job (``in_process``), bootstrapping's refits
-(``bootstrap``), the quiet trainer and multi-process ends (``trainer``, ``distributed``)."""
+callbacks (``plan``), fits inside a larger job (``in_process``), and the fitter classes by the
+family each declares (``fitters``)."""

@@ -1,9 +1,8 @@
-"""Which Lightning module fits a method and which settings it takes: the registry's dotted
-``fitter`` path resolved (the only such lookup), and every setting of a method string checked
-against that class's constructor before any data is read."""
+"""Which Lightning module fits a method and which settings it takes: the fitter classes by
+reference, keyed by the ``family`` each declares (the registry's ``fitter`` names one), and every
+setting of a method string checked against that class's constructor before any data is read."""
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 import types
@@ -13,12 +12,39 @@ from typing import Any
 from alignment.errors import InputError
 from alignment.mappings import MethodSpec
 
+from train.modules import ClosedFormFit, FlowFit, RegressionFit
+from train.unsupervised import GanRealNVPFit, MiningFit, MuseFit, SelfLearningFit
+
+FITTERS: dict[str, type] = {cls.family: cls for cls in (
+    ClosedFormFit, FlowFit, RegressionFit, GanRealNVPFit, MuseFit, SelfLearningFit, MiningFit)}
+
+
+def register_fitter(cls: type) -> type:
+    """Make ``cls`` the fitter of its ``family`` (a new family's one line; usable as a class
+    decorator); refuses a class without a family and a family already taken by another class."""
+    family = getattr(cls, "family", None)
+    if not family:
+        raise ValueError(f"{cls.__name__} names no family (set family = \"...\" on the class)")
+    if FITTERS.get(family, cls) is not cls:
+        raise ValueError(f"family '{family}' is already fitted by {FITTERS[family].__name__}")
+    FITTERS[family] = cls
+    return cls
+
+
+def unregister_fitter(family: str) -> None:
+    """Remove a family registered with ``register_fitter`` (tests, plugins unloading)."""
+    FITTERS.pop(family, None)
+
 
 def fitter_class(spec: MethodSpec) -> type:
-    """The Lightning module class the registry names for ``spec`` (its last stage's ``fitter``):
-    the one place a dotted class path becomes a class."""
-    module, _, name = spec.fitter.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    """The Lightning module class of the family the registry names for ``spec`` (its last
+    stage's ``fitter``)."""
+    try:
+        return FITTERS[spec.fitter]
+    except KeyError:
+        raise InputError(f"'{spec.text or spec.label}': no fitter registered for family "
+                         f"'{spec.fitter}' (register_fitter(YourFit) in train.fitting.fitters)",
+                         parameter="method") from None
 
 
 def fitter_settings(spec: MethodSpec) -> set[str]:

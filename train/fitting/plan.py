@@ -2,11 +2,9 @@
 (and the DataModule for that kind), its epoch budget and the callbacks that choose and guard
 what it keeps. Every path runs a plan: ``crossalign train`` writes one down as a recipe,
 ``crossalign fit`` checks a recipe's model and data with ``check_fit``, and fits inside a
-larger job (the experiments, bootstrapping's refits) build and run one here. The plan never
-imports the bootstrap loop: the loop runs plans."""
+larger job (the experiments) build and run one here."""
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +20,12 @@ from train.callbacks import CollapseGuard, KeepBest, SaveMapping, SelectByCriter
 from train.data.paired import PairedVectorDataModule
 from train.data.parallel_text import ParallelTextDataModule
 from train.data.unpaired import UnpairedVectorDataModule
-from train.modules.base import NoGradientSteps
+from train.modules.mapping_fit import NoGradientSteps
 from train.runs.run_log import RunLog
 
-from .contracts import FitData, Fitter, MethodFitter, class_path
+from train.ground.contracts import FitData, Fitter, MethodFitter, class_path
 from .fitters import check_settings, fitter_class
-from .trainer import RECIPE_NOISE, quiet_trainer
+from train.ground.trainer import RECIPE_NOISE, quiet_trainer
 
 DATA_MODULES: dict[DataKind, type[pl.LightningDataModule]] = {
     DataKind.PAIRED: PairedVectorDataModule,
@@ -96,7 +94,7 @@ class FitPlan:
     def recipe_model(self) -> dict:
         """The model as a recipe holds it: the fitter, the parsed method (written as its name,
         ``method_text``) and every setting."""
-        return {"class_path": self.spec.fitter, "init_args": {"method": self.spec, **self.settings}}
+        return {"class_path": class_path(self.fitter), "init_args": {"method": self.spec, **self.settings}}
 
     def recipe_trainer(self, criterion: str | None) -> dict:
         """The trainer a recipe gives this method: one quiet pass that saves, or epochs chosen
@@ -119,12 +117,6 @@ def method_text(spec: MethodSpec) -> str:
     """How a saved recipe writes a parsed method: its stages by name (its settings are the
     model's own ``init_args``, so the text round-trips through the fitter)."""
     return spec.name
-
-
-def epochs_for_updates(updates: int, rows: int, batch_size: int) -> int:
-    """Epochs enough for ``updates`` optimiser updates over ``rows`` rows in batches, with one
-    to spare: a step budget (``map_steps``) ends such a run, not the epoch count."""
-    return math.ceil(updates / math.ceil(rows / batch_size)) + 1
 
 
 def plan_fit(method: str | MethodSpec, epochs: int = 30, parameter: str = "method",

@@ -1,20 +1,17 @@
-"""Lightning modules that fit mappings, one per method family: closed form (moments + exact
-solve); over ``MappingFit``, gradient-trained (``TrainedFit``: flow, regression), adversarial
-(``AdversarialFit``: GAN-Real-NVP, MUSE), self-learning (VecMap) and mining as siblings.
-Which family fits a method is said in one place, the method registry's ``fitter``; a method
-is built and run by the fit plan (``train.fitting.plan``)."""
+"""Lightning modules that fit mappings with pairs, one per method family: closed form (moments +
+exact solve); over ``MappingFit``, gradient-trained (``TrainedFit``: flow, regression); and
+``JointAlign``, which fine-tunes the encoder itself. The families that learn without pairs
+(adversarial, self-learning, mining) live with the rest of that method in ``train.unsupervised``.
+Which family fits a method is the registry's ``fitter`` (a family name; each class says its own
+``family``); a method is built and run by the fit plan (``train.fitting.plan``)."""
 from __future__ import annotations
 
-from .adversarial import AdversarialFit, GanRealNVPFit, MuseFit
-from .base import MappingFit
 from .closed_form import ClosedFormFit
 from .flow import FlowFit
-from .joint_align import JointAlign
-from .mining import MiningFit
+from .joint_align_fit import JointAlign
+from .mapping_fit import MappingFit
 from .regression import RegressionFit
-from .self_learning import SelfLearningFit
 from .trained import TrainedFit
 
 
-__all__ = ["AdversarialFit", "ClosedFormFit", "FlowFit", "GanRealNVPFit", "JointAlign", "MappingFit",
-           "MiningFit", "MuseFit", "RegressionFit", "SelfLearningFit", "TrainedFit"]
+__all__ = ["ClosedFormFit", "FlowFit", "JointAlign", "MappingFit", "RegressionFit", "TrainedFit"]

@@ -9,7 +9,7 @@ from alignment.errors import InputError
 from alignment.mappings import Mapping, MethodSpec, fit_composition
 from alignment.mappings.moments import PairMoments
 
-from .base import HoldsMethod, NoGradientSteps
+from .mapping_fit import HoldsMethod, NoGradientSteps
 
 
 class ClosedFormFit(HoldsMethod, NoGradientSteps, pl.LightningModule):
@@ -17,11 +17,13 @@ class ClosedFormFit(HoldsMethod, NoGradientSteps, pl.LightningModule):
     (``"center > clp"``). Takes no optimizer step: run it for one epoch. The solved mapping is
     ``self.mapping``."""
 
+    family = "closed_form"
+
     def __init__(self, method: str | MethodSpec = "clp") -> None:
         super().__init__()
         spec = self.take_method(method)
         if spec.trained is not None:
-            raise InputError(f"'{spec.name}' is trained: use {spec.fitter}", parameter="method")
+            raise InputError(f"'{spec.name}' is trained: its fitter family is '{spec.fitter}'", parameter="method")
         self.spec = spec
         self.save_hyperparameters()
         self._take_no_steps()

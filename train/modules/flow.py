@@ -17,9 +17,10 @@ class FlowFit(TrainedFit):
     warm-up); the loss is ``alignment.mappings.density_matching_loss``.
     Dimensions constant in the training data (std below ``constant_rel_std`` × the median;
     0 turns the check off) go around the flows; the ones found are recorded as ``passive``.
-    ``constraint`` (bootstrapping's g: cross_correlation, graph, procrustes) adds
+    ``constraint`` (self-training's g: cross_correlation, graph, procrustes) adds
     ``constraint_weight`` × g(f(x), y) to the loss."""
 
+    family = "flow"
 
     def __init__(self, method: str | MethodSpec = "realnvp", lr: float = 1e-3, weight_decay: float = 0.0,
                  nll_weight: float = 0.1, dual: bool = True, transforms: int = 4,

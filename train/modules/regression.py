@@ -12,6 +12,7 @@ class RegressionFit(TrainedFit):
     """``fcnn``: three fully connected tanh layers of width ``hidden`` (``residual``: added to
     the input), loss ‖f(x) − y‖² (``alignment.mappings.regression_loss``)."""
 
+    family = "regression"
 
     def __init__(self, method: str | MethodSpec = "fcnn", lr: float = 1e-3, weight_decay: float = 0.0,
                  hidden: int = 1024, residual: bool = False, semantic_top: float = 1000,

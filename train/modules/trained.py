@@ -10,7 +10,7 @@ from alignment.errors import InputError
 from alignment.mappings import Method, MethodSpec
 from alignment.mappings.staged import through_pre_stages
 
-from .base import MappingFit
+from .mapping_fit import MappingFit
 
 
 class TrainedFit(MappingFit):

@@ -4,7 +4,7 @@ keeps a second fit out while one is writing, and a fit never deletes what it did
 Allowed without ``--overwrite``: a new or empty folder, and resuming (``--ckpt_path``) the
 run that the marker names with the same configuration. With ``--overwrite``: the files the
 previous run wrote — listed in its marker when it ended — are removed first, so nothing of it
-(a ``last.ckpt``, a bootstrap round) is taken for this run's. A file crossalign did not write
+(a ``last.ckpt``, a self-training round) is taken for this run's. A file crossalign did not write
 is never removed: at a name a run writes (``checkpoints/``, ``metrics.json``, …) it makes
 ``--overwrite`` refuse; elsewhere it stays."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ from alignment.errors import InputError
 
 MARKER = ".crossalign-run.json"
 LOCK = ".crossalign-run.lock"
-OWNED = ("checkpoints", "log", "mapping", "export", "bootstrap", "metrics.json", "run.json",
+OWNED = ("checkpoints", "log", "mapping", "export", "self-training", "metrics.json", "run.json",
          "config.yaml", "fit.json", MARKER)
 
 

@@ -10,7 +10,7 @@ import torch
 from alignment.mappings import load_mapping, parse_method
 from train.callbacks import Refines, SaveMapping, SelectByCriterion, Selection
 from train.data.paired import PairedVectorDataModule
-from train.fitting.trainer import quiet_trainer
+from train.ground.trainer import quiet_trainer
 from train.fitting.plan import build_fitter
 
 warnings.filterwarnings("ignore", ".*does not have many workers.*")

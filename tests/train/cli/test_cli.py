@@ -17,9 +17,9 @@ def test_every_verb_parses_and_its_options_carry_the_config_defaults():
     exactly the dataclass's defaults, and a flag reaches its (renamed) field."""
     from train.cli import build_parser
     from train.cli.options import dataclass_from_args
-    from train.experiments.compare import CompareConfig
-    from train.experiments.demo import DemoConfig
-    from train.experiments.simulate import SimulationConfig
+    from train.experiments.comparison import CompareConfig
+    from train.experiments.demo_table import DemoConfig
+    from train.experiments.cbli_simulation import SimulationConfig
     from train.encoders.language_model import LanguageModelConfig
 
     parser = build_parser()

@@ -18,7 +18,7 @@ def _shrink(recipe: Path, tmp_path: Path, data: dict) -> Path:
     cfg["trainer"].update(max_epochs=2, default_root_dir=str(tmp_path / "run"),
                           enable_progress_bar=False, accelerator="cpu")
     for cb in cfg["trainer"]["callbacks"]:
-        if cb["class_path"].endswith("Bootstrap"):
+        if cb["class_path"].endswith("SelfTraining"):
             cb["init_args"].update(rounds=2, top=20, epochs=1)
             if cb["init_args"].get("refit") == "adversarial":
                 cb["init_args"].update(map_steps=3, critic_warmup=2, batch_size=16,
@@ -48,10 +48,10 @@ def test_unsupervised_recipe_fits_saves_and_exports(name, tmp_path, tiny_bert, c
     assert meta["mapping_type"].startswith("center > ")
     assert "monolingual-all" in json.dumps(json.loads((run / "run.json").read_text()))
     if name != "vecmap.yaml":
-        rounds = json.loads((run / "bootstrap" / "rounds.json").read_text())
+        rounds = json.loads((run / "self-training" / "rounds.json").read_text())
         assert [r["round"] for r in rounds] == [0, 1, 2] and rounds[1]["lexicon"] > 0
     if name.startswith("gan-realnvp"):  # a flow: refitted through the trainer, checkpointed
-        refit = torch.load(run / "bootstrap" / "round-1" / "checkpoints" / "last.ckpt",
+        refit = torch.load(run / "self-training" / "round-1" / "checkpoints" / "last.ckpt",
                            weights_only=False)  # this test's own file
         adversarial = "critic_warmup" in refit["hyper_parameters"]  # ConstrainedGanFit's
         assert adversarial == (name == "gan-realnvp-algorithm1.yaml")

@@ -6,7 +6,7 @@ from safetensors.torch import load_file
 
 from alignment.errors import InputError
 from tests.conftest import EN, ES
-from train.experiments.joint_align import JointAlignConfig, check_variants, fine_tune
+from train.experiments.joint_align_comparison import JointAlignConfig, check_variants, fine_tune
 
 
 def _weights(run_dir):

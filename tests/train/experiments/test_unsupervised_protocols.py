@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from train.experiments import unsupervised
+from train.experiments import unsupervised_comparison as unsupervised
 from train.experiments.testbed import protocol_name
 
 

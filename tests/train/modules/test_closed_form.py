@@ -60,7 +60,7 @@ def test_two_process_ddp_fit_equals_the_single_process_fit(tmp_path):
     x, y = _data(n=1001, d=8)
     np.savez(tmp_path / "pairs.npz", src=x, tgt=y)
     dm = PairedVectorDataModule(vectors=str(tmp_path / "pairs.npz"), batch_size=100)
-    from train.fitting.distributed import CleanDDPStrategy
+    from train.ground.distributed import CleanDDPStrategy
 
     trainer = pl.Trainer(max_epochs=1, accelerator="cpu", devices=2,
                          strategy=CleanDDPStrategy(start_method="spawn"),

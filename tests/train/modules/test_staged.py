@@ -8,7 +8,7 @@ from alignment.mappings import StagedMapping, fit_composition, load_mapping
 from alignment.mappings.moments import PairMoments
 from train.data.paired import PairedVectorDataModule
 from train.fitting.in_process import fit_arrays
-from train.fitting.trainer import quiet_trainer
+from train.ground.trainer import quiet_trainer
 from train.fitting.plan import build_fitter
 
 

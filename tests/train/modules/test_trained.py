@@ -10,7 +10,7 @@ from alignment.mappings import fit_composition, load_mapping
 from alignment.mappings.moments import PairMoments
 from train.callbacks import SaveMapping, SelectByCriterion
 from train.data.paired import PairedVectorDataModule
-from train.fitting.trainer import quiet_trainer
+from train.ground.trainer import quiet_trainer
 from train.modules import FlowFit, RegressionFit
 
 warnings.filterwarnings("ignore", ".*does not have many workers.*")
@@ -138,7 +138,7 @@ def test_an_unknown_criterion_is_refused():
 def test_a_module_refuses_a_method_of_another_family():
     from alignment.errors import InputError
 
-    with pytest.raises(InputError, match="fitted by train.modules.flow.FlowFit"):
+    with pytest.raises(InputError, match="fitted by the 'flow' family"):
         RegressionFit("realnvp")
 
 
@@ -189,7 +189,7 @@ def test_two_process_ddp_loss_equals_the_single_process_loss_when_shards_need_pa
 
     import pytorch_lightning as pl
 
-    from train.fitting.distributed import CleanDDPStrategy
+    from train.ground.distributed import CleanDDPStrategy
 
     x, y = _planted("nonlinear", 101, 0)
     np.savez(tmp_path / "pairs.npz", src=x, tgt=y)
@@ -252,8 +252,8 @@ def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss(
     """Gradient-trained, adversarial and self-learning fitters share ``MappingFit`` and none is
     a kind of another; a method has a registry loss exactly when its fitter trains on one."""
     from alignment.mappings import METHODS, parse_method
-    from train.modules import (AdversarialFit, ClosedFormFit, MappingFit, MiningFit,
-                               SelfLearningFit, TrainedFit)
+    from train.modules import ClosedFormFit, MappingFit, TrainedFit
+    from train.unsupervised import AdversarialFit, MiningFit, SelfLearningFit
     from train.fitting.fitters import fitter_class
 
     families = (TrainedFit, AdversarialFit, SelfLearningFit, MiningFit)
@@ -271,11 +271,12 @@ def test_families_are_siblings_and_only_gradient_trained_ones_carry_a_pair_loss(
 
 
 def test_a_fitter_of_another_family_is_refused_by_name():
-    from train.modules import FlowFit, GanRealNVPFit, MuseFit
+    from train.modules import FlowFit
+    from train.unsupervised import GanRealNVPFit, MuseFit
 
-    with pytest.raises(InputError, match="fitted by train.modules.adversarial.MuseFit, not GanRealNVPFit"):
+    with pytest.raises(InputError, match="fitted by the 'muse' family, not by GanRealNVPFit"):
         GanRealNVPFit("muse")
-    with pytest.raises(InputError, match="fitted by train.modules.adversarial.GanRealNVPFit, not FlowFit"):
+    with pytest.raises(InputError, match="fitted by the 'gan_realnvp' family, not by FlowFit"):
         FlowFit("gan_realnvp")
     with pytest.raises(InputError, match="parameter 'orthogonalise'"):
         MuseFit("muse", orthogonalise=-1)
