@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     print_result(cli.trainer.default_root_dir)
 
 
-# class paths recipes of crossalign < 0.4 name, and what they are now
+# class paths recipes of crossalign 0.3.0 and earlier name, and what they are now
 OLD_CLASS_PATHS = {
     "train.modules.adversarial.GanRealNVPFit": "train.unsupervised.adversarial.GanRealNVPFit",
     "train.modules.adversarial.MuseFit": "train.unsupervised.adversarial.MuseFit",

@@ -86,7 +86,7 @@ def base_route(route: Route) -> str | None:
     return next((n for n, r in ROUTES.items() if r.fit == route.fit and r.then is None), None)
 
 
-# the routes' former names (crossalign < 0.4 called self-training "bootstrapping")
+# the routes' former names (0.3.0 and earlier called self-training "bootstrapping")
 OLD_ROUTE_NAMES = {f"gan_realnvp + boot ({label})": f"gan_realnvp + self-training ({label})"
                    for label in ("cross-corr", "graph", "procrustes")}
 
