@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def pairs():
-    spec = importlib.util.spec_from_file_location("pairs_benchmark", ROOT / "benchmarks" / "pairs.py")
+    spec = importlib.util.spec_from_file_location("pairs_benchmark", ROOT / "benchmarks" / "pair_tables.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
