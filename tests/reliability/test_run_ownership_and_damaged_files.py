@@ -126,7 +126,7 @@ def test_sigterm_during_export_leaves_no_temporary_folder(tmp_path, tiny_bert, m
 # --- 5. Joint-Align resumes to the same result ------------------------------------------------
 
 def test_an_interrupted_joint_align_run_resumes_to_the_uninterrupted_result(tmp_path, tiny_bert):
-    from tests.train.modules.test_joint_align import _recipe
+    from tests.train.modules.test_joint_align_fit import _recipe
 
     assert main(["fit", "--config", str(_recipe(tmp_path, tiny_bert, "straight"))]) == 0
     broken = _recipe(tmp_path, tiny_bert, "broken")

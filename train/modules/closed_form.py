@@ -23,7 +23,8 @@ class ClosedFormFit(HoldsMethod, NoGradientSteps, pl.LightningModule):
         super().__init__()
         spec = self.take_method(method)
         if spec.trained is not None:
-            raise InputError(f"'{spec.name}' is trained: its fitter family is '{spec.fitter}'", parameter="method")
+            raise InputError(f"'{spec.name}' is trained: its fitter family is '{spec.fitter}'",
+                             parameter="method")
         self.spec = spec
         self.save_hyperparameters()
         self._take_no_steps()
