@@ -13,7 +13,7 @@ from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import (clone_folder, member_lines, normalised, sha256, tar_members,
+from .sources import (chosen_pairs, clone_folder, member_lines, normalised, sha256, tar_members,
                       write_data_folder)
 
 REPOSITORY = "sheffieldnlp/mlqe-pe"
@@ -69,11 +69,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
     from a clone of the public repository (whole, or not at all)."""
     from alignment.atomic import check_output_dir
 
-    chosen = list(pairs or PAIRS)
-    for pair in chosen:
-        if pair not in PAIRS:
-            raise InputError(f"MLQE-PE has no pair '{pair}' (it has: {', '.join(PAIRS)})",
-                             parameter="pairs")
+    chosen = chosen_pairs(pairs, PAIRS, "MLQE-PE")
     check_output_dir(out, "provenance.json")
     clone = clone_folder(source, REPOSITORY, MARKER, "crossalign data mlqe")
     used: dict[str, str] = {}

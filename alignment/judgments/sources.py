@@ -23,6 +23,18 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def chosen_pairs(pairs: list[str] | None, known: tuple[str, ...] | list[str], what: str
+                 ) -> list[str]:
+    """The pairs a data builder makes (``None``: all it knows), each refused unless ``what``
+    (the benchmark, as the message names it) has it — before anything is read."""
+    chosen = list(pairs or known)
+    for pair in chosen:
+        if pair not in known:
+            raise InputError(f"{what} has no pair '{pair}' (it has: {', '.join(known)})",
+                             parameter="pairs")
+    return chosen
+
+
 def clone_folder(source: str | Path | None, repository: str, marker: str, name: str) -> Path:
     """The clone to read: ``source`` when given (it must hold ``marker``); else, with
     ``CROSSALIGN_ALLOW_DOWNLOAD=1``, a shallow ``git clone`` of ``repository`` into the user

@@ -13,7 +13,7 @@ from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, read_systems, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import clone_folder, normalised, sha256, text_lines, write_data_folder
+from .sources import chosen_pairs, clone_folder, normalised, sha256, text_lines, write_data_folder
 
 REPOSITORY = "AIPHES/ACL20-Reference-Free-MT-Evaluation"
 PAIRS = ("cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en")
@@ -141,11 +141,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
     written, and the folder appears whole or not at all."""
     from alignment.atomic import check_output_dir
 
-    chosen = list(pairs or PAIRS)
-    for pair in chosen:
-        if pair not in PAIRS:
-            raise InputError(f"WMT17 here has no pair '{pair}' (it has: {', '.join(PAIRS)})",
-                             parameter="pairs")
+    chosen = chosen_pairs(pairs, PAIRS, "WMT17 here")
     check_output_dir(out, "provenance.json")
     clone = clone_folder(source, REPOSITORY, MARKER, "crossalign data wmt17")
     seg = _seglevel(clone / "WMT17" / "DA-seglevel.csv")

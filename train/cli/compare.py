@@ -2,24 +2,14 @@
 (``train.experiments.comparison``); the experiment's config dataclass fields are the options."""
 from __future__ import annotations
 
-import argparse
-
-from .options import add_dataclass_options, dataclass_from_args
+from .options import add_experiment_verb
 
 VERBS = {"compare": "every method on the Bible against center > clp, each trained one selected by "
                      "semantic, structural, fixed-epoch and labelled criteria"}
 
 
-def run(args: argparse.Namespace) -> None:
+def register(sub) -> None:
     from train.experiments.comparison import run_compare
     from train.experiments.comparison_config import CompareConfig
 
-    run_compare(dataclass_from_args(CompareConfig, args))
-
-
-def register(sub) -> None:
-    from train.experiments.comparison_config import CompareConfig
-
-    p = sub.add_parser("compare", help=VERBS["compare"])
-    add_dataclass_options(p, CompareConfig)
-    p.set_defaults(func=run)
+    add_experiment_verb(sub, VERBS, CompareConfig, run_compare)

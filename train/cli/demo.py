@@ -2,22 +2,12 @@
 experiment's config dataclass fields are the options."""
 from __future__ import annotations
 
-import argparse
-
-from .options import add_dataclass_options, dataclass_from_args
+from .options import add_experiment_verb
 
 VERBS = {"demo": "the embedded default: MiniLM, Bible es–en, every linear method"}
 
 
-def run(args: argparse.Namespace) -> None:
+def register(sub) -> None:
     from train.experiments.demo_table import DemoConfig, run_demo
 
-    run_demo(dataclass_from_args(DemoConfig, args))
-
-
-def register(sub) -> None:
-    from train.experiments.demo_table import DemoConfig
-
-    p = sub.add_parser("demo", help=VERBS["demo"])
-    add_dataclass_options(p, DemoConfig)
-    p.set_defaults(func=run)
+    add_experiment_verb(sub, VERBS, DemoConfig, run_demo)

@@ -7,7 +7,7 @@ import dataclasses
 import math
 import types
 import typing
-from typing import Any
+from typing import Any, Callable
 
 
 # help for fields that mean the same in every config; a field's own ``metadata['help']`` wins
@@ -67,6 +67,15 @@ def add_dataclass_options(parser: argparse.ArgumentParser, cls: type,
         if "old" in f.metadata:
             add_old_name(parser, "--" + f.metadata["old"].replace("_", "-"), _flag(f), f.name,
                          **{k: v for k, v in kwargs.items() if k in ("type", "nargs")})
+
+
+def add_experiment_verb(sub, verbs: dict[str, str], config: type, runner: Callable) -> None:
+    """The parser of a verb that runs one experiment (``verbs``: the module's one-entry VERBS):
+    the fields of its ``config`` dataclass are the options, and ``runner`` gets the config."""
+    (verb, help_), = verbs.items()
+    p = sub.add_parser(verb, help=help_)
+    add_dataclass_options(p, config)
+    p.set_defaults(func=lambda args: runner(dataclass_from_args(config, args)))
 
 
 def dataclass_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:

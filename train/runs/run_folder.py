@@ -24,7 +24,8 @@ from alignment.errors import InputError
 MARKER = ".crossalign-run.json"
 LOCK = ".crossalign-run.lock"
 OWNED = ("checkpoints", "log", "mapping", "export", "self-training", "metrics.json", "run.json",
-         "config.yaml", "fit.json", MARKER)
+         "config.yaml", "fit.json", MARKER,
+         "bootstrap")  # self-training's folder as 0.3.0 and earlier named it
 
 
 def config_fingerprint(config: dict[str, Any]) -> str:
