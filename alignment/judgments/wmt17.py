@@ -36,8 +36,14 @@ ANCHORS = (
 
 
 def _testset(path: Path, pair: str) -> list[list[str]]:
+    """The released test set: a tab-separated CSV whose fields holding a quotation mark are
+    wrapped in quotation marks with inner ones doubled (as pandas writes CSV); the public code
+    reads it with pandas' defaults, which unquote such fields, and so does this."""
     with path.open(encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+        try:
+            rows = list(csv.reader(fh, delimiter="\t", strict=True))
+        except csv.Error as err:
+            raise InputError(f"not a tab-separated CSV ({err})", path=path) from None
     if not rows or rows[0] != HEADER:
         raise InputError(f"header is not {HEADER}", path=path, line=1)
     for number, row in enumerate(rows[1:], start=2):

@@ -169,3 +169,17 @@ def test_loading_a_pair_the_data_lacks_is_one_line(tmp_path):
         get_benchmark("wmt17").load(tmp_path / "w", "test", ["lv-en"])
     with pytest.raises(InputError, match=r"wmt17 has no pair 'xx-en'"):
         get_benchmark("wmt17").load(tmp_path / "w", "test", ["xx-en"])
+
+
+def test_quoted_test_set_fields_are_read_as_the_public_code_reads_them(tmp_path, wmt17_clone):
+    # the released test sets quote a field holding '"' CSV-style; pandas (the public code)
+    # unquotes it, and so must the builder, or the metric scores stray quotation marks
+    path = wmt17_clone / "WMT17/testset/testset_de-en.tsv"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    cells = lines[2].split("\t")
+    cells[1] = '"' + cells[1].replace("Aber", 'Aber ""so""') + '"'
+    lines[2] = "\t".join(cells)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    wmt17.prepare(wmt17_clone, tmp_path / "w", ["de-en"])
+    data = get_benchmark("wmt17").load(tmp_path / "w", "test", ["de-en"])
+    assert data.src[1] == 'Aber "so" was hat ein Duldungsstatus mit Terror zu tun?'
