@@ -109,19 +109,60 @@ def _system_sample(n_lines: int, total: int) -> np.ndarray:
     return np.unique(np.linspace(0, total - 1, num=min(n_lines, total)).round().astype(int))
 
 
+def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: Path | None,
+                      log=print) -> np.ndarray:
+    """Every judged segment's consensus term: its mean chrF against the outputs of the other
+    systems for the same source line (found by its source sentence in the pair's system
+    outputs); NaN where the line or any other system is missing."""
+    from alignment.xmover.consensus import consensus_scores
+
+    if benchmark.systems is None or system_data is None:
+        raise InputError(f"{benchmark.name} has no system outputs: the consensus term needs "
+                         "other systems' translations of the same sources", parameter="consensus")
+    if data.system is None:
+        raise InputError("the consensus term needs each segment's system (a 'system' column)",
+                         parameter="consensus")
+    lp = np.asarray(data.lp)
+    values = np.full(len(data), np.nan)
+    for pair in data.pairs:
+        outputs = benchmark.systems(system_data, pair)
+        if outputs is None:
+            raise InputError(f"no system outputs for {pair} under {system_data}",
+                             parameter="consensus")
+        line: dict[str, int] = {}
+        for k, sentence in enumerate(outputs.source):
+            line.setdefault(sentence, k)
+        mask = np.flatnonzero(lp == pair)
+        others = []
+        for i in mask:
+            k, own = line.get(data.src[i]), set(data.system[i].split("+"))
+            others.append([] if k is None else
+                          [out[k] for name, out in outputs.outputs.items() if name not in own])
+        values[mask] = consensus_scores([data.mt[i] for i in mask], others)
+    missing = int(np.isnan(values).sum())
+    if missing:
+        log(f"consensus: {missing} of {len(values)} segments have no other system's output of "
+            "their source; they get their pair's mean")
+    return values
+
+
 def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow],
                     options: dict, lm: str | None = None, lm_coef: float = 0.1,
                     extra: list[Row] = (), with_baselines: bool = True, resamples: int = 1000,
                     seed: int = 0, system_data: Path | None = None, system_lines: int = 0,
-                    log=print) -> ScoredBenchmark:
+                    log=print, consensus: bool = False) -> ScoredBenchmark:
     """Score every pair of ``data`` with every row (``options``: the XMoverScore settings),
     add ``⊕ LM`` rows and the LM alone when ``lm`` is given, the benchmark's own score columns
     as baseline rows, and measure agreement. With ``system_lines`` > 0 and system outputs in
-    ``system_data``, each system's score is its mean over that many evenly spaced lines."""
+    ``system_data``, each system's score is its mean over that many evenly spaced lines. With
+    ``consensus``, every row also gets a ``⊕ consensus`` row (its standardised sum with the
+    segment's chrF against the other systems' outputs of its source; ``consensus``), and the
+    consensus term is a row of its own."""
     from alignment.evaluation.metrics import get_metric
     from alignment.xmover.lm import LanguageModelScorer
 
     pairs = data.pairs
+    agreement = segment_consensus(benchmark, data, system_data, log) if consensus else None
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
@@ -163,6 +204,13 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                        joint_signature(lm_sigs[r.label])) for r in rows]
         scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.name}@{lm_scorer.revision}"))
     scored += list(extra)
+    if agreement is not None:
+        from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE, standardise, \
+            standardised_sum
+
+        scored += [Row(f"{r.label} ⊕ consensus", standardised_sum([r.scores, agreement], lp),
+                       f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}") for r in scored]
+        scored.append(Row("consensus alone", standardise(agreement, lp), SIGNATURE))
     if with_baselines:
         scored += [Row(label, data.baselines[col], f"the data's '{col}' column")
                    for col, label in benchmark.baselines.items() if col in data.baselines]

@@ -99,7 +99,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,
-                             args.system_lines, log)
+                             args.system_lines, log, args.consensus)
     labels = [r.label for r in result.rows]
     metrics = {**result.metrics, **result.system_metrics}
     if args.format == "json":
@@ -168,8 +168,12 @@ def register_evaluate(tasks) -> None:
             p.add_argument("--system-lines", type=int, default=0,
                            help="also system level: score each system on this many evenly spaced "
                            "lines of its whole output (0: segment level only)")
+            p.add_argument("--consensus", action="store_true",
+                           help="also a '⊕ consensus' row per row: its standardised sum with the "
+                           "segment's chrF against the other systems' translations of the same "
+                           "source (no reference read), and that term alone")
         else:
-            p.set_defaults(system_lines=0)
+            p.set_defaults(system_lines=0, consensus=False)
         p.add_argument("--formula", "--version", dest="version", default="2022",
                        choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
         p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "

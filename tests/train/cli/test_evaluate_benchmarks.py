@@ -105,3 +105,34 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, wmt17_data, tiny_ber
 
     assert re.search(message, err[0]), err[0]
     assert not (tmp_path / "o").exists()
+
+
+def test_consensus_rows_read_the_other_systems_and_no_reference(tmp_path, wmt17_data, capsys):
+    from alignment.judgments import get_benchmark
+    from alignment.judgments.scoring import segment_consensus
+
+    bench = get_benchmark("wmt17")
+    data = bench.load(wmt17_data, "test", None)
+    values = segment_consensus(bench, data, wmt17_data, log=lambda m: None)
+    assert np.isfinite(values).all() and ((0 <= values) & (values <= 1)).all()
+    # the term depends on the other systems' outputs, not on the reference
+    changed = bench.load(wmt17_data, "test", None)
+    changed.ref = ["nothing alike" for _ in changed.ref]
+    assert segment_consensus(bench, changed, wmt17_data, log=lambda m: None) == pytest.approx(values)
+    scores = tmp_path / "scores.txt"
+    scores.write_text("".join(f"{len(m)}\n" for m in data.mt))
+    assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--scores", str(scores),
+                 "--consensus", "--format", "json", "--bootstrap", "20", "--no-baselines"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    labels = [r["label"] for r in doc["rows"]]
+    assert labels == [str(scores), f"{scores} ⊕ consensus", "consensus alone"]
+    assert doc["rows"][1]["signature"].endswith("combine:z-sum-per-pair")
+    assert -1 <= doc["metrics"]["consensus alone/de-en/pearson"] <= 1
+
+
+def test_consensus_needs_system_outputs(tmp_path, capsys):
+    path = tmp_path / "mine.tsv"
+    path.write_text("lp\tsrc\tmt\tscore\nde-en\tein Haus\ta house\t0.5\nde-en\tzwei\ttwo\t0.1\n")
+    with pytest.raises(SystemExit):
+        main(["evaluate", "rfeval", "--data", str(path), "--consensus"])
+    assert "--consensus" in capsys.readouterr().err

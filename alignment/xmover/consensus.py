@@ -1,0 +1,97 @@
+"""Consensus of MT systems, a reference-free term for when several systems translated the same
+sources: how close a hypothesis is to the *other* systems' translations of its source, by
+character n-gram F-score (chrF; Popović 2015), and the standardised sum that adds the term to a
+metric. No human reference is read; a system's own output (or an identical one it shares a
+line with) is never its own pseudo-reference."""
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+
+import numpy as np
+
+from alignment.errors import InputError
+
+CHRF_ORDER = 6     # character n-grams 1..6 (chrF's definition)
+CHRF_BETA = 2.0    # recall weighted twice as much as precision
+SIGNATURE = f"consensus:chrF(n{CHRF_ORDER},beta{CHRF_BETA:g})-mean-of-other-systems"
+COMBINE_SIGNATURE = "combine:z-sum-per-pair"
+
+
+@lru_cache(maxsize=200_000)
+def _char_ngrams(text: str, order: int) -> tuple[Counter, ...]:
+    """Character n-gram counts of ``text`` without its whitespace, for n = 1..order."""
+    s = "".join(text.split())
+    return tuple(Counter(s[i:i + n] for i in range(len(s) - n + 1)) for n in range(1, order + 1))
+
+
+def chrf(hypothesis: str, reference: str, order: int = CHRF_ORDER, beta: float = CHRF_BETA) -> float:
+    """chrF of one hypothesis against one reference, in [0, 1]: the F-beta of character n-gram
+    precision and recall, each averaged over the orders both strings are long enough for; 0
+    when they share no order (an empty string)."""
+    precision = recall = 0.0
+    orders = 0
+    for h, r in zip(_char_ngrams(hypothesis, order), _char_ngrams(reference, order)):
+        if not h or not r:
+            continue
+        match = sum((h & r).values())
+        precision += match / sum(h.values())
+        recall += match / sum(r.values())
+        orders += 1
+    if orders == 0:
+        return 0.0
+    precision, recall = precision / orders, recall / orders
+    if precision + recall == 0:
+        return 0.0
+    return (1 + beta ** 2) * precision * recall / (beta ** 2 * precision + recall)
+
+
+def consensus_scores(hypotheses: list[str], others: list[list[str]]) -> np.ndarray:
+    """For every hypothesis, its mean chrF against ``others[i]`` (the other systems'
+    translations of the same source); NaN where there is none."""
+    if len(hypotheses) != len(others):
+        raise InputError(f"{len(hypotheses)} hypotheses but other outputs for {len(others)}",
+                         parameter="others")
+    return np.array([np.mean([chrf(h, o) for o in outs]) if outs else np.nan
+                     for h, outs in zip(hypotheses, others)], dtype=np.float64)
+
+
+def other_outputs(systems: dict[str, list[str]], system: str | list[str]) -> list[list[str]]:
+    """Line by line, the outputs of every system in ``systems`` but ``system`` (a name, or the
+    names of systems that produced one identical output, ``A+B``)."""
+    own = set(system.split("+")) if isinstance(system, str) else set(system)
+    lengths = {len(v) for v in systems.values()}
+    if len(lengths) > 1:
+        raise InputError(f"system outputs of different lengths {sorted(lengths)}",
+                         parameter="systems")
+    n = lengths.pop() if lengths else 0
+    keep = [out for name, out in systems.items() if name not in own]
+    return [[out[i] for out in keep] for i in range(n)]
+
+
+def standardise(values: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+    """``values`` minus their mean, divided by their standard deviation, within each group (a
+    language pair); NaN becomes 0 (the group's mean), and so does a constant group."""
+    values = np.asarray(values, dtype=np.float64)
+    groups = np.zeros(len(values)) if groups is None else np.asarray(groups)
+    out = np.zeros(len(values))
+    for g in dict.fromkeys(groups.tolist()):
+        idx = np.flatnonzero(groups == g)
+        v = values[idx]
+        ok = np.isfinite(v)
+        if ok.sum() < 2 or np.std(v[ok]) == 0:
+            continue
+        z = (v - v[ok].mean()) / v[ok].std()
+        out[idx] = np.where(ok, z, 0.0)
+    return out
+
+
+def standardised_sum(terms: list[np.ndarray], groups: np.ndarray | None = None,
+                     weights: list[float] | None = None) -> np.ndarray:
+    """Σ weight × standardised term, within each group: terms on different scales (a metric
+    whose scores spread 0.02, chrF spreading 0.1) count as ``weights`` say, equal by default,
+    with no weight tuned on human scores."""
+    weights = [1.0] * len(terms) if weights is None else weights
+    if len(weights) != len(terms):
+        raise InputError(f"{len(weights)} weights for {len(terms)} terms", parameter="weights")
+    return sum(w * standardise(t, groups) for w, t in zip(weights, terms))
