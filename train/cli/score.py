@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> None:
                 print(f"crossalign: note: {result.empty_hypotheses} of {len(src)} hypotheses "
                       f"{'in ' + name + ' ' if len(names) > 1 else ''}are empty; scored as the "
                       "formula defines them (special tokens only)", file=sys.stderr)
+    if args.consensus:
+        results = with_consensus(results, systems, names)
     differences, bootstrap = None, None
     if args.paired_bs:
         bootstrap = {"n": args.paired_bs_n, "seed": args.seed, "level": 0.95}
@@ -61,6 +63,28 @@ def run(args: argparse.Namespace) -> None:
     print(render(results, labels, args.format, args.score_only, differences, bootstrap))
     if args.score_only and args.format != "json" and not args.quiet:
         print(f"# {results[0].signature}", file=sys.stderr)
+
+
+def with_consensus(results: list, systems: list[list[str]], names: list[str]) -> list:
+    """Each system's scores as the standardised sum of its scores and its consensus term (chrF
+    against the other systems' outputs of the same line), standardised over every system's
+    segments together, so that systems stay comparable."""
+    import dataclasses
+
+    import numpy as np
+
+    from alignment.xmover.consensus import (COMBINE_SIGNATURE, SIGNATURE, consensus_scores,
+                                            other_outputs, standardised_sum)
+
+    outputs = dict(zip(names, systems))
+    agreement = [consensus_scores(hyp, other_outputs(outputs, [name]))
+                 for name, hyp in zip(names, systems)]
+    combined = standardised_sum([np.concatenate([r.final for r in results]),
+                                 np.concatenate(agreement)])
+    parts = np.split(combined, np.cumsum([len(h) for h in systems])[:-1])
+    return [dataclasses.replace(r, final=part,
+                                signature=f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}")
+            for r, part in zip(results, parts)]
 
 
 def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
@@ -76,6 +100,9 @@ def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
     if args.paired_bs and len(names) < 2:
         raise InputError("compares systems: give two or more --hyp files (the first is the "
                          "baseline)", parameter="paired-bs")
+    if args.consensus and len(names) < 3:
+        raise InputError("the consensus term compares each system with the others: give three "
+                         "or more --hyp files", parameter="consensus")
     if args.paired_bs_n < 1:
         raise InputError("must be >= 1", parameter="bootstrap")
 
@@ -90,7 +117,9 @@ def register(sub) -> None:
                        "  my_mt < test.es | crossalign score --encoder EXPORT --src test.es "
                        "--hyp - --format json\n"
                        "  crossalign score --encoder EXPORT --src test.es --hyp base.en new.en "
-                       "--paired-bs")
+                       "--paired-bs\n"
+                       "  crossalign score --encoder EXPORT --src test.de --hyp A.en B.en C.en "
+                       "--consensus")
     p.add_argument("--src", required=True, help="source sentences, one a line ('-': stdin)")
     p.add_argument("--hyp", required=True, nargs="+", metavar="HYP",
                    help="hypotheses (MT output), one a line ('-': stdin); empty lines are "
@@ -108,6 +137,10 @@ def register(sub) -> None:
     p.add_argument("--bootstrap", dest="paired_bs_n", type=int, default=1000,
                    help="bootstrap resamples (default: 1000)")
     add_old_name(p, "--paired-bs-n", "--bootstrap", "paired_bs_n", type=int)
+    p.add_argument("--consensus", action="store_true",
+                   help="several systems: add to each score the consensus term (chrF against "
+                   "the other systems' outputs of the same source), both standardised over all "
+                   "systems' segments and summed; scores are then in standard units")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")

@@ -114,3 +114,20 @@ def test_over_long_lines_are_one_note_per_file_naming_every_line(tmp_path, tiny_
         f"crossalign: note: 2 lines of {src} exceed the encoder's 64 subword pieces and are "
         "scored on the first 64 (lines 3, 7)"]
     assert "Warning" not in err and "Token indices" not in err
+
+
+def test_consensus_moves_each_system_toward_what_the_others_say(tmp_path, tiny_bert, capsys):
+    src, a, b = _files(tmp_path)
+    (tmp_path / "a2.en").write_text((tmp_path / "a.en").read_text())
+    code, out, _ = _score(capsys, tiny_bert, "--src", src, "--hyp", a, b, str(tmp_path / "a2.en"),
+                          "--format", "json", "--consensus")
+    result = json.loads(out)
+    first, misaligned, copy = result["systems"]
+    assert code == 0 and result["signature"].endswith("combine:z-sum-per-pair")
+    # standard units over all segments together; the two systems that agree outscore the third
+    pooled = np.concatenate([s["segments"] for s in result["systems"]])
+    assert pooled.mean() == pytest.approx(0.0, abs=1e-9)
+    assert first["segments"] == pytest.approx(copy["segments"])
+    assert first["system"] > misaligned["system"]
+    code, _, err = _score(capsys, tiny_bert, "--src", src, "--hyp", a, b, "--consensus")
+    assert code != 0 and "three or more --hyp files" in err
