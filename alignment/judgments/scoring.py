@@ -147,7 +147,7 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
 
 
 def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow],
-                    options: dict, lm: str | None = None, lm_coef: float = 0.1,
+                    options: dict, lm: str | None = None, lm_coef: float | None = None,
                     extra: list[Row] = (), with_baselines: bool = True, resamples: int = 1000,
                     seed: int = 0, system_data: Path | None = None, system_lines: int = 0,
                     log=print, consensus: bool = False) -> ScoredBenchmark:
@@ -161,6 +161,10 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     from alignment.evaluation.metrics import get_metric
     from alignment.xmover.lm import LanguageModelScorer
 
+    if lm_coef is None:  # the formulation's default weight
+        from alignment.xmover.versions import get_version
+
+        lm_coef = get_version(options.get("formula") or "2022").lm_coef
     pairs = data.pairs
     agreement = segment_consensus(benchmark, data, system_data, log) if consensus else None
     for row in rows:  # every row names an encoder for every pair, before anything loads

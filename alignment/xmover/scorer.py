@@ -61,12 +61,14 @@ class XMoverScorer:
     ``layer`` defaults to the export's, else to the version's default layer, or the encoder's
     last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
     target) go into the signature; an export's own pair is used and a different one refused.
-    ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name)."""
+    ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name).
+    ``lm_coef`` defaults to the formulation's (``Version.lm_coef``: 2020 0.1, the paper's; 2022
+    0.01, chosen on MLQE-PE dev)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None,
-                 idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float = 0.1,
+                 idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float | None = None,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None) -> None:
@@ -75,7 +77,8 @@ class XMoverScorer:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         self.spec: Version = get_version(formula)
-        self.version, self.ngram, self.lm_coef = self.spec.name, ngram, lm_coef
+        self.version, self.ngram = self.spec.name, ngram
+        self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
         # A worker costs a process start and an import of POT (seconds); on two cores the

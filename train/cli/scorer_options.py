@@ -43,7 +43,8 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--idf-src", help="corpus (one sentence a line) for source idf weights")
     p.add_argument("--idf-hyp", help="corpus for hypothesis idf weights")
     p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
-    p.add_argument("--lm-coef", type=float, default=0.1, help="weight of the LM term")
+    p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
+                   "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
     p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
     p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "

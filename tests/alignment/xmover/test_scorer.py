@@ -192,3 +192,12 @@ def test_formula_is_the_cli_name_and_version_still_works(tiny_bert):
     by_version = XMoverScorer(str(tiny_bert), version="2020", layer=2)
     assert by_formula.signature == by_version.signature and "ver:2020" in by_formula.signature
     assert "ver:2022" in XMoverScorer(str(tiny_bert), layer=2).signature
+
+
+def test_the_lm_weight_defaults_to_the_formulas(tiny_bert, tiny_gpt2):
+    # 2022's scores spread about ten times less than 2020's: its weight is 0.01, 2020's the paper's 0.1
+    for formula, coef in (("2022", 0.01), ("2020", 0.1)):
+        scorer = XMoverScorer(str(tiny_bert), formula=formula, layer=2, lm=str(tiny_gpt2))
+        r = scorer.score(ES[:3], EN[:3])
+        np.testing.assert_allclose(r.final, r.xmover + coef * r.lm)
+        assert r.signature.endswith(f"|coef:{coef}")

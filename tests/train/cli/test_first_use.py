@@ -55,7 +55,8 @@ def test_help_shows_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["score", "--help"])
     out = " ".join(capsys.readouterr().out.split())  # help wraps lines anywhere
-    assert "(default: 2)" in out and "(default: text)" in out and "(default: 0.1)" in out
+    assert "(default: 2)" in out and "(default: text)" in out
+    assert "(default: the formula's: 2020 0.1, the paper's; 2022 0.01" in out
 
 
 def test_methods_lists_methods_and_presets(capsys):
