@@ -180,11 +180,29 @@ def choose_coefficients(root: Path, data: Path) -> dict[str, dict[str, float]]:
     return {"chosen": chosen, "grid": grid}
 
 
+def choose_per_pair(root: Path, data: Path) -> dict[str, tuple[str, float]]:
+    """Per MLQE-PE pair, the map and LM weight with the best Pearson on that pair's dev set
+    (the rule for a new pair that has a dev set with human scores)."""
+    segs, rows = load_scores(root / "scores-mlqe-dev.npz", "mlqe", "dev", data)
+    lp, chosen = np.asarray(segs.lp), {}
+    for pair in segs.pairs:
+        m = lp == pair
+        r = {(label, c): np.corrcoef(rows[label][m] + c * rows["LM alone"][m], segs.human[m])[0, 1]
+             for label in rows if label in ["unmapped", *MAPS] for c in COEFS}
+        chosen[pair] = max(r, key=r.get)
+    return chosen
+
+
 def table(root: Path, data: Path, bench: str, split: str, coef: dict[str, float],
-          resamples: int) -> tuple[str, dict]:
+          resamples: int, per_pair: dict[str, tuple[str, float]] | None = None) -> tuple[str, dict]:
     segs, rows = load_scores(root / f"scores-{bench}-{split}.npz", bench, split, data)
     benchmark = get_benchmark(bench)
     listed = [Row(k, v, "") for k, v in rows_with_lm(rows, coef)]
+    if per_pair and all(p in per_pair for p in segs.pairs):
+        lp, picked = np.asarray(segs.lp), np.zeros(len(segs))
+        for pair, (label, c) in per_pair.items():
+            picked[lp == pair] = (rows[label] + c * rows["LM alone"])[lp == pair]
+        listed.append(Row("map and LM weight chosen per pair on dev", picked, ""))
     if benchmark.systems is not None:  # several systems translated each source: the consensus
         agreement = segment_consensus(benchmark, segs, data / bench)
         lp = np.asarray(segs.lp)
@@ -259,19 +277,23 @@ def main() -> None:
             for split in splits:
                 score(root, data, bench, split, pairs)
     coef = choose_coefficients(root, data)
-    out = {"lm_coefficients": coef, "timing": timing, "tables": {}}
+    per_pair = choose_per_pair(root, data)
+    out = {"lm_coefficients": coef, "per_pair_on_dev": per_pair, "timing": timing, "tables": {}}
     text = [f"LM weight chosen on MLQE-PE dev (average Pearson over {', '.join(PAIRS['mlqe'])}): "
-            + ", ".join(f"{k} {v}" for k, v in coef["chosen"].items())]
+            + ", ".join(f"{k} {v}" for k, v in coef["chosen"].items()),
+            "map and LM weight chosen per pair on its MLQE-PE dev set: "
+            + ", ".join(f"{p} {label} ⊕ {c} LM" for p, (label, c) in per_pair.items())]
     tables_md: list[str] = []
     for bench, split in (("wmt17", "test"), ("mlqe", "test")):
         if (root / f"scores-{bench}-{split}.npz").is_file():
-            t, m, md = table(root, data, bench, split, coef["chosen"], args.bootstrap)
+            t, m, md = table(root, data, bench, split, coef["chosen"], args.bootstrap,
+                             per_pair if bench == "mlqe" else None)
             text.append(t)
             tables_md.append(f"### {bench} {split}\n\n{md}")
             out["tables"][f"{bench}/{split}"] = m
     print("\n\n".join(text))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out + ".md").write_text("\n\n".join([text[0], *tables_md]) + "\n", encoding="utf-8")
+    Path(args.out + ".md").write_text("\n\n".join([*text[:2], *tables_md]) + "\n", encoding="utf-8")
     Path(args.out + ".json").write_text(json.dumps(out, indent=2), encoding="utf-8")
 
 
