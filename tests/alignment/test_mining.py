@@ -141,3 +141,16 @@ def test_a_round_that_only_ties_the_best_is_not_kept(monkeypatch):
     _, rounds = im.iterate_mining(src, tgt, val, im.MiningSettings(rounds=3, criterion="mined",
                                                                     min_sentences=1))
     assert [r.iteration for r in rounds] == [1, 2] and [r.kept for r in rounds] == [True, False]
+
+
+def test_mining_from_pools_with_few_translations_gets_a_note():
+    import numpy as np
+
+    from alignment.unsupervised.iterated_mining import MiningRound, few_translations_note
+
+    def kept(n):
+        return MiningRound(1, np.arange(n), np.arange(n), 10 * n, 0.5, kept=True)
+
+    note = few_translations_note(kept(300), 1000, 1200)  # disjoint news halves mined 30-41%
+    assert note is not None and "300 sentence pairs, 30% of the smaller pool" in note
+    assert few_translations_note(kept(900), 1000, 1000) is None  # comparable text: 87-100%

@@ -11,7 +11,8 @@ from alignment.mappings import LinearMap, Mapping, MethodSpec
 from alignment.mappings.moments import PairStatistics
 import numpy as np
 
-from alignment.unsupervised.iterated_mining import (MiningRound, MiningSettings, iterate_mining,
+from alignment.unsupervised.iterated_mining import (MiningRound, MiningSettings,
+                                                    few_translations_note, iterate_mining,
                                                     mined_word_pairs)
 
 from train.modules.mapping_fit import MappingFit, NoGradientSteps
@@ -72,6 +73,10 @@ class MiningFit(NoGradientSteps, MappingFit):
         mapping, self.rounds = iterate_mining(sides[0], sides[1], (val[0].cpu(), val[1].cpu()),
                                               self.settings, report)
         self.mapping = mapping.to(device)
+        note = few_translations_note(next(r for r in self.rounds if r.kept), len(sides[0].tokens),
+                                     len(sides[1].tokens))
+        if note:
+            rank_zero_info(f"note: {note}")
 
     def mined_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The word pairs the kept iteration's map was fitted on (its own eflomal links, kept
@@ -84,6 +89,8 @@ class MiningFit(NoGradientSteps, MappingFit):
 
     def on_train_epoch_end(self) -> None:
         kept = next(r for r in self.rounds if r.kept)
+        smaller = min(len(side.tokens) for side in self._sides)
         self.log_dict({"mining_iterations": float(len(self.rounds)),
                        "mined_sentences": float(len(kept.src)),
+                       "mined_share": len(kept.src) / max(1, smaller),
                        "mined_word_pairs": float(kept.word_pairs)})
