@@ -215,28 +215,46 @@ def table(root: Path, data: Path, bench: str, split: str, coef: dict[str, float]
     labels = [r.label for r in listed]
     text = format_agreement(metrics, labels, segs.pairs, f"{bench} {split}: Pearson with human "
                             f"scores [95% bootstrap CI, {resamples} resamples]", anchors)
-    return text, metrics, markdown(metrics, labels, segs.pairs, anchors)
+    md = markdown(metrics, labels, segs.pairs, anchors)
+    combined = [r for r in listed if r.label.endswith("⊕ consensus")]
+    if combined:  # what the metric adds to the consensus term alone
+        alone = [r for r in listed if r.label == "consensus alone"]
+        against = segment_agreement(segs, alone + combined, resamples)
+        md += "\n\n" + delta_markdown(against, [r.label for r in alone + combined], segs.pairs)
+        metrics.update({f"vs consensus alone/{k}": v for k, v in against.items()})
+    return text, metrics, md
+
+
+def corr(v: float) -> str:
+    """A correlation as the docs print it: ``.312``, ``−.015``."""
+    return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"{v:.3f}".replace("-0.", "−.", 1)
 
 
 def markdown(metrics: dict, rows: list[str], pairs: list[str], anchors: list[tuple[str, dict]]) -> str:
     """The table as docs print it: Pearson [95% CI] per pair and on average, then Δ against the
     first row (paired bootstrap; * Williams one-sided p < .05 and the interval above 0)."""
     cols = [*pairs, "avg"]
-    f = (lambda v: f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"{v:.3f}".replace("-0.", "−.", 1))
     lines = ["| row | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     for r in rows:
         lines.append(f"| {r} | " + " | ".join(
-            f"{f(metrics[f'{r}/{c}/pearson'])} [{f(metrics[f'{r}/{c}/pearson_lo'])}, "
-            f"{f(metrics[f'{r}/{c}/pearson_hi'])}]" for c in cols) + " |")
+            f"{corr(metrics[f'{r}/{c}/pearson'])} [{corr(metrics[f'{r}/{c}/pearson_lo'])}, "
+            f"{corr(metrics[f'{r}/{c}/pearson_hi'])}]" for c in cols) + " |")
     for label, values in anchors:
-        lines.append(f"| *{label}* | " + " | ".join(f(values[c]) if c in values else "–" for c in cols) + " |")
-    lines += ["", f"Δ against {rows[0]}:", "", "| row | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+        lines.append(f"| *{label}* | " + " | ".join(corr(values[c]) if c in values else "–" for c in cols) + " |")
+    return "\n".join(lines + ["", delta_markdown(metrics, rows, pairs)])
+
+
+def delta_markdown(metrics: dict, rows: list[str], pairs: list[str]) -> str:
+    """Every row but the first against the first: Δ Pearson [paired bootstrap interval], * where
+    Williams' one-sided test and the interval both say better."""
+    cols = [*pairs, "avg"]
+    lines = [f"Δ against {rows[0]}:", "", "| row | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     for r in rows[1:]:
         cells = []
         for c in cols:
             d, lo, hi = (metrics[f"{r}/{c}/{k}"] for k in ("diff", "diff_lo", "diff_hi"))
             star = "*" if lo > 0 and metrics.get(f"{r}/{c}/williams_p", 0.0) < 0.05 else ""
-            sign = (lambda v: ("+" if v >= 0 else "") + f(v))
+            sign = (lambda v: ("+" if v >= 0 else "") + corr(v))
             cells.append(f"{sign(d)} [{sign(lo)}, {sign(hi)}]{star}")
         lines.append(f"| {r} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -297,10 +315,9 @@ def card(bench: str, pair: str, label: str, coef: float, metrics: dict) -> str:
                f"and `clp_flow` (trained on 1,000 post-edited pairs of the train split) and LM "
                f"weights {', '.join(str(c) for c in COEFS)}: {what}, LM weight {coef}.")
     rows = [r for r in CARD_ROWS[bench] if f"{r}/{pair}/pearson" in metrics]
-    f = (lambda v: f"{v:.3f}")
     table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
-        f"| {r} | {f(metrics[f'{r}/{pair}/pearson'])} [{f(metrics[f'{r}/{pair}/pearson_lo'])}, "
-        f"{f(metrics[f'{r}/{pair}/pearson_hi'])}] |" for r in rows]
+        f"| {r} | {corr(metrics[f'{r}/{pair}/pearson'])} [{corr(metrics[f'{r}/{pair}/pearson_lo'])}, "
+        f"{corr(metrics[f'{r}/{pair}/pearson_hi'])}] |" for r in rows]
     lm = f" --lm smollm2-135m --lm-coef {coef}" if coef else ""
     measure = (f"crossalign evaluate {bench} --pairs {pair} --encoder multilingual-e5-small-q4 "
                f"exports/{bench}/{pair} --labels unmapped chosen{lm}"
