@@ -61,9 +61,8 @@ class XMoverScorer:
     ``layer`` defaults to the export's, else to the version's default layer, or the encoder's
     last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
     target) go into the signature; an export's own pair is used and a different one refused.
-    ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name).
-    ``lm_coef`` defaults to the formulation's (``Version.lm_coef``: 2020 0.1, the paper's; 2022
-    0.01, chosen on MLQE-PE dev)."""
+    ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name);
+    ``lm_coef`` defaults to the formulation's (``Version.lm_coef``)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
