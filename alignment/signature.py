@@ -101,12 +101,13 @@ class XMoverSignature(Signature):
     coef: float | None
     text: str | None
     languages: str | None
+    sentence: str | None = None  # the sentence-level term and its weight, where it is added
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
                 "sub": "nobare" if self.subwords else None, "map": self.mapping,
                 "ngram": self.ngram, "idf": self.idf, "lm": self.lm, "coef": self.coef,
-                "text": self.text, "lang": self.languages}
+                "sent": self.sentence, "text": self.text, "lang": self.languages}
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,11 @@ def share_encodings(scorer, memo: dict) -> None:
     encoder.encode_tokens, encoder.shares_encodings = encode_tokens, True
 
 
+def scorers_sentence(scorers: dict) -> str:
+    """How the sentence-level term was made, from the first scorer that adds it."""
+    return next(s.sentence.describe() for s in scorers.values() if s.sentence is not None)
+
+
 def _system_sample(n_lines: int, total: int) -> np.ndarray:
     """``n_lines`` line indices spread evenly over a test set of ``total`` lines."""
     return np.unique(np.linspace(0, total - 1, num=min(n_lines, total)).round().astype(int))
@@ -187,6 +192,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     sigs: dict[str, set[str]] = {r.label: set() for r in rows}
     lm_sigs: dict[str, set[str]] = {r.label: set() for r in rows}
     fluency = np.zeros(len(data))
+    sentence = np.full(len(data), np.nan)
     for pair in pairs:
         memo.clear()
         mask = np.flatnonzero(lp == pair)
@@ -196,17 +202,23 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             log(f"scoring {pair} with {row.label} ({len(mask)} segments)")
             scorer = scorer_for(row.encoder_for(pair), pair)
             result = scorer.score(src, mt)
-            xm[row.label][mask] = result.xmover
+            xm[row.label][mask] = result.final  # with the sentence-level term, where added
             sigs[row.label].add(result.signature)
+            if result.sentence is not None and row is rows[0]:
+                sentence[mask] = result.sentence
             if lm_scorer is not None:
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
         if lm_scorer is not None:
             fluency[mask] = lm_scorer.score(mt)
-    scored = [Row(r.label, xm[r.label], joint_signature(sigs[r.label])) for r in rows]
+    with_sentence = " ⊕ sentence" if options.get("sentence_coef") else ""
+    scored = [Row(r.label + with_sentence, xm[r.label], joint_signature(sigs[r.label]))
+              for r in rows]
     if lm_scorer is not None:
-        scored += [Row(f"{r.label} ⊕ LM", xm[r.label] + lm_coef * fluency,
+        scored += [Row(f"{r.label}{with_sentence} ⊕ LM", xm[r.label] + lm_coef * fluency,
                        joint_signature(lm_sigs[r.label])) for r in rows]
         scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.name}@{lm_scorer.revision}"))
+    if with_sentence:
+        scored.append(Row("sentence alone", sentence, f"sentence:{scorers_sentence(scorers)}"))
     scored += list(extra)
     if agreement is not None:
         from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE, standardise, \
@@ -231,7 +243,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             memo.clear()
             keep = _system_sample(system_lines, len(outputs.source))
             src = [outputs.source[i] for i in keep]
-            per_row: dict[str, dict[str, float]] = {r.label: {} for r in scored if r.label in xm}
+            per_row: dict[str, dict[str, float]] = {r.label: {} for r in rows}
             per_lm: dict[str, dict[str, float]] = {r.label: {} for r in rows}
             for name, hyp_all in outputs.outputs.items():
                 hyp = [hyp_all[i] for i in keep]
@@ -239,14 +251,14 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                 for row in rows:
                     log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
                     res = scorer_for(row.encoder_for(pair), pair).score(src, hyp)
-                    per_row[row.label][name] = float(res.xmover.mean())
+                    per_row[row.label][name] = float(res.final.mean())
                     if flu is not None:
-                        per_lm[row.label][name] = float((res.xmover + lm_coef * flu).mean())
+                        per_lm[row.label][name] = float((res.final + lm_coef * flu).mean())
             for label, values in per_row.items():
                 for k, v in system_agreement(values, outputs.human).items():
-                    system_metrics[f"{label}/{pair}/{k}"] = v
+                    system_metrics[f"{label}{with_sentence}/{pair}/{k}"] = v
             if lm_scorer is not None:
                 for label, values in per_lm.items():
                     for k, v in system_agreement(values, outputs.human).items():
-                        system_metrics[f"{label} ⊕ LM/{pair}/{k}"] = v
+                        system_metrics[f"{label}{with_sentence} ⊕ LM/{pair}/{k}"] = v
     return ScoredBenchmark(scored, metrics, system_metrics)

@@ -1,4 +1,5 @@
-"""Which subword tokens each XMoverScore version keeps, and their n-gram vectors and masses."""
+"""Which subword tokens each XMoverScore version keeps, their n-gram vectors and masses, and a
+map applied to their rows in a few large calls."""
 from __future__ import annotations
 
 import string
@@ -67,3 +68,22 @@ def ngram_vectors(vectors: np.ndarray, weights: np.ndarray, n: int) -> tuple[np.
     mass = w.sum(1)
     summed = np.einsum("gn,gnd->gd", w, vecs[windows])
     return summed / np.maximum(mass, 1e-12)[:, None], mass
+
+
+MAP_CHUNK = 16384  # token vectors mapped per call: one call per chunk, bounded memory
+
+
+def map_rows(parts: list[np.ndarray], transform, progress: bool = False) -> list[np.ndarray]:
+    """``transform`` applied to every part's rows in a few large calls rather than one call per
+    sentence (each call of a flow pays a fixed overhead); float64 in, parts split back."""
+    from tqdm.auto import tqdm
+
+    sizes = [len(p) for p in parts]
+    if not parts or sum(sizes) == 0:
+        return [p.astype(np.float64) for p in parts]
+    rows = np.concatenate(parts).astype(np.float64)
+    chunks = range(0, len(rows), MAP_CHUNK)
+    mapped = np.concatenate([transform(rows[a:a + MAP_CHUNK])
+                             for a in tqdm(chunks, desc="mapping", unit="chunk", leave=False,
+                                           disable=not progress or len(chunks) < 4)])
+    return np.split(mapped, np.cumsum(sizes)[:-1])

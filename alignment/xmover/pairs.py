@@ -1,4 +1,5 @@
-"""What a scorer accepts: lists of sentences, equal counts, no empty source."""
+"""What a scorer accepts (lists of sentences, equal counts, no empty source) and which of its
+lines it had to cut."""
 from __future__ import annotations
 
 import unicodedata
@@ -31,3 +32,13 @@ def has_text(text: str) -> bool:
     and variation selectors do not count)."""
     return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Mn", "Cc")
                for ch in text)
+
+
+def truncated_lines(results: list) -> dict[str, list[int]]:
+    """The over-long lines of a ``score_systems`` call: the sources once, then each system's
+    hypotheses (``system K`` when there are several)."""
+    out = {"sources": results[0].truncated["sources"]} if "sources" in results[0].truncated else {}
+    for k, r in enumerate(results, start=1):
+        if "hypotheses" in r.truncated:
+            out["hypotheses" if len(results) == 1 else f"system {k}"] = r.truncated["hypotheses"]
+    return out

@@ -17,8 +17,9 @@ from alignment.signature import EncoderSignature, XMoverSignature
 from alignment.export.xmover_files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
-from .ngrams import ngram_vectors, select_tokens
-from .pairs import has_text, validate_pairs
+from .sentence import SentenceSimilarity
+from .ngrams import map_rows, ngram_vectors, select_tokens
+from .pairs import has_text, truncated_lines, validate_pairs
 from .costs import batched_costs
 from .versions import Version, get_version
 
@@ -36,6 +37,7 @@ class ScoreResult:
     seconds: dict[str, float] = field(default_factory=dict)
     empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
     truncated: dict[str, list[int]] = field(default_factory=dict)  # side -> 1-based lines cut
+    sentence: np.ndarray | None = None  # the sentence-level term, where it is added
 
     @property
     def system(self) -> float:
@@ -62,7 +64,8 @@ class XMoverScorer:
     last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
     target) go into the signature; an export's own pair is used and a different one refused.
     ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name);
-    ``lm_coef`` defaults to the formulation's (``Version.lm_coef``)."""
+    ``lm_coef`` defaults to the formulation's (``Version.lm_coef``); ``sentence_coef`` adds that
+    × the sentence-level term at ``sentence_layer`` (``SentenceSimilarity``; 0: not)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
@@ -70,7 +73,8 @@ class XMoverScorer:
                  idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float | None = None,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
-                 languages: tuple[str, str] | None = None, version: str | None = None) -> None:
+                 languages: tuple[str, str] | None = None, version: str | None = None,
+                 sentence_coef: float = 0.0, sentence_layer: int = -1) -> None:
         if version is not None:  # the old name of ``formula``, as the CLI's --version was
             formula = version
         if ngram < 1:
@@ -145,6 +149,9 @@ class XMoverScorer:
             self.mapping_label += "@both"
         self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
+        self.sentence_coef = sentence_coef
+        self.sentence = SentenceSimilarity(self.encoder, sentence_layer, batch_size=batch_size) \
+            if sentence_coef else None
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
 
     @property
@@ -165,7 +172,8 @@ class XMoverScorer:
             self.spec.tag, EncoderSignature.of(ident), bool(ident.subwords), mapping, self.ngram,
             idf, lm, self.lm_coef if self.lm else None,
             self.text.describe() if self.text else None,
-            "-".join(self.languages) if self.languages else None))
+            "-".join(self.languages) if self.languages else None,
+            f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -222,10 +230,12 @@ class XMoverScorer:
                                              desc="encoding sources",
                                              on_truncate=lambda k: cut.setdefault("sources", k))
         src = self._prepare(src_enc, self.idf_src, self._source_transform(), progress)
+        src_sentences = self.sentence.vectors(sources) if self.sentence else None
         shared = time.perf_counter() - t0
         results = []
         for hypotheses in systems:
-            results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut)))
+            results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut),
+                                                  src_sentences))
             results[-1].seconds["sources"] = shared
         if warn:
             for where, lines in truncated_lines(results).items():
@@ -234,7 +244,8 @@ class XMoverScorer:
         return results
 
     def _score_hypotheses(self, src: list[tuple[np.ndarray, np.ndarray]], hypotheses: list[str],
-                          progress: bool, cut: dict[str, list[int]]) -> ScoreResult:
+                          progress: bool, cut: dict[str, list[int]],
+                          src_sentences: np.ndarray | None = None) -> ScoreResult:
         from tqdm.auto import tqdm
 
         t0 = time.perf_counter()
@@ -256,6 +267,10 @@ class XMoverScorer:
         lm = self.lm.score(hypotheses) if self.lm else None
         t4 = time.perf_counter()
         final = xm + self.lm_coef * lm if lm is not None else xm
+        sentence = None if src_sentences is None else \
+            (src_sentences * self.sentence.vectors(hypotheses)).sum(1)
+        if sentence is not None:
+            final = final + self.sentence_coef * sentence
         if not np.isfinite(final).all():
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
@@ -263,36 +278,7 @@ class XMoverScorer:
         return ScoreResult(xm, lm, final, self.signature,
                            {"hypotheses": t1 - t0, "cost": t2 - t1, "transport": t3 - t2,
                             "lm": t4 - t3},
-                           sum(not has_text(h) for h in hypotheses), cut)
-
-
-def truncated_lines(results: list[ScoreResult]) -> dict[str, list[int]]:
-    """The over-long lines of a ``score_systems`` call: the sources once, then each system's
-    hypotheses (``system K`` when there are several)."""
-    out = {"sources": results[0].truncated["sources"]} if "sources" in results[0].truncated else {}
-    for k, r in enumerate(results, start=1):
-        if "hypotheses" in r.truncated:
-            out["hypotheses" if len(results) == 1 else f"system {k}"] = r.truncated["hypotheses"]
-    return out
-
-
-MAP_CHUNK = 16384  # token vectors mapped per call: one call per chunk, bounded memory
-
-
-def map_rows(parts: list[np.ndarray], transform, progress: bool = False) -> list[np.ndarray]:
-    """``transform`` applied to every part's rows in a few large calls rather than one call per
-    sentence (each call of a flow pays a fixed overhead); float64 in, parts split back."""
-    from tqdm.auto import tqdm
-
-    sizes = [len(p) for p in parts]
-    if not parts or sum(sizes) == 0:
-        return [p.astype(np.float64) for p in parts]
-    rows = np.concatenate(parts).astype(np.float64)
-    chunks = range(0, len(rows), MAP_CHUNK)
-    mapped = np.concatenate([transform(rows[a:a + MAP_CHUNK])
-                             for a in tqdm(chunks, desc="mapping", unit="chunk", leave=False,
-                                           disable=not progress or len(chunks) < 4)])
-    return np.split(mapped, np.cumsum(sizes)[:-1])
+                           sum(not has_text(h) for h in hypotheses), cut, sentence)
 
 
 def is_export(path: str | Path) -> bool:

@@ -10,6 +10,7 @@ import sys
 from alignment.errors import InputError
 
 from .options import add_interval_options
+from .scorer_options import add_sentence_options
 
 
 def run_data(args: argparse.Namespace) -> None:
@@ -95,7 +96,8 @@ def run_evaluate(args: argparse.Namespace) -> None:
     extra = [Row(path, np.asarray(_read_scores(path, len(data))), f"scores from {path}")
              for path in args.scores or []]
     options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
-               "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs}
+               "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
+               "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,
@@ -177,6 +179,7 @@ def register_evaluate(tasks) -> None:
             p.set_defaults(system_lines=0, consensus=False)
         p.add_argument("--formula", "--version", dest="version", default="2022",
                        choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
+        add_sentence_options(p)
         p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "
                        "the formula's)")
         p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")

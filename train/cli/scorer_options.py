@@ -45,10 +45,21 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
     p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
                    "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
+    add_sentence_options(p)
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
     p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
     p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
                    "cores above two, else one)")
+
+
+def add_sentence_options(p: argparse.ArgumentParser) -> None:
+    """``--sentence-coef``/``--sentence-layer``: the sentence-level term (``score``, ``evaluate``)."""
+    p.add_argument("--sentence-coef", type=float, default=0.0,
+                   help="add this × the cosine of the encoder's own sentence embeddings of "
+                   "source and hypothesis (mean over every token of --sentence-layer; e5's "
+                   "'query: ' prefix); chosen per pair on MLQE-PE dev (docs/human_judgments.md)")
+    p.add_argument("--sentence-layer", type=int, default=-1,
+                   help="hidden-state index of the sentence-level term (default: the last)")
 
 
 def check_scorer_options(args: argparse.Namespace) -> None:
@@ -93,7 +104,7 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         ngram=args.ngram, mapping=args.mapping, lm=args.lm, lm_coef=args.lm_coef,
         batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
         mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
-        languages=langs)
+        languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer)
     if not quiet:
         for note in scorer.notes:
             print(f"crossalign: note: {note}", file=sys.stderr)

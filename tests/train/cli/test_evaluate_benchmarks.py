@@ -136,3 +136,19 @@ def test_consensus_needs_system_outputs(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "rfeval", "--data", str(path), "--consensus"])
     assert "--consensus" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
+def test_the_sentence_term_is_a_row_of_its_own_and_part_of_every_row(tmp_path, wmt17_data,
+                                                                     tiny_bert, tiny_gpt2, capsys):
+    assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--encoder", str(tiny_bert),
+                 "--labels", "base", "--layer", "1", "--lm", str(tiny_gpt2), "--sentence-coef",
+                 "0.3", "--sentence-layer", "2", "--bootstrap", "20", "--no-baselines",
+                 "--format", "json", "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    labels = [r["label"] for r in doc["rows"]]
+    assert labels == ["base ⊕ sentence", "base ⊕ sentence ⊕ LM", "LM alone", "sentence alone"]
+    signatures = {r["label"]: r["signature"] for r in doc["rows"]}
+    assert "|sent:L2,mean*0.3|" in signatures["base ⊕ sentence"]
+    assert signatures["sentence alone"] == "sentence:L2,mean"
+    assert -1 <= doc["metrics"]["sentence alone/de-en/pearson"] <= 1

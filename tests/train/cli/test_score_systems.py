@@ -131,3 +131,14 @@ def test_consensus_moves_each_system_toward_what_the_others_say(tmp_path, tiny_b
     assert first["system"] > misaligned["system"]
     code, _, err = _score(capsys, tiny_bert, "--src", src, "--hyp", a, b, "--consensus")
     assert code != 0 and "three or more --hyp files" in err
+
+
+def test_score_adds_the_sentence_term_when_asked(tmp_path, tiny_bert, capsys):
+    src, a, _ = _files(tmp_path)
+    plain = json.loads(_score(capsys, tiny_bert, "--src", src, "--hyp", a, "--format", "json")[1])
+    code, out, _ = _score(capsys, tiny_bert, "--src", src, "--hyp", a, "--format", "json",
+                          "--sentence-coef", "0.5", "--sentence-layer", "1")
+    result = json.loads(out)
+    assert code == 0 and result["signature"].endswith("|sent:L1,mean*0.5")
+    gained = np.array(result["segments"]) - np.array(plain["segments"])
+    assert ((0 < gained) & (gained <= 0.5 + 1e-9)).all()  # 0.5 × a cosine of similar sentences
