@@ -42,6 +42,7 @@ MAPS = {"center > clp": "clp", "clp_flow": "flow", "mining": "mining",
         "mining (comparable)": "mining-comparable"}
 LM = "smollm2-135m"
 COEFS = [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+SENTENCE_COEFS = [0.0, 0.05, 0.1, 0.2, 0.5, 1.0]  # the sentence-level term's weights tried on dev
 
 
 def run(cmd: list[str], folder: Path) -> float:
@@ -113,7 +114,18 @@ def score(root: Path, data: Path, bench: str, split: str, pairs: list[str]) -> P
         for method, kind in kinds.items()  # a map trained for every pair (--skip leaves one out)
         if all((root / f"{bench}-{p}-{kind}" / "export" / "remap.json").is_file() for p in pairs)]
     rows = [r for r in rows if f"row:{r.label}" not in have]
+    if "row:sentence alone" not in have:  # the encoder's own sentence embeddings (its last layer)
+        from alignment.encoding.encoder import load_encoder
+        from alignment.xmover.sentence import SentenceSimilarity
+
+        start = time.perf_counter()
+        term = SentenceSimilarity(load_encoder(ENCODER, layer=LAYER))
+        have["row:sentence alone"] = term.score(segs.src, segs.mt)
+        record["signatures"]["sentence alone"] = f"sentence:{term.describe()}"
+        record["seconds"]["sentence alone"] = time.perf_counter() - start
     if not rows:
+        np.savez(target, **{**have, "human": segs.human, "lp": np.asarray(segs.lp)})
+        target.with_suffix(".json").write_text(json.dumps(record, indent=2))
         return target
     start = time.perf_counter()
     result = score_benchmark(benchmark, segs, rows, {"layer": LAYER},
@@ -155,14 +167,24 @@ def load_scores(path: Path, bench: str, split: str, data: Path):
     return segs, rows
 
 
-def rows_with_lm(rows: dict[str, np.ndarray], coef: dict[str, float]) -> list[tuple[str, np.ndarray]]:
+TERMS = ("LM alone", "sentence alone")
+
+
+def rows_with_lm(rows: dict[str, np.ndarray], coef: dict[str, float],
+                 sentence: dict[str, float]) -> list[tuple[str, np.ndarray]]:
     """Each map's row, then each with its LM weight (the ⊕ LM rows; a map not run on MLQE-PE
-    dev takes the unmapped row's weight), then the LM alone."""
+    dev takes the unmapped row's weight), the LM alone, the unmapped and ``clp_flow`` rows ⊕
+    LM ⊕ the sentence-level term (weights chosen on MLQE-PE dev), and that term alone."""
     lm = rows["LM alone"]
-    base = [k for k in rows if not k.endswith("⊕ LM") and k != "LM alone"]
+    base = [k for k in rows if not k.endswith("⊕ LM") and k not in TERMS]
     weight = {k: coef.get(k, coef["unmapped"]) for k in base}
-    return [(k, rows[k]) for k in base] + [(f"{k} ⊕ LM", rows[k] + weight[k] * lm) for k in base] + [
-        ("LM alone", lm)]
+    listed = [(k, rows[k]) for k in base] + [(f"{k} ⊕ LM", rows[k] + weight[k] * lm) for k in base]
+    listed.append(("LM alone", lm))
+    if "sentence alone" in rows:
+        listed += [(f"{k} ⊕ LM ⊕ sentence", rows[k] + weight[k] * lm + sentence[k] * rows["sentence alone"])
+                   for k in ("unmapped", "clp_flow") if k in rows and k in sentence]
+        listed.append(("sentence alone", rows["sentence alone"]))
+    return listed
 
 
 def choose_coefficients(root: Path, data: Path) -> dict[str, dict[str, float]]:
@@ -177,37 +199,53 @@ def choose_coefficients(root: Path, data: Path) -> dict[str, dict[str, float]]:
             scores[c] = m[f"{label}/avg/pearson"]
         best = max(scores, key=scores.get)
         chosen[label], grid[label] = best, scores
-    return {"chosen": chosen, "grid": grid}
+    sentence = {}
+    for label, c in chosen.items():  # the sentence-level term's weight, given the LM's
+        r = {w: segment_agreement(segs, [Row(label, rows[label] + c * rows["LM alone"]
+                                              + w * rows["sentence alone"], "")], 10)
+             [f"{label}/avg/pearson"] for w in SENTENCE_COEFS}
+        sentence[label] = max(r, key=r.get)
+    return {"chosen": chosen, "grid": grid, "sentence": sentence}
 
 
-def choose_per_pair(root: Path, data: Path) -> dict[str, tuple[str, float]]:
-    """Per MLQE-PE pair, the map and LM weight with the best Pearson on that pair's dev set
-    (the rule for a new pair that has a dev set with human scores)."""
+def combined(rows: dict[str, np.ndarray], label: str, lm: float, sentence: float) -> np.ndarray:
+    """A row ⊕ lm × the LM term ⊕ sentence × the sentence-level term."""
+    return rows[label] + lm * rows["LM alone"] + sentence * rows["sentence alone"]
+
+
+def choose_per_pair(root: Path, data: Path) -> dict[str, tuple[str, float, float]]:
+    """Per MLQE-PE pair, the map, LM weight and sentence-term weight with the best Pearson on
+    that pair's dev set (the rule for a new pair that has a dev set with human scores)."""
     segs, rows = load_scores(root / "scores-mlqe-dev.npz", "mlqe", "dev", data)
     lp, chosen = np.asarray(segs.lp), {}
     for pair in segs.pairs:
         m = lp == pair
-        r = {(label, c): np.corrcoef(rows[label][m] + c * rows["LM alone"][m], segs.human[m])[0, 1]
-             for label in rows if label in ["unmapped", *MAPS] for c in COEFS}
+        r = {(label, c, w): np.corrcoef(combined(rows, label, c, w)[m], segs.human[m])[0, 1]
+             for label in rows if label in ["unmapped", *MAPS] for c in COEFS
+             for w in SENTENCE_COEFS}
         chosen[pair] = max(r, key=r.get)
     return chosen
 
 
-def table(root: Path, data: Path, bench: str, split: str, coef: dict[str, float],
-          resamples: int, per_pair: dict[str, tuple[str, float]] | None = None) -> tuple[str, dict]:
+PER_PAIR = "map, LM and sentence weights chosen per pair on dev"
+
+
+def table(root: Path, data: Path, bench: str, split: str, coef: dict[str, dict],
+          resamples: int, per_pair: dict[str, tuple[str, float, float]] | None = None
+          ) -> tuple[str, dict]:
     segs, rows = load_scores(root / f"scores-{bench}-{split}.npz", bench, split, data)
     benchmark = get_benchmark(bench)
-    listed = [Row(k, v, "") for k, v in rows_with_lm(rows, coef)]
+    listed = [Row(k, v, "") for k, v in rows_with_lm(rows, coef["chosen"], coef["sentence"])]
     if per_pair and all(p in per_pair for p in segs.pairs):
         lp, picked = np.asarray(segs.lp), np.zeros(len(segs))
-        for pair, (label, c) in per_pair.items():
-            picked[lp == pair] = (rows[label] + c * rows["LM alone"])[lp == pair]
-        listed.append(Row("map and LM weight chosen per pair on dev", picked, ""))
+        for pair, (label, c, w) in per_pair.items():
+            picked[lp == pair] = combined(rows, label, c, w)[lp == pair]
+        listed.append(Row(PER_PAIR, picked, ""))
     if benchmark.systems is not None:  # several systems translated each source: the consensus
         agreement = segment_consensus(benchmark, segs, data / bench)
         lp = np.asarray(segs.lp)
         listed += [Row(f"{r.label} ⊕ consensus", standardised_sum([r.scores, agreement], lp), "")
-                   for r in listed if r.label == "unmapped" or r.label.endswith("⊕ LM")]
+                   for r in listed if r.label == "unmapped" or r.label.endswith(("⊕ LM", "⊕ sentence"))]
         listed.append(Row("consensus alone", standardise(agreement, lp), ""))
     listed += [Row(label, segs.baselines[col], "") for col, label in benchmark.baselines.items()]
     metrics = segment_agreement(segs, listed, resamples)
@@ -216,11 +254,11 @@ def table(root: Path, data: Path, bench: str, split: str, coef: dict[str, float]
     text = format_agreement(metrics, labels, segs.pairs, f"{bench} {split}: Pearson with human "
                             f"scores [95% bootstrap CI, {resamples} resamples]", anchors)
     md = markdown(metrics, labels, segs.pairs, anchors)
-    combined = [r for r in listed if r.label.endswith("⊕ consensus")]
-    if combined:  # what the metric adds to the consensus term alone
+    summed = [r for r in listed if r.label.endswith("⊕ consensus")]
+    if summed:  # what the metric adds to the consensus term alone
         alone = [r for r in listed if r.label == "consensus alone"]
-        against = segment_agreement(segs, alone + combined, resamples)
-        md += "\n\n" + delta_markdown(against, [r.label for r in alone + combined], segs.pairs)
+        against = segment_agreement(segs, alone + summed, resamples)
+        md += "\n\n" + delta_markdown(against, [r.label for r in alone + summed], segs.pairs)
         metrics.update({f"vs consensus alone/{k}": v for k, v in against.items()})
     return text, metrics, md
 
@@ -260,16 +298,16 @@ def delta_markdown(metrics: dict, rows: list[str], pairs: list[str]) -> str:
     return "\n".join(lines)
 
 
-WMT17_CHOICE = ("clp_flow", 0.01)  # no WMT17 dev set: the best trained map (Bible) and the
-                                    # LM weight MLQE-PE dev chose for every row
+WMT17_CHOICE = ("clp_flow", 0.01, 0.0)  # no WMT17 dev set: the best trained map (Bible) and
+                                         # the LM weight MLQE-PE dev chose for every row
 CARD_ROWS = {"wmt17": ["unmapped", "unmapped ⊕ LM", "clp_flow", "clp_flow ⊕ LM",
                        "clp_flow ⊕ LM ⊕ consensus", "consensus alone",
                        "SentBLEU (reads the reference)"],
-             "mlqe": ["unmapped", "unmapped ⊕ LM", "map and LM weight chosen per pair on dev",
+             "mlqe": ["unmapped", "unmapped ⊕ LM", PER_PAIR,
                       "MT system's log-probability (glass-box)"]}
 
 
-def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float]],
+def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float, float]],
          tables: dict[str, dict]) -> None:
     """``out/BENCH/PAIR/``: the chosen export of every pair (an ``identity`` export where the
     unmapped encoder was chosen) with a README card giving its measured agreement with people
@@ -280,7 +318,7 @@ def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float
         if metrics is None:
             continue
         for pair in PAIRS[bench]:
-            label, coef = WMT17_CHOICE if bench == "wmt17" else per_pair[pair]
+            label, coef, sentence = WMT17_CHOICE if bench == "wmt17" else per_pair[pair]
             kind = {"unmapped": "identity", **MAPS}[label]
             source = root / f"{bench}-{pair}-{kind}" / "export"
             if kind == "identity" and not (source / "remap.json").is_file():
@@ -296,11 +334,12 @@ def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float
             tmp = target.with_name(f".{pair}.partial")
             shutil.rmtree(tmp, ignore_errors=True)
             shutil.copytree(source, tmp)
-            (tmp / "README.md").write_text(card(bench, pair, label, coef, metrics), encoding="utf-8")
+            (tmp / "README.md").write_text(card(bench, pair, label, coef, sentence, metrics),
+                                           encoding="utf-8")
             tmp.rename(target)
 
 
-def card(bench: str, pair: str, label: str, coef: float, metrics: dict) -> str:
+def card(bench: str, pair: str, label: str, coef: float, sentence: float, metrics: dict) -> str:
     """An export's card: what it is, how it was chosen, its measured rows, the commands."""
     name = {"wmt17": "WMT17 segment-level DA (newstest2017, 560 judged segments a pair; lv 435)",
             "mlqe": "MLQE-PE test (1,000 judged segments of one NMT system's output)"}[bench]
@@ -312,16 +351,20 @@ def card(bench: str, pair: str, label: str, coef: float, metrics: dict) -> str:
     else:
         what = "the unmapped encoder (an identity export)" if label == "unmapped" else f"`{label}`"
         why = (f"Chosen on this pair's MLQE-PE dev set among the unmapped encoder, `center > clp` "
-               f"and `clp_flow` (trained on 1,000 post-edited pairs of the train split) and LM "
-               f"weights {', '.join(str(c) for c in COEFS)}: {what}, LM weight {coef}.")
+               f"and `clp_flow` (trained on 1,000 post-edited pairs of the train split), LM "
+               f"weights {', '.join(f'{c:g}' for c in COEFS)} and sentence-term weights "
+               f"{', '.join(f'{w:g}' for w in SENTENCE_COEFS)}: {what}, LM weight {coef:g}, "
+               f"sentence-term weight {sentence:g}.")
     rows = [r for r in CARD_ROWS[bench] if f"{r}/{pair}/pearson" in metrics]
-    chosen = "chosen ⊕ LM" if coef else "chosen"  # the per-pair row, as `evaluate` labels it
-    shown = {"map and LM weight chosen per pair on dev": f"{chosen} ({label}, LM weight {coef})"}
+    # the per-pair row, as `evaluate` labels it
+    chosen = "chosen" + (" ⊕ sentence" if sentence else "") + (" ⊕ LM" if coef else "")
+    shown = {PER_PAIR: f"{chosen} ({label}, LM {coef:g}, sentence {sentence:g})"}
     table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
         f"| {shown.get(r, r)} | {corr(metrics[f'{r}/{pair}/pearson'])} "
         f"[{corr(metrics[f'{r}/{pair}/pearson_lo'])}, {corr(metrics[f'{r}/{pair}/pearson_hi'])}] |"
         for r in rows]
-    lm = f" --lm smollm2-135m --lm-coef {coef}" if coef else ""
+    lm = (f" --lm smollm2-135m --lm-coef {coef:g}" if coef else "") + (
+        f" --sentence-coef {sentence:g}" if sentence else "")
     labels = f"unmapped {label}" if bench == "wmt17" else "unmapped chosen"
     measure = (f"crossalign evaluate {bench} --pairs {pair} --encoder multilingual-e5-small-q4 "
                f"exports/{bench}/{pair} --labels {labels}{lm}"
@@ -336,9 +379,10 @@ def card(bench: str, pair: str, label: str, coef: float, metrics: dict) -> str:
     else:
         note = ("`⊕ LM` adds a weight × SmolLM2-135M's mean token log-probability of the MT "
                 "output: 0.01 in the `unmapped ⊕ LM` row (the weight MLQE-PE dev chose for "
-                "every row), this pair's own in the chosen row, which the `measure` command "
-                f"below prints as `{chosen}`. No row reads a reference; the glass-box row "
-                "needs the MT model.")
+                "every row), this pair's own in the chosen row; `⊕ sentence` adds a weight × "
+                "the cosine of e5's own sentence embeddings of source and output. The "
+                f"`measure` command below prints the chosen row as `{chosen}`. No row reads a "
+                "reference; the glass-box row needs the MT model.")
     return "\n".join([
         f"# {pair}: multilingual-e5-small (4-bit), XMoverScore 2022, layer 8 — scored by people",
         "", f"Measured on {name}. {why}", "",
@@ -394,13 +438,16 @@ def main() -> None:
     per_pair = choose_per_pair(root, data)
     out = {"lm_coefficients": coef, "per_pair_on_dev": per_pair, "timing": timing, "tables": {}}
     text = [f"LM weight chosen on MLQE-PE dev (average Pearson over {', '.join(PAIRS['mlqe'])}): "
-            + ", ".join(f"{k} {v}" for k, v in coef["chosen"].items()),
-            "map and LM weight chosen per pair on its MLQE-PE dev set: "
-            + ", ".join(f"{p} {label} ⊕ {c} LM" for p, (label, c) in per_pair.items())]
+            + ", ".join(f"{k} {v}" for k, v in coef["chosen"].items())
+            + "; the sentence-level term's, given it: "
+            + ", ".join(f"{k} {v}" for k, v in coef["sentence"].items()),
+            "map, LM and sentence-term weights chosen per pair on its MLQE-PE dev set: "
+            + ", ".join(f"{p} {label} ⊕ {c} LM ⊕ {w} sentence"
+                        for p, (label, c, w) in per_pair.items())]
     tables_md: list[str] = []
     for bench, split in (("wmt17", "test"), ("mlqe", "test")):
         if (root / f"scores-{bench}-{split}.npz").is_file():
-            t, m, md = table(root, data, bench, split, coef["chosen"], args.bootstrap,
+            t, m, md = table(root, data, bench, split, coef, args.bootstrap,
                              per_pair if bench == "mlqe" else None)
             text.append(t)
             tables_md.append(f"### {bench} {split}\n\n{md}")
