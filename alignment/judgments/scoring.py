@@ -119,7 +119,7 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
     """Every judged segment's consensus term: its mean chrF against the outputs of the other
     systems for the same source line (found by its source sentence in the pair's system
     outputs); NaN where the line or any other system is missing."""
-    from alignment.xmover.consensus import consensus_scores
+    from alignment.xmover.consensus import consensus_scores, outputs_of_others
 
     if benchmark.systems is None or system_data is None:
         raise InputError(f"{benchmark.name} has no system outputs: the consensus term needs "
@@ -138,11 +138,9 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
         for k, sentence in enumerate(outputs.source):
             line.setdefault(sentence, k)
         mask = np.flatnonzero(lp == pair)
-        others = []
-        for i in mask:
-            k, own = line.get(data.src[i]), set(data.system[i].split("+"))
-            others.append([] if k is None else
-                          [out[k] for name, out in outputs.outputs.items() if name not in own])
+        others = [[] if line.get(data.src[i]) is None else
+                  outputs_of_others(outputs.outputs, line[data.src[i]], data.system[i])
+                  for i in mask]
         values[mask] = consensus_scores([data.mt[i] for i in mask], others)
     missing = int(np.isnan(values).sum())
     if missing:

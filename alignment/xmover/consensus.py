@@ -56,17 +56,21 @@ def consensus_scores(hypotheses: list[str], others: list[list[str]]) -> np.ndarr
                      for h, outs in zip(hypotheses, others)], dtype=np.float64)
 
 
-def other_outputs(systems: dict[str, list[str]], system: str | list[str]) -> list[list[str]]:
-    """Line by line, the outputs of every system in ``systems`` but ``system`` (a name, or the
-    names of systems that produced one identical output, ``A+B``)."""
+def outputs_of_others(systems: dict[str, list[str]], line: int,
+                      system: str | list[str]) -> list[str]:
+    """The outputs at ``line`` of every system in ``systems`` but ``system`` (a name, the names
+    of systems that produced one identical output, ``A+B``, or a list of names taken as is)."""
     own = set(system.split("+")) if isinstance(system, str) else set(system)
+    return [out[line] for name, out in systems.items() if name not in own]
+
+
+def other_outputs(systems: dict[str, list[str]], system: str | list[str]) -> list[list[str]]:
+    """``outputs_of_others`` for every line."""
     lengths = {len(v) for v in systems.values()}
     if len(lengths) > 1:
         raise InputError(f"system outputs of different lengths {sorted(lengths)}",
                          parameter="systems")
-    n = lengths.pop() if lengths else 0
-    keep = [out for name, out in systems.items() if name not in own]
-    return [[out[i] for out in keep] for i in range(n)]
+    return [outputs_of_others(systems, i, system) for i in range(lengths.pop() if lengths else 0)]
 
 
 def standardise(values: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
