@@ -88,20 +88,29 @@ def _lm_signature(scorer, lm, coef: float) -> str:
 
 def share_encodings(scorer, memo: dict) -> None:
     """Rows on the same encoder and layer (the unmapped encoder and its exports) encode each
-    list of sentences once: the scorer's encoder answers repeats from ``memo`` (maps are applied
-    after encoding, so the scores are those of separate encodings)."""
+    list of sentences once: the scorer's encoder, and its sentence-level term, answer repeats
+    from ``memo`` (maps are applied after encoding, so the scores are those of separate
+    encodings)."""
     encoder = scorer.encoder
-    if getattr(encoder, "shares_encodings", False):
-        return
-    ident, original = repr(encoder.identity()), encoder.encode_tokens
+    ident = repr(encoder.identity())
+    if not getattr(encoder, "shares_encodings", False):
+        encoder.encode_tokens = _remembered(encoder.encode_tokens, memo, ident)
+        encoder.shares_encodings = True
+    term = getattr(scorer, "sentence", None)
+    if term is not None and not getattr(term, "shares_encodings", False):
+        term.vectors = _remembered(term.vectors, memo, (ident, "sentence", term.describe()))
+        term.shares_encodings = True
 
-    def encode_tokens(sentences, *args, **kwargs):
+
+def _remembered(encode, memo: dict, ident):
+    """``encode`` answering a list of sentences it has seen under ``ident`` from ``memo``."""
+    def remembered(sentences, *args, **kwargs):
         key = (ident, len(sentences), hash(tuple(sentences)))
         if key not in memo:
-            memo[key] = original(sentences, *args, **kwargs)
+            memo[key] = encode(sentences, *args, **kwargs)
         return memo[key]
 
-    encoder.encode_tokens, encoder.shares_encodings = encode_tokens, True
+    return remembered
 
 
 def scorers_sentence(scorers: dict) -> str:

@@ -46,3 +46,18 @@ def test_rows_on_one_encoder_encode_each_sentence_list_once(tiny_bert):
     other = XMoverScorer(str(tiny_bert), layer=2)  # another layer: its own encodings
     share_encodings(other, memo)
     assert other.score(src, hyp).final.tolist() != first.final.tolist()
+
+
+def test_rows_on_one_encoder_compute_the_sentence_term_once(tiny_bert):
+    from alignment.xmover.scorer import XMoverScorer
+
+    memo: dict = {}
+    a, b = (XMoverScorer(str(tiny_bert), layer=1, sentence_coef=0.5) for _ in range(2))
+    calls = []
+    for scorer in (a, b):
+        original = scorer.sentence.vectors
+        scorer.sentence.vectors = (lambda s, _o=original: calls.append(len(s)) or _o(s))
+        share_encodings(scorer, memo)
+    src, hyp = ["la casa", "el perro"], ["the house", "the dog"]
+    first, second = a.score(src, hyp), b.score(src, hyp)
+    assert calls == [2, 2] and (first.final == second.final).all()
