@@ -9,7 +9,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from alignment.errors import InputError
+from alignment.catalogue import add_named, look_up
 
 
 class Scores(Protocol):
@@ -41,18 +41,12 @@ METRICS: dict[str, Metric] = {}
 
 def register_metric(metric: Metric) -> Metric:
     """Add ``metric``; a name may be registered once."""
-    if metric.name in METRICS:
-        raise ValueError(f"metric '{metric.name}' is already registered")
-    METRICS[metric.name] = metric
-    return metric
+    return add_named(METRICS, "metric", metric.name, metric)
 
 
 def get_metric(name: str) -> Metric:
     """The registered metric called ``name``."""
-    if name not in METRICS:
-        raise InputError(f"unknown metric '{name}' (known: {', '.join(sorted(METRICS))})",
-                         parameter="metric")
-    return METRICS[name]
+    return look_up(METRICS, "metric", name)
 
 
 def _xmoverscore(encoder: str, **options) -> Scorer:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alignment.catalogue import add_named, look_up
 from alignment.errors import InputError
 
 from .segments import JudgedSegments, concat, read_judgments
@@ -61,18 +62,12 @@ BENCHMARKS: dict[str, Benchmark] = {}
 
 def register_benchmark(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark``; a name may be registered once."""
-    if benchmark.name in BENCHMARKS:
-        raise ValueError(f"benchmark '{benchmark.name}' is already registered")
-    BENCHMARKS[benchmark.name] = benchmark
-    return benchmark
+    return add_named(BENCHMARKS, "benchmark", benchmark.name, benchmark)
 
 
 def get_benchmark(name: str) -> Benchmark:
     """The registered benchmark called ``name``."""
-    if name not in BENCHMARKS:
-        raise InputError(f"unknown benchmark '{name}' (known: {', '.join(sorted(BENCHMARKS))})",
-                         parameter="benchmark")
-    return BENCHMARKS[name]
+    return look_up(BENCHMARKS, "benchmark", name)
 
 
 def load_folder(data: Path, split: str, pairs: list[str] | None, known: tuple[str, ...],
