@@ -300,10 +300,10 @@ def delta_markdown(metrics: dict, rows: list[str], pairs: list[str]) -> str:
 
 WMT17_CHOICE = ("clp_flow", 0.01, 0.0)  # no WMT17 dev set: the best trained map (Bible) and
                                          # the LM weight MLQE-PE dev chose for every row
-CARD_ROWS = {"wmt17": ["unmapped", "unmapped ⊕ LM", "clp_flow", "clp_flow ⊕ LM",
-                       "clp_flow ⊕ LM ⊕ consensus", "consensus alone",
+CARD_ROWS = {"wmt17": ["unmapped", "unmapped ⊕ LM", "center > clp ⊕ LM", "clp_flow",
+                       "clp_flow ⊕ LM", "clp_flow ⊕ LM ⊕ consensus", "consensus alone",
                        "SentBLEU (reads the reference)"],
-             "mlqe": ["unmapped", "unmapped ⊕ LM", PER_PAIR,
+             "mlqe": ["unmapped", "unmapped ⊕ LM", "center > clp ⊕ LM", PER_PAIR,
                       "MT system's log-probability (glass-box)"]}
 
 
@@ -313,6 +313,7 @@ def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float
     unmapped encoder was chosen) with a README card giving its measured agreement with people
     and the commands that measure and use it; written beside, then renamed into place."""
     import shutil
+    import tempfile
 
     for bench, metrics in (("wmt17", tables.get("wmt17/test")), ("mlqe", tables.get("mlqe/test"))):
         if metrics is None:
@@ -331,9 +332,9 @@ def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float
             target = out / bench / pair
             if target.exists():
                 raise SystemExit(f"{target} exists: ship into a new folder")
-            tmp = target.with_name(f".{pair}.partial")
-            shutil.rmtree(tmp, ignore_errors=True)
-            shutil.copytree(source, tmp)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=target.parent))  # a new name
+            shutil.copytree(source, tmp, dirs_exist_ok=True)
             (tmp / "README.md").write_text(card(bench, pair, label, coef, sentence, metrics),
                                            encoding="utf-8")
             tmp.rename(target)
@@ -374,12 +375,13 @@ def card(bench: str, pair: str, label: str, coef: float, sentence: float, metric
         note = ("`⊕ LM` adds 0.01 × SmolLM2-135M's mean token log-probability of the MT output; "
                 "`⊕ consensus` (several systems translated every source) adds, in standard "
                 "units, the output's chrF against the other systems' outputs of its source. No "
-                "row reads the reference but SentBLEU. The `measure` command below prints "
-                "these rows.")
+                "row reads the reference but SentBLEU. `center > clp ⊕ LM` is the strongest "
+                "simple map, from the benchmark; the `measure` command below prints the others.")
     else:
         note = ("`⊕ LM` adds a weight × SmolLM2-135M's mean token log-probability of the MT "
                 "output: 0.01 in the `unmapped ⊕ LM` row (the weight MLQE-PE dev chose for "
-                "every row), this pair's own in the chosen row; `⊕ sentence` adds a weight × "
+                "every row and for `center > clp ⊕ LM`, the strongest simple map), this "
+                "pair's own in the chosen row; `⊕ sentence` adds a weight × "
                 "the cosine of e5's own sentence embeddings of source and output. The "
                 f"`measure` command below prints the chosen row as `{chosen}`. No row reads a "
                 "reference; the glass-box row needs the MT model.")
