@@ -36,6 +36,7 @@ FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "applied": ((_STR,), False),
     "text": ((_DICT, _NONE), False),
     "fine_tuned": ((_STR, _NONE), False),
+    "sentence_map": ((_STR, _NONE), False),  # the sentence map in sentence_map/, described
     "signature": ((_STR,), True),
 }
 MAPPED_SIDES = ("src", "both")

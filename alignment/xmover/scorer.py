@@ -18,6 +18,7 @@ from alignment.export.xmover_files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .sentence import SentenceSimilarity
+from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .pairs import has_text, truncated_lines, validate_pairs
 from .costs import batched_costs
@@ -65,7 +66,10 @@ class XMoverScorer:
     target) go into the signature; an export's own pair is used and a different one refused.
     ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name);
     ``lm_coef`` defaults to the formulation's (``Version.lm_coef``); ``sentence_coef`` adds that
-    × the sentence-level term at ``sentence_layer`` (``SentenceSimilarity``; 0: not)."""
+    × the sentence-level term at ``sentence_layer`` (``SentenceSimilarity``; 0: not).
+    ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
+    ``"none"``: not) puts that term through a sentence-level remap, and its weight then
+    defaults to the map's ``coef`` (the one chosen for it on dev data)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
@@ -74,7 +78,8 @@ class XMoverScorer:
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
-                 sentence_coef: float = 0.0, sentence_layer: int = -1) -> None:
+                 sentence_coef: float | None = None, sentence_layer: int | None = None,
+                 sentence_map=None) -> None:
         if version is not None:  # the old name of ``formula``, as the CLI's --version was
             formula = version
         if ngram < 1:
@@ -149,9 +154,16 @@ class XMoverScorer:
             self.mapping_label += "@both"
         self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device) if lm else None
-        self.sentence_coef = sentence_coef
+        smap = resolve_sentence_map(encoder if self.export_meta is not None else None,
+                                    sentence_map)
+        self.sentence_coef = sentence_coef if sentence_coef is not None else \
+            (smap.coef if smap is not None else 0.0)
+        if sentence_layer is None:
+            sentence_layer = smap.student["layer"] if smap is not None else -1
         self.sentence = SentenceSimilarity(self.encoder, sentence_layer, batch_size=batch_size) \
-            if sentence_coef else None
+            if self.sentence_coef else None
+        if self.sentence is not None and smap is not None:
+            self.sentence.with_map(smap, self.languages, device)
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
 
     @property
@@ -230,7 +242,7 @@ class XMoverScorer:
                                              desc="encoding sources",
                                              on_truncate=lambda k: cut.setdefault("sources", k))
         src = self._prepare(src_enc, self.idf_src, self._source_transform(), progress)
-        src_sentences = self.sentence.vectors(sources) if self.sentence else None
+        src_sentences = self.sentence.side_vectors(sources, "src") if self.sentence else None
         shared = time.perf_counter() - t0
         results = []
         for hypotheses in systems:
@@ -268,7 +280,7 @@ class XMoverScorer:
         t4 = time.perf_counter()
         final = xm + self.lm_coef * lm if lm is not None else xm
         sentence = None if src_sentences is None else \
-            (src_sentences * self.sentence.vectors(hypotheses)).sum(1)
+            self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
         if sentence is not None:
             final = final + self.sentence_coef * sentence
         if not np.isfinite(final).all():
