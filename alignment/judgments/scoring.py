@@ -113,11 +113,6 @@ def _remembered(encode, memo: dict, ident):
     return remembered
 
 
-def scorers_sentence(scorers: dict) -> str:
-    """How the sentence-level term was made, from the first scorer that adds it."""
-    return next(s.sentence.describe() for s in scorers.values() if s.sentence is not None)
-
-
 def _system_sample(n_lines: int, total: int) -> np.ndarray:
     """``n_lines`` line indices spread evenly over a test set of ``total`` lines."""
     return np.unique(np.linspace(0, total - 1, num=min(n_lines, total)).round().astype(int))
@@ -200,6 +195,8 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     lm_sigs: dict[str, set[str]] = {r.label: set() for r in rows}
     fluency = np.zeros(len(data))
     sentence = np.full(len(data), np.nan)
+    with_term: set[str] = set()  # rows that add the sentence-level term
+    term_row, term_sigs = None, set()
     for pair in pairs:
         memo.clear()
         mask = np.flatnonzero(lp == pair)
@@ -211,21 +208,24 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             result = scorer.score(src, mt)
             xm[row.label][mask] = result.final  # with the sentence-level term, where added
             sigs[row.label].add(result.signature)
-            if result.sentence is not None and row is rows[0]:
-                sentence[mask] = result.sentence
+            if result.sentence is not None:
+                with_term.add(row.label)
+                if term_row in (None, row.label):  # the first row that adds the term
+                    term_row, sentence[mask] = row.label, result.sentence
+                    term_sigs.add(f"sentence:{scorer.sentence.describe()}")
             if lm_scorer is not None:
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
         if lm_scorer is not None:
             fluency[mask] = lm_scorer.score(mt)
-    with_sentence = " ⊕ sentence" if options.get("sentence_coef") else ""
-    scored = [Row(r.label + with_sentence, xm[r.label], joint_signature(sigs[r.label]))
+    suffix = {r.label: " ⊕ sentence" if r.label in with_term else "" for r in rows}
+    scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
               for r in rows]
     if lm_scorer is not None:
-        scored += [Row(f"{r.label}{with_sentence} ⊕ LM", xm[r.label] + lm_coef * fluency,
+        scored += [Row(f"{r.label}{suffix[r.label]} ⊕ LM", xm[r.label] + lm_coef * fluency,
                        joint_signature(lm_sigs[r.label])) for r in rows]
         scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.name}@{lm_scorer.revision}"))
-    if with_sentence:
-        scored.append(Row("sentence alone", sentence, f"sentence:{scorers_sentence(scorers)}"))
+    if term_row is not None and not np.isnan(sentence).any():
+        scored.append(Row("sentence alone", sentence, " ; ".join(sorted(term_sigs))))
     scored += list(extra)
     if agreement is not None:
         from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE, standardise, \
@@ -263,9 +263,9 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                         per_lm[row.label][name] = float((res.final + lm_coef * flu).mean())
             for label, values in per_row.items():
                 for k, v in system_agreement(values, outputs.human).items():
-                    system_metrics[f"{label}{with_sentence}/{pair}/{k}"] = v
+                    system_metrics[f"{label}{suffix[label]}/{pair}/{k}"] = v
             if lm_scorer is not None:
                 for label, values in per_lm.items():
                     for k, v in system_agreement(values, outputs.human).items():
-                        system_metrics[f"{label}{with_sentence} ⊕ LM/{pair}/{k}"] = v
+                        system_metrics[f"{label}{suffix[label]} ⊕ LM/{pair}/{k}"] = v
     return ScoredBenchmark(scored, metrics, system_metrics)

@@ -19,6 +19,7 @@ from alignment.errors import InputError
 KINDS = ("orthogonal", "least-squares", "centre")
 MAP_FILE, WEIGHTS_FILE = "sentence_map.json", "sentence_map.safetensors"
 SENTENCE_MAP_DIR = "sentence_map"  # its folder inside an export
+DEFAULT_COEF = 1.0  # the term's weight in a score unless one is given
 FORMAT = "crossalign-sentence-map-1"
 
 

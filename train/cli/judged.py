@@ -97,7 +97,8 @@ def run_evaluate(args: argparse.Namespace) -> None:
              for path in args.scores or []]
     options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
                "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
-               "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer}
+               "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
+               "sentence_map": args.sentence_map}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,

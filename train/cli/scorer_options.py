@@ -53,13 +53,20 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
 
 
 def add_sentence_options(p: argparse.ArgumentParser) -> None:
-    """``--sentence-coef``/``--sentence-layer``: the sentence-level term (``score``, ``evaluate``)."""
-    p.add_argument("--sentence-coef", type=float, default=0.0,
-                   help="add this × the cosine of the encoder's own sentence embeddings of "
-                   "source and hypothesis (mean over every token of --sentence-layer; e5's "
-                   "'query: ' prefix); chosen per pair on MLQE-PE dev (docs/human_judgments.md)")
-    p.add_argument("--sentence-layer", type=int, default=-1,
-                   help="hidden-state index of the sentence-level term (default: the last)")
+    """``--sentence-coef``/``--sentence-layer``/``--sentence-map``: the sentence-level term
+    (``score``, ``evaluate``)."""
+    p.add_argument("--sentence-coef", type=float,
+                   help="add this × the sentence-level term: the cosine of source and hypothesis "
+                   "sentence embeddings (mean over every token of --sentence-layer; e5's 'query: ' "
+                   "prefix), through the sentence map where there is one (default: the map's "
+                   "own weight, chosen on MLQE-PE dev; without a map 0, no term)")
+    p.add_argument("--sentence-layer", type=int,
+                   help="hidden-state index of the sentence-level term (default: the sentence "
+                   "map's, else the last)")
+    p.add_argument("--sentence-map",
+                   help="a sentence map folder (crossalign train --sentence-map puts one in its "
+                   "export) that moves one language's sentence embeddings to its translations'; "
+                   "default: the export's own, if any; 'none': no map")
 
 
 def check_scorer_options(args: argparse.Namespace) -> None:
@@ -104,7 +111,8 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         ngram=args.ngram, mapping=args.mapping, lm=args.lm, lm_coef=args.lm_coef,
         batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
         mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
-        languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer)
+        languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer,
+        sentence_map=args.sentence_map)
     if not quiet:
         for note in scorer.notes:
             print(f"crossalign: note: {note}", file=sys.stderr)

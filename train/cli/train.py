@@ -3,6 +3,7 @@ one command — no YAML. It builds the recipe from the registry and runs it as `
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from alignment.errors import InputError
@@ -86,9 +87,54 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
                     and a.split("=")[0] != "--ckpt_path"):
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
                          "--data.layer 4)", parameter="train")
+    check_sentence_map(args)
     argv = [a for path in args.config or [] for a in ("--config", path)]
     cli = run_recipe(argv + extra, args.verbose, args.overwrite, planned=recipe(args))
+    if args.sentence_map != "none":
+        add_sentence_map_to_run(args, Path(cli.trainer.default_root_dir) / "export")
     print_result(cli.trainer.default_root_dir)
+
+
+def check_sentence_map(args: argparse.Namespace) -> None:
+    """``--sentence-map``/``--sentence-space``/``--sentence-coef`` values, before anything loads."""
+    from alignment.xmover.sentence_map import KINDS
+
+    if args.sentence_map != "none" and args.sentence_map not in KINDS:
+        raise InputError(f"unknown sentence map kind '{args.sentence_map}' (known: none, "
+                         f"{', '.join(KINDS)})", parameter="sentence-map")
+    if args.sentence_space and args.sentence_map in ("orthogonal", "centre"):
+        raise InputError(f"'{args.sentence_map}' stays in the encoder's own space; another "
+                         "encoder's space needs --sentence-map least-squares",
+                         parameter="sentence-space")
+    if args.sentence_map == "none" and (args.sentence_space or args.sentence_coef is not None):
+        raise InputError("--sentence-space and --sentence-coef need --sentence-map KIND",
+                         parameter="sentence-map")
+
+
+def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
+    """Fit the sentence map on the run's own parallel text, with the export's encoder, and
+    put it into the export (which then adds the sentence-level term by default)."""
+    from alignment.data.corpus import read_lines
+    from alignment.export.remapped import add_sentence_map, load_remapped
+    from alignment.xmover.sentence_map import DEFAULT_COEF, sentence_map_from_text
+
+    if not (export / "remap.json").is_file():
+        raise InputError(f"the run wrote no export in {export}: a sentence map goes into one",
+                         parameter="sentence-map")
+    meta = json.loads((export / "remap.json").read_text(encoding="utf-8"))
+    src, tgt = read_lines(args.src), read_lines(args.tgt)
+    if len(src) != len(tgt):
+        raise InputError(f"a sentence map needs translation pairs: {args.src} has {len(src)} "
+                         f"lines, {args.tgt} {len(tgt)}", parameter="sentence-map")
+    n = args.max_sentences or len(src)
+    encoder = load_remapped(export).encoder
+    coef = DEFAULT_COEF if args.sentence_coef is None else args.sentence_coef
+    smap = sentence_map_from_text(encoder, src[:n], tgt[:n], args.sentence_map, meta["src_lang"],
+                                  meta["tgt_lang"], space=args.sentence_space, coef=coef,
+                                  progress=True)
+    add_sentence_map(export, smap)
+    print(f"crossalign: sentence map {smap.describe()} (weight {coef:g}) in "
+          f"{export / 'sentence_map'}")
 
 
 def register(sub) -> None:
@@ -135,6 +181,15 @@ def register(sub) -> None:
     p.add_argument("--device", default="auto", help="auto, cpu, gpu (cuda), cuda:N or mps")
     add_old_name(p, "--accelerator", "--device", "device")
     add_old_name(p, "--ref", "--tgt", "tgt")
+    p.add_argument("--sentence-map", default="none",
+                   help="also fit a sentence-level map on the same pairs and put it into the "
+                   "export, so that scoring with it adds the sentence-level term: orthogonal "
+                   "(the setting docs/single_system.md measures), least-squares, centre; "
+                   "none (default): no sentence map")
+    p.add_argument("--sentence-space", help="an English paraphrase encoder (name or path) whose "
+                   "space the sentence map maps into (least-squares; default: the encoder's own)")
+    p.add_argument("--sentence-coef", type=float, help="the sentence-level term's weight the "
+                   "export records (default: the one chosen on MLQE-PE dev)")
     p.add_argument("--seed", type=int, default=0, help="seed for everything")
     p.add_argument("--config", action="append",
                    help="a recipe YAML whose keys override these (repeatable)")

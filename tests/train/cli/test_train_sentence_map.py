@@ -1,0 +1,48 @@
+"""``train --sentence-map``: one command gives an export whose scores add the sentence-level
+remap; bad settings are refused before any work."""
+import json
+
+import numpy as np
+
+from alignment.xmover.scorer import XMoverScorer
+from alignment.xmover.sentence_map import load_sentence_map
+from tests.conftest import EN, ES
+from tests.reliability.test_writes_stay_in_their_folder import _one_line, _text, _train
+from train.cli import main
+
+
+def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, tiny_bert, capsys):
+    src, tgt, align = _text(tmp_path / "in")
+    out = tmp_path / "run"
+    assert main(_train(src, tgt, align, out, tiny_bert, "--sentence-map", "orthogonal",
+                       "--sentence-coef", "0.3")) == 0
+    export = out / "export"
+    smap = load_sentence_map(export / "sentence_map")
+    assert (smap.kind, smap.mapped_lang, smap.other_lang, smap.coef) == ("orthogonal", "es", "en", 0.3)
+    assert smap.data["n_pairs"] == 2 * len(ES)
+    meta = json.loads((export / "remap.json").read_text())
+    assert meta["sentence_map"] == smap.describe()
+    manifest = json.loads((export / ".crossalign-output.json").read_text())["files"]
+    assert "sentence_map/sentence_map.safetensors" in manifest  # --overwrite may remove it
+    capsys.readouterr()
+    hyp, srcs = tmp_path / "h.en", tmp_path / "s.es"
+    hyp.write_text("\n".join(EN[:3]) + "\n")
+    srcs.write_text("\n".join(ES[:3]) + "\n")
+    assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
+                 "--format", "json", "-q"]) == 0
+    scored = json.loads(capsys.readouterr().out)
+    assert f"map:{smap.describe()}*0.3" in scored["signature"]
+    plain = XMoverScorer(str(export), sentence_map="none").score(ES[:3], EN[:3])
+    assert not np.allclose(scored["segments"], plain.final)
+
+
+def test_train_refuses_a_bad_sentence_map_setting_before_any_work(tmp_path, tiny_bert, capsys):
+    src, tgt, align = _text(tmp_path / "in")
+    for extra, named in [(["--sentence-map", "rotation"], "unknown sentence map kind 'rotation'"),
+                         (["--sentence-map", "orthogonal", "--sentence-space", "x"],
+                          "least-squares"),
+                         (["--sentence-coef", "0.5"], "need --sentence-map")]:
+        out = tmp_path / "bad"
+        assert main(_train(src, tgt, align, out, tiny_bert, *extra)) == 2
+        assert named in _one_line(capsys.readouterr().err)
+        assert not out.exists()
