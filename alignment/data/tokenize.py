@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 # A word is a run of letters/digits/marks (with inner apostrophes or hyphens), or any single
 # other non-space character (punctuation is split off, one token per character).
@@ -13,11 +13,28 @@ _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uf
 _TOKEN = re.compile(r"[^\W_](?:[^\W_]|['’\-](?=[^\W_]))*|[^\w\s]|_", re.UNICODE)
 
 
+# Chinese (Han) characters: a run of them is one "word" to the pattern above (Chinese is written
+# without spaces), so a whole clause would be aligned as one word; a segmenter splits such runs.
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+SEGMENTERS = ("jieba",)
+SEGMENTED_LANGUAGES = {"zh": "jieba"}  # what segment="auto" uses for a language
+
+
 @dataclass(frozen=True)
 class Tokenizer:
-    """Whitespace + punctuation tokenizer with optional lowercasing; NFC-normalised output."""
+    """Whitespace + punctuation tokenizer with optional lowercasing; NFC-normalised output.
+    ``segment="jieba"`` splits runs of Chinese characters into words with jieba's default
+    segmentation (the name then reads ``crossalign-word-v2+jieba``)."""
 
     lowercase: bool = False
+    segment: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.segment is not None and self.segment not in SEGMENTERS:
+            from alignment.errors import InputError
+
+            raise InputError(f"unknown word segmenter '{self.segment}' (known: "
+                             f"{', '.join(SEGMENTERS)})", parameter="segment")
 
     def __call__(self, sentence: str) -> list[str]:
         # invisible format characters (zero-width space/joiners, direction marks, BOM) and
@@ -25,8 +42,44 @@ class Tokenizer:
         text = _INVISIBLE.sub("", unicodedata.normalize("NFC", sentence))
         if self.lowercase:
             text = text.lower()
-        return _TOKEN.findall(text)
+        tokens = _TOKEN.findall(text)
+        if self.segment is None:
+            return tokens
+        return [w for t in tokens for w in (_jieba(t) if _HAN.search(t) else (t,))]
 
     def settings(self) -> dict:
         """What changes the tokens; part of every cache key and signature."""
-        return {"tokenizer": TOKENIZER_ID, **asdict(self)}
+        name = TOKENIZER_ID + (f"+{self.segment}" if self.segment else "")
+        return {"tokenizer": name, "lowercase": self.lowercase}
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> "Tokenizer":
+        """The tokenizer ``settings()`` describes (an export's ``tokenizer`` field)."""
+        _, _, segment = str(settings.get("tokenizer", TOKENIZER_ID)).partition("+")
+        return cls(lowercase=bool(settings.get("lowercase", False)), segment=segment or None)
+
+
+def segmenter_for(segment: str | None, *languages: str) -> str | None:
+    """``segment`` as a ``Tokenizer`` takes it: ``auto`` → the segmenter of the first of
+    ``languages`` that needs one (Chinese: jieba), else None; ``none`` → None."""
+    if segment in (None, "none"):
+        return None
+    if segment == "auto":
+        return next((SEGMENTED_LANGUAGES[lang.split("-")[0]] for lang in languages
+                     if lang.split("-")[0] in SEGMENTED_LANGUAGES), None)
+    return segment
+
+
+def _jieba(token: str) -> list[str]:
+    """A run of text holding Chinese characters, as jieba's words (its default mode)."""
+    try:
+        import jieba
+    except ImportError:
+        from alignment.errors import InputError
+
+        raise InputError("segmenting Chinese needs jieba: pip install jieba (or give "
+                         "segment: none)", parameter="segment") from None
+    import logging
+
+    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" lines on stderr
+    return [w for w in jieba.lcut(token) if w.strip()]

@@ -180,7 +180,7 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
                        meta["layer"], meta["pooling"],
                        meta.get("max_length", 512))
     tok = meta["tokenizer"]
-    enc = Encoder(spec, device=device, word_tokenizer=Tokenizer(lowercase=tok.get("lowercase", False)))
+    enc = Encoder(spec, device=device, word_tokenizer=Tokenizer.from_settings(tok))
     if enc.dim != meta["dim"]:
         raise InputError(f"mapping has dimension {meta['dim']} but encoder '{spec.name}' has "
                          f"{enc.dim}", path=directory / REMAP_FILE)

@@ -1,3 +1,5 @@
+import pytest
+
 from alignment.data.tokenize import Tokenizer
 
 
@@ -13,3 +15,29 @@ def test_lowercase_option_and_nfc():
     decomposed = "cancio\u0301n"  # n + combining acute
     assert Tokenizer(lowercase=True)("Canción " + decomposed) == ["canción", "canción"]
     assert Tokenizer().settings() != Tokenizer(lowercase=True).settings()
+
+
+def test_chinese_runs_are_segmented_into_words_and_the_name_says_so():
+    from alignment.data.tokenize import Tokenizer, segmenter_for
+
+    plain, seg = Tokenizer(), Tokenizer(segment="jieba")
+    sentence = "巴黎是法国的首都，Paris is big."
+    assert plain(sentence)[0] == "巴黎是法国的首都"  # a whole clause, as one word
+    words = seg(sentence)
+    assert words[:5] == ["巴黎", "是", "法国", "的", "首都"] and words[5:] == plain(sentence)[1:]
+    assert "".join(words[:5]) == plain(sentence)[0]  # nothing lost or added
+    assert seg("the house is big .") == plain("the house is big .")
+    assert seg.settings()["tokenizer"] == "crossalign-word-v2+jieba"
+    assert plain.settings() == {"tokenizer": "crossalign-word-v2", "lowercase": False}
+    assert Tokenizer.from_settings(seg.settings()) == seg
+    assert Tokenizer.from_settings(plain.settings()) == plain
+    assert segmenter_for("auto", "zh", "en") == "jieba" and segmenter_for("auto", "de", "en") is None
+    assert segmenter_for("none", "zh", "en") is None
+
+
+def test_an_unknown_segmenter_is_refused_by_name():
+    from alignment.data.tokenize import Tokenizer
+    from alignment.errors import InputError
+
+    with pytest.raises(InputError, match="unknown word segmenter 'mecab'"):
+        Tokenizer(segment="mecab")

@@ -20,7 +20,7 @@ from alignment.mappings.method import DataKind
 from alignment.data.paired_vectors import load_paired_vectors
 from alignment.encoding.pipeline import prepare
 from alignment.export.provenance import DataProvenance
-from alignment.data.tokenize import Tokenizer
+from alignment.data.tokenize import Tokenizer, segmenter_for
 from alignment.data.vectors import aligned_pairs
 from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
@@ -133,7 +133,9 @@ class PairedVectorDataModule(VectorDataModule):
     """Batches of aligned (x, y) vector pairs: each row's x and y are translations.
 
     Give either ``src``/``tgt`` text (two files, or one TSV / fast_align file as ``src``) with an
-    encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``)."""
+    encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``).
+    ``segment``: how words are found in text written without spaces — ``auto`` (Chinese, by
+    its language code: jieba), ``jieba`` or ``none``."""
 
     provides = DataKind.PAIRED
 
@@ -146,10 +148,12 @@ class PairedVectorDataModule(VectorDataModule):
                  align_seed: int | None = DEFAULT_SEED,
                  max_sentences: int | None = None, src_lang: str = "src", tgt_lang: str = "tgt",
                  batch_size: int = 8192, cache_dir: str | None = None, progress: bool = True,
-                 val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0) -> None:
+                 val_fraction: float = 0.0, shuffle: bool = False, seed: int = 0,
+                 segment: str = "auto") -> None:
         super().__init__()
         # checked here, before any alignment or encoding
         self._check_common(val_fraction, batch_size)
+        Tokenizer(segment=segmenter_for(segment, src_lang, tgt_lang))  # a bad name fails here
         if max_sentences is not None and max_sentences < 1:
             raise InputError(f"must be >= 1 (or null for every line), got {max_sentences}",
                              parameter="max_sentences")
@@ -169,7 +173,8 @@ class PairedVectorDataModule(VectorDataModule):
             if hp.max_sentences:
                 corpus = corpus.subset(list(range(min(hp.max_sentences, len(corpus)))))
             encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
-                              word_tokenizer=Tokenizer(lowercase=hp.lowercase))
+                              word_tokenizer=Tokenizer(lowercase=hp.lowercase, segment=segmenter_for(
+                                  hp.segment, hp.src_lang, hp.tgt_lang)))
             data = prepare(corpus, encoder, hp.alignment, hp.symmetrise, hp.one_to_one,
                            Path(hp.cache_dir) if hp.cache_dir else None, hp.progress,
                            pharaoh_lines=full,  # a Pharaoh file covers the whole corpus
