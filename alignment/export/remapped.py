@@ -253,32 +253,3 @@ class _CopiedFiles:
         for f in self.files:
             if not (Path(target) / f.name).exists():
                 shutil.copyfile(f, Path(target) / f.name)
-
-
-def add_sentence_map(directory: str | Path, sentence_map) -> dict:
-    """Put ``sentence_map`` (a ``SentenceMap``) into the export at ``directory`` (its
-    ``sentence_map/`` folder, named in ``remap.json``), replacing the export atomically: a
-    copy with the map is written beside it, then swapped in. A scorer on the export adds the
-    map's sentence-level term by default."""
-    import shutil
-
-    from alignment.atomic import MANIFEST
-    from alignment.xmover.sentence_map import SENTENCE_MAP_DIR
-
-    directory = Path(directory)
-    meta_path = directory / REMAP_FILE
-    if not meta_path.is_file():
-        raise InputError(f"{directory} is not an export (no {REMAP_FILE})", parameter="export")
-    meta = check_remap(json.loads(meta_path.read_text(encoding="utf-8")), meta_path)
-    if sentence_map.student.get("encoder") != meta["encoder"]:
-        raise InputError(f"the sentence map was fitted on {sentence_map.student.get('encoder')}, "
-                         f"the export's encoder is {meta['encoder']}", parameter="sentence-map")
-    with atomic_dir(directory, REMAP_FILE) as tmp:
-        for item in directory.iterdir():
-            if item.name in (MANIFEST, SENTENCE_MAP_DIR, REMAP_FILE):
-                continue
-            (shutil.copytree if item.is_dir() else shutil.copy2)(item, tmp / item.name)
-        sentence_map.save(tmp / SENTENCE_MAP_DIR)
-        meta["sentence_map"] = sentence_map.describe()
-        write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
-    return meta

@@ -224,3 +224,34 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
         y = term.vectors(other, progress=progress, desc=f"sentence vectors ({other_lang})")
     data = {"n_pairs": len(mapped), "text": text_fingerprint(mapped, other)}
     return fit_sentence_map(x, y, kind, mapped_lang, other_lang, student, space_meta, coef, data)
+
+
+def add_sentence_map(directory: str | Path, sentence_map, out: str | Path | None = None) -> dict:
+    """Put ``sentence_map`` (a ``SentenceMap``) into the export at ``directory`` (its
+    ``sentence_map/`` folder, named in ``remap.json``): a copy with the map is written beside
+    ``out`` (default: ``directory`` itself), then swapped in. A scorer on the export adds the
+    map's sentence-level term by default."""
+    import shutil
+
+    from alignment.atomic import MANIFEST, atomic_dir
+    from alignment.export.remap_schema import check_remap
+    from alignment.export.remapped import REMAP_FILE
+
+    directory = Path(directory)
+    meta_path = directory / REMAP_FILE
+    if not meta_path.is_file():
+        raise InputError(f"{directory} is not an export (no {REMAP_FILE})", parameter="export")
+    meta = check_remap(json.loads(meta_path.read_text(encoding="utf-8")), meta_path)
+    if sentence_map.student.get("encoder") != meta["encoder"]:
+        raise InputError(f"the sentence map was fitted on {sentence_map.student.get('encoder')}, "
+                         f"the export's encoder is {meta['encoder']}", parameter="sentence-map")
+    with atomic_dir(directory if out is None else out, REMAP_FILE, inputs=(
+            () if out is None else (directory,))) as tmp:
+        for item in directory.iterdir():
+            if item.name in (MANIFEST, SENTENCE_MAP_DIR, REMAP_FILE):
+                continue
+            (shutil.copytree if item.is_dir() else shutil.copy2)(item, tmp / item.name)
+        sentence_map.save(tmp / SENTENCE_MAP_DIR)
+        meta["sentence_map"] = sentence_map.describe()
+        write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
+    return meta

@@ -115,8 +115,9 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
     """Fit the sentence map on the run's own parallel text, with the export's encoder, and
     put it into the export (which then adds the sentence-level term by default)."""
     from alignment.data.corpus import read_lines
-    from alignment.export.remapped import add_sentence_map, load_remapped
-    from alignment.xmover.sentence_map import DEFAULT_COEF, sentence_map_from_text
+    from alignment.export.remapped import load_remapped
+    from alignment.xmover.sentence_map import (DEFAULT_COEF, add_sentence_map,
+                                               sentence_map_from_text)
 
     if not (export / "remap.json").is_file():
         raise InputError(f"the run wrote no export in {export}: a sentence map goes into one",

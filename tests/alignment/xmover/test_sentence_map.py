@@ -98,7 +98,8 @@ def test_an_export_with_a_sentence_map_uses_it_by_default(tmp_path, tiny_bert):
 
     from alignment.encoding.encoder import load_encoder
     from alignment.export.provenance import DataProvenance
-    from alignment.export.remapped import add_sentence_map, export_remapped
+    from alignment.export.remapped import export_remapped
+    from alignment.xmover.sentence_map import add_sentence_map
     from alignment.mappings import fit_composition
     from alignment.mappings.moments import PairMoments
 

