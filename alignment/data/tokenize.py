@@ -16,15 +16,26 @@ _TOKEN = re.compile(r"[^\W_](?:[^\W_]|['’\-](?=[^\W_]))*|[^\w\s]|_", re.UNICOD
 # Chinese (Han) characters: a run of them is one "word" to the pattern above (Chinese is written
 # without spaces), so a whole clause would be aligned as one word; a segmenter splits such runs.
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-SEGMENTERS = ("jieba",)
-SEGMENTED_LANGUAGES = {"zh": "jieba"}  # what segment="auto" uses for a language
+SEGMENTERS = ("jieba", "marks")
+# what segment="auto" uses for a language: jieba for Chinese; for scripts whose vowel signs and
+# viramas are combining marks (Devanagari, Sinhala, the other Brahmic scripts), ``marks``
+# keeps those marks inside their word — the pattern above, like str.isalnum, counts them as
+# no letter and would cut a Nepali or Sinhala word at every vowel sign
+SEGMENTED_LANGUAGES = {"zh": "jieba", **{lang: "marks" for lang in (
+    "ne", "si", "hi", "mr", "bn", "as", "pa", "gu", "or", "ta", "te", "kn", "ml", "th", "lo",
+    "km", "my")}}
+_MARK = "".join(chr(c) for c in range(0x300, 0x20000)
+                if unicodedata.category(chr(c)).startswith("M"))
+_LETTER = f"(?:[^\\W_]|[{re.escape(_MARK)}])"
+_TOKEN_MARKS = re.compile(f"{_LETTER}(?:{_LETTER}|['’\\-](?={_LETTER}))*|[^\\w\\s]|_", re.UNICODE)
 
 
 @dataclass(frozen=True)
 class Tokenizer:
     """Whitespace + punctuation tokenizer with optional lowercasing; NFC-normalised output.
     ``segment="jieba"`` splits runs of Chinese characters into words with jieba's default
-    segmentation (the name then reads ``crossalign-word-v2+jieba``)."""
+    segmentation (the name then reads ``crossalign-word-v2+jieba``); ``segment="marks"`` keeps
+    combining marks (vowel signs, viramas) inside their words (``crossalign-word-v2+marks``)."""
 
     lowercase: bool = False
     segment: str | None = None
@@ -42,6 +53,8 @@ class Tokenizer:
         text = _INVISIBLE.sub("", unicodedata.normalize("NFC", sentence))
         if self.lowercase:
             text = text.lower()
+        if self.segment == "marks":
+            return _TOKEN_MARKS.findall(text)
         tokens = _TOKEN.findall(text)
         if self.segment is None:
             return tokens

@@ -41,3 +41,17 @@ def test_an_unknown_segmenter_is_refused_by_name():
 
     with pytest.raises(InputError, match="unknown word segmenter 'mecab'"):
         Tokenizer(segment="mecab")
+
+
+def test_vowel_signs_and_viramas_stay_inside_their_words_for_brahmic_scripts():
+    from alignment.data.tokenize import segmenter_for
+
+    marks = Tokenizer(segment="marks")
+    nepali = "नेपाल एक सुन्दर देश हो ।"
+    assert marks(nepali) == ["नेपाल", "एक", "सुन्दर", "देश", "हो", "।"]
+    assert len(Tokenizer()(nepali)) > 2 * len(marks(nepali))  # v2 cuts at every vowel sign
+    assert marks("ලංකාව ලස්සන රටකි") == ["ලංකාව", "ලස්සන", "රටකි"]
+    latin = "Hyvää päivää, don't e-mail _x ."
+    assert marks(latin) == Tokenizer()(latin)  # text without marks is split as before
+    assert marks.settings()["tokenizer"] == "crossalign-word-v2+marks"
+    assert segmenter_for("auto", "ne", "en") == "marks" == segmenter_for("auto", "en", "si")
