@@ -134,8 +134,9 @@ class PairedVectorDataModule(VectorDataModule):
 
     Give either ``src``/``tgt`` text (two files, or one TSV / fast_align file as ``src``) with an
     encoder, or precomputed vectors (``vectors`` or ``src_vectors`` + ``tgt_vectors``).
-    ``segment``: how words are found in text written without spaces — ``auto`` (Chinese, by
-    its language code: jieba), ``jieba`` or ``none``."""
+    ``segment``: how words are found where spaces and letters do not say — ``auto`` (by
+    language code: Chinese is segmented with jieba; Nepali, Sinhala and the other Brahmic
+    scripts keep their vowel signs inside words, ``marks``), ``jieba``, ``marks`` or ``none``."""
 
     provides = DataKind.PAIRED
 
