@@ -156,15 +156,22 @@ def token_rows(root: Path, data: Path, bench: str, split: str, pairs: list[str])
         wanted["clp_flow"] = {p: TOKEN_ROWS["clp_flow"].format(pair=p) for p in pairs}
     segs = get_benchmark(bench).load(data / bench, split, pairs)
     lp = np.asarray(segs.lp)
+    if "LM alone" not in have:  # an English LM: read on English MT output only
+        from alignment.xmover.lm import LanguageModelScorer
+
+        start = time.perf_counter()
+        english = np.flatnonzero(np.isin(lp, to_en))
+        have["LM alone"] = np.full(len(segs), np.nan)
+        have["LM alone"][english] = LanguageModelScorer(LM).score([segs.mt[i] for i in english])
+        have["seconds:LM alone"] = np.array(time.perf_counter() - start)
     for label, by_pair in wanted.items():
         if label in have:
             continue
         sub = segs.subset(np.flatnonzero(np.isin(lp, list(by_pair))))
         start = time.perf_counter()
         res = score_benchmark(get_benchmark(bench), sub, [EncoderRow(label, by_pair)],
-                              {"layer": LAYER, "sentence_map": "none"},
-                              None if "LM alone" in have else LM, 0.0, with_baselines=False,
-                              resamples=10, log=lambda *a: None)
+                              {"layer": LAYER, "sentence_map": "none"}, None, 0.0,
+                              with_baselines=False, resamples=10, log=lambda *a: None)
         for r in res.rows:
             if "⊕" in r.label or r.label in have:
                 continue
@@ -256,7 +263,7 @@ def table(segs, feats: dict, choice: dict, bench: str, pairs: list[str], sizes: 
 CARD_HEADING = "## One system: the sentence map"
 
 
-def card_section(pair: str, smap, choice: dict, metrics: dict) -> str:
+def card_section(bench: str, pair: str, smap, choice: dict, metrics: dict) -> str:
     """What a shipped export's card says of its sentence map: what it is, the pair's rows."""
     rows = [k[:-len(f"/{pair}/pearson")] for k in metrics if k.endswith(f"/{pair}/pearson")]
     table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
@@ -270,8 +277,13 @@ def card_section(pair: str, smap, choice: dict, metrics: dict) -> str:
         "(`--sentence-map none`: not). The setting — the map, its weight and the LM weight — "
         "was chosen once on MLQE-PE dev for every pair (docs/single_system.md). One system's "
         "output, without other systems or the reference:", "", *table, "",
-        "Measured with `python benchmarks/single_system.py` (docs/single_system.md); with the "
-        "LM: `crossalign score --encoder EXPORT --src test.xx --hyp mt.en --lm smollm2-135m`.", ""])
+        "Use it (the map's term is added by default; the commands above add `--sentence-map "
+        "none` to reproduce the rows measured without it):", "", "```sh",
+        f"crossalign score --encoder exports/{bench}/{pair} --src test.{smap.mapped_lang} "
+        "--hyp mt.en" + ("" if not choice["lm"] else " --lm smollm2-135m" + (
+            f" --lm-coef {choice['lm']:g}" if choice["lm"] != LM_DEFAULT else "")),
+        "```", "", "Measured with `python benchmarks/single_system.py --ship exports` "
+        "(docs/single_system.md).", ""])
 
 
 def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) -> None:
@@ -297,9 +309,13 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) ->
             if (export / "README.md").is_file():
                 text = (export / "README.md").read_text(encoding="utf-8")
                 text = text.split(CARD_HEADING)[0].rstrip("\n") + "\n\n"
+                # the rows above were measured without a sentence map: their commands say so
+                text = "\n".join(line + " --sentence-map none" if line.startswith(
+                    ("crossalign evaluate", "crossalign score")) and "--sentence-map" not in line
+                    else line for line in text.split("\n"))
                 metrics = next(m for k, m in tables.items()
                                if k.startswith(f"{bench}/test/") and pair in k)
-                (staged / "README.md").write_text(text + card_section(pair, smap, choice, metrics),
+                (staged / "README.md").write_text(text + card_section(bench, pair, smap, choice, metrics),
                                                   encoding="utf-8")
             old = Path(tempfile.mkdtemp(prefix=f".{pair}.", suffix=".old", dir=export.parent))
             export.rename(old / "previous")
@@ -313,7 +329,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="data", help="folder holding wmt17/ and mlqe/ (crossalign data)")
     ap.add_argument("--root", default="checkpoints/single_system", help="caches")
-    ap.add_argument("--sizes", nargs="+", type=int, default=[500, 1000, 2000, 4000],
+    ap.add_argument("--sizes", nargs="+", type=int, default=[500, 1000, 2000],
                     help="training sentence pairs a pair (a pair with less text uses all of it); "
                     "the largest is the most any map reads")
     ap.add_argument("--bootstrap", type=int, default=1000)

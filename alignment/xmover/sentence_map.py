@@ -19,7 +19,7 @@ from alignment.errors import InputError
 KINDS = ("orthogonal", "least-squares", "centre")
 MAP_FILE, WEIGHTS_FILE = "sentence_map.json", "sentence_map.safetensors"
 SENTENCE_MAP_DIR = "sentence_map"  # its folder inside an export
-DEFAULT_COEF = 1.0  # the term's weight in a score unless one is given
+DEFAULT_COEF = 0.5  # the term's weight unless one is given: chosen on MLQE-PE dev (docs/single_system.md)
 FORMAT = "crossalign-sentence-map-1"
 
 
