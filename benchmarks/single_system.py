@@ -238,10 +238,10 @@ def rows_for(feats: dict, choice: dict, sizes: list[int], to_english: bool) -> l
     name = (lambda t: f"{t} ⊕ " + (f"{c:g} LM ⊕ " if c else "") + f"{w:g} sentence map")
     token = choice["token"] if to_english else "unmapped"
     chosen = " (chosen on dev)" if to_english else " (the chosen map and weight; no English LM)"
-    rows.append(Row(name(token) + chosen, feats[token] + c * feats["LM alone"]
-                    + w * feats[choice["map"]], ""))
+    fluency = c * feats["LM alone"] if c else 0.0  # no English LM score of non-English text
+    rows.append(Row(name(token) + chosen, feats[token] + fluency + w * feats[choice["map"]], ""))
     others = ["unmapped", "center > clp", "clp_flow"] if to_english else []
-    rows += [Row(name(t), feats[t] + c * feats["LM alone"] + w * feats[choice["map"]], "")
+    rows += [Row(name(t), feats[t] + fluency + w * feats[choice["map"]], "")
              for t in others if t != token and t in feats]
     return rows
 
