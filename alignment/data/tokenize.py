@@ -1,6 +1,7 @@
 """A fast_align-compatible word tokenizer; the same words feed the aligner and the encoder's pooling."""
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -85,6 +86,12 @@ def segmenter_for(segment: str | None, *languages: str) -> str | None:
 
 def _jieba(token: str) -> list[str]:
     """A run of text holding Chinese characters, as jieba's words (its default mode)."""
+    return [w for w in _jieba_module().lcut(token) if w.strip()]
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba_module():
+    """jieba, imported once and quiet (no "Building prefix dict" lines on stderr)."""
     try:
         import jieba
     except ImportError:
@@ -94,5 +101,5 @@ def _jieba(token: str) -> list[str]:
                          "segment: none)", parameter="segment") from None
     import logging
 
-    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict" lines on stderr
-    return [w for w in jieba.lcut(token) if w.strip()]
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
