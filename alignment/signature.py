@@ -102,12 +102,14 @@ class XMoverSignature(Signature):
     text: str | None
     languages: str | None
     sentence: str | None = None  # the sentence-level term and its weight, where it is added
+    precision: str | None = None  # the opt-in int8 arithmetic; None: fp32, the published one
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
                 "sub": "nobare" if self.subwords else None, "map": self.mapping,
                 "ngram": self.ngram, "idf": self.idf, "lm": self.lm, "coef": self.coef,
-                "sent": self.sentence, "text": self.text, "lang": self.languages}
+                "sent": self.sentence, "text": self.text, "lang": self.languages,
+                "prec": self.precision}
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from alignment.data.tokenize import Tokenizer
 from .device import resolve_device
 from alignment.errors import InputError
 from .encoder_tokenizer import EncoderSpec, EncoderTokenizer
+from .forward import hidden_state
+from .precision import check_precision, with_precision
 from .hub import (DOWNLOAD_HINT, NOT_WEIGHTS, PACKAGED_ENCODERS, allow_download,  # noqa: F401
                   encoder_depth, load_failure, looks_local, resolve_encoder, usable_length,
                   weights_fingerprint)
@@ -25,28 +27,45 @@ __all__ = ["Encoder", "EncoderSpec", "EncoderTokenizer", "load_encoder", "resolv
            "encoder_depth", "allow_download", "weights_fingerprint"]
 
 
+_SHARED: dict[tuple, object] = {}  # (weights folder, revision, device) -> model, for inference
+
+
 class Encoder(EncoderTokenizer):
     """A loaded encoder that turns tokenised sentences into per-word vectors at one layer."""
 
     def __init__(self, spec: EncoderSpec, device: str | None = None, dtype: str = "auto",
-                 word_tokenizer: Tokenizer | None = None) -> None:
+                 word_tokenizer: Tokenizer | None = None, share: bool = False,
+                 precision: str = "fp32") -> None:
+        """``share``: take the weights from an encoder of the same files already loaded in
+        this process for inference (scorers of several rows or exports on one encoder load it
+        once); never for a model that will be trained. ``precision``: ``fp32`` or the opt-in
+        ``int8`` (``alignment.encoding.precision``)."""
+        self.device = resolve_device(device)  # before anything loads
+        self.precision = check_precision(precision, self.device)
+        super().__init__(spec, word_tokenizer)
+        key = (self.source, self.revision, str(self.device), precision)
+        self.model = _SHARED.get(key) if share else None
+        if self.model is None:
+            self.model = self._load()
+            self.model.to(self.device).eval()
+            self.model = with_precision(self.model, precision)
+            if share:
+                _SHARED[key] = self.model
+        self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
+
+    def _load(self):
         from safetensors import SafetensorError
         from transformers import AutoModel
 
-        self.device = resolve_device(device)  # before anything loads
-        super().__init__(spec, word_tokenizer)
         try:
             # the config already read with the tokenizer (not read from disk again)
-            self.model = AutoModel.from_pretrained(self.source, config=self.config,
-                                                   **self.load_options)
+            return AutoModel.from_pretrained(self.source, config=self.config, **self.load_options)
         except SafetensorError as err:  # a half-copied or damaged weights file
-            raise InputError(f"cannot load encoder '{spec.name}': its weights file is damaged "
-                             f"or incomplete ({str(err).splitlines()[0]})",
+            raise InputError(f"cannot load encoder '{self.spec.name}': its weights file is "
+                             f"damaged or incomplete ({str(err).splitlines()[0]})",
                              parameter="encoder") from None
         except OSError as err:
-            raise load_failure(spec.name, self.local, err) from None
-        self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
-        self.model.to(self.device).eval()
+            raise load_failure(self.spec.name, self.local, err) from None
 
     def encode_words(self, words: list[list[str]], batch_size: int = 64, bucket: bool = True,
                      progress: bool = True, desc: str = "encoding") -> list[np.ndarray]:
@@ -123,7 +142,7 @@ class Encoder(EncoderTokenizer):
         self.tokenizer.padding_side = padding_side
         padded = {k: v.to(self.device, non_blocking=True) for k, v in padded.items()}
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
-            return self.model(**padded, output_hidden_states=True).hidden_states[self.layer]
+            return hidden_state(self.model, padded, self.layer)
 
     def _pool_batch(self, states: torch.Tensor, batch: list[int], enc,
                     n_words: list[int]) -> list[np.ndarray]:

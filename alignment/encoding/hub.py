@@ -2,6 +2,7 @@
 the hub only when the user opts in; content fingerprints of local weights."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import os
@@ -96,16 +97,23 @@ NOT_WEIGHTS = {"remap.json", "norm.safetensors", MANIFEST}
 
 
 def weights_fingerprint(model_dir: str) -> str:
-    """Content hash of a local model's config and weight files (16 hex digits)."""
+    """Content hash of a local model's config and weight files (16 hex digits); hashed once a
+    process while the files' sizes and modification times stay the same."""
+    files = [f for f in sorted(Path(model_dir).iterdir()) if f.name not in NOT_WEIGHTS
+             and f.suffix in (".safetensors", ".bin", ".json", ".txt", ".model") and f.is_file()]
+    stamp = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    return _hash_files(stamp)
+
+
+@functools.lru_cache(maxsize=64)
+def _hash_files(stamp: tuple[tuple[str, int, int], ...]) -> str:
     h = hashlib.sha256()
-    for f in sorted(Path(model_dir).iterdir()):
-        if f.name in NOT_WEIGHTS:  # an export's own files around the weights
-            continue
-        if f.suffix in (".safetensors", ".bin", ".json", ".txt", ".model") and f.is_file():
-            h.update(f.name.encode())
-            with f.open("rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 22), b""):
-                    h.update(chunk)
+    for name, _, _ in stamp:  # NOT_WEIGHTS: an export's own files around the weights
+        f = Path(name)
+        h.update(f.name.encode())
+        with f.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 22), b""):
+                h.update(chunk)
     return h.hexdigest()[:16]
 
 

@@ -177,7 +177,12 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
-    lm_scorer = LanguageModelScorer(lm, device=options.get("device")) if lm else None
+    lm_scorer = LanguageModelScorer(lm, device=options.get("device"),
+                                    precision=options.get("precision") or "fp32") if lm else None
+    if lm_scorer is not None and options.get("reuse") is not None:
+        from alignment.xmover.reuse import reuse_lm
+
+        reuse_lm(lm_scorer, options["reuse"])
     scorers: dict[tuple[str, str], object] = {}
     memo: dict = {}  # encodings shared by rows on one encoder, one pair at a time
 
@@ -223,7 +228,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     if lm_scorer is not None:
         scored += [Row(f"{r.label}{suffix[r.label]} ⊕ LM", xm[r.label] + lm_coef * fluency,
                        joint_signature(lm_sigs[r.label])) for r in rows]
-        scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.name}@{lm_scorer.revision}"))
+        scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.ident}"))
     if term_row is not None and not np.isnan(sentence).any():
         scored.append(Row("sentence alone", sentence, " ; ".join(sorted(term_sigs))))
     scored += list(extra)

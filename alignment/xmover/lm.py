@@ -74,8 +74,15 @@ class LanguageModelScorer:
     sentence longer than the model's context is scored on its first ``context`` tokens (with a
     warning that says how many were cut)."""
 
-    def __init__(self, name: str, device: str | None = None, batch_size: int = 16) -> None:
+    def __init__(self, name: str, device: str | None = None, batch_size: int = 16,
+                 precision: str = "fp32") -> None:
+        """``precision``: ``fp32`` or the opt-in ``int8`` (``alignment.encoding.precision``)."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from alignment.encoding.precision import check_precision, with_precision
+
+        self.device = resolve_device(device, "device")  # both refused before anything loads
+        self.precision = check_precision(precision, self.device)
 
         gguf = resolve_gguf(name)
         if gguf is not None:
@@ -97,11 +104,16 @@ class LanguageModelScorer:
         self.revision = gguf_fingerprint(*gguf) if gguf is not None else (
             getattr(self.model.config, "_commit_hash", None) or (
                 weights_fingerprint(source) if local else None))
-        self.device = resolve_device(device, "device")
-        self.model.to(self.device).eval()
+        self.model = with_precision(self.model.to(self.device).eval(), precision)
         self.batch_size = batch_size
         cfg = self.model.config
         self.context = getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
+
+    @property
+    def ident(self) -> str:
+        """The LM in a signature: ``NAME@REVISION``, ``+int8`` with the opt-in precision."""
+        return f"{self.name}@{self.revision}" + ("" if self.precision == "fp32" else
+                                                 f"+{self.precision}")
 
     def score(self, sentences: list[str]) -> np.ndarray:
         ids = [self.tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.encoding.encoder import Encoder, EncoderSpec, encoder_depth, truncation_message
+from alignment.encoding.precision import precision_tag
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 from alignment.signature import EncoderSignature, XMoverSignature
@@ -69,7 +70,11 @@ class XMoverScorer:
     × the sentence-level term at ``sentence_layer`` (``SentenceSimilarity``; 0: not).
     ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
     ``"none"``: not) puts that term through a sentence-level remap, and its weight then
-    defaults to the map's ``coef`` (the one chosen for it on dev data)."""
+    defaults to the map's ``coef`` (the one chosen for it on dev data). ``precision``: ``fp32``
+    (the published numbers) or the opt-in ``int8`` for the encoder and the LM (faster on a CPU;
+    the signature says ``prec:int8``). ``reuse``: a folder where the token vectors, sentence
+    vectors and LM scores of every list of sentences are kept and read back on later runs
+    (``alignment.xmover.reuse``; the same numbers)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
@@ -79,7 +84,7 @@ class XMoverScorer:
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_coef: float | None = None, sentence_layer: int | None = None,
-                 sentence_map=None) -> None:
+                 sentence_map=None, precision: str = "fp32", reuse: Path | None = None) -> None:
         if version is not None:  # the old name of ``formula``, as the CLI's --version was
             formula = version
         if ngram < 1:
@@ -100,7 +105,7 @@ class XMoverScorer:
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 
-            remapped = load_remapped(encoder, device=device)
+            remapped = load_remapped(encoder, device=device, share=True, precision=precision)
             depth = remapped.encoder.model.config.num_hidden_layers
             if layer is not None and not -(depth + 1) <= layer <= depth:
                 raise InputError(f"layer {layer} out of range for the export's encoder, which "
@@ -123,7 +128,8 @@ class XMoverScorer:
                     self.notes.append(f"layer {layer} (the {self.spec.name} default) is beyond "
                                       f"the encoder's {depth} layers: using its last, {depth}")
                     layer = depth
-            self.encoder = Encoder(EncoderSpec(encoder, layer), device=device)
+            self.encoder = Encoder(EncoderSpec(encoder, layer), device=device, share=True,
+                                   precision=precision)
         self.languages = tuple(languages) if languages else None
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")
@@ -153,7 +159,7 @@ class XMoverScorer:
                                  parameter="mapping_both_sides")
             self.mapping_label += "@both"
         self.mapping_both_sides = mapping_both_sides
-        self.lm = LanguageModelScorer(lm, device=device) if lm else None
+        self.lm = LanguageModelScorer(lm, device=device, precision=precision) if lm else None
         smap = resolve_sentence_map(encoder if self.export_meta is not None else None,
                                     sentence_map)
         self.sentence_coef = sentence_coef if sentence_coef is not None else \
@@ -165,6 +171,13 @@ class XMoverScorer:
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
+        self.precision = precision
+        if reuse is not None:
+            from .reuse import reuse_encodings, reuse_lm
+
+            reuse_encodings(self.encoder, reuse, self.sentence)
+            if self.lm is not None:
+                reuse_lm(self.lm, reuse)
 
     @property
     def signature(self) -> str:
@@ -179,13 +192,14 @@ class XMoverScorer:
             mapping = "none"
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
-        lm = "none" if self.lm is None else f"{self.lm.name}@{self.lm.revision}"
+        lm = "none" if self.lm is None else self.lm.ident
         return str(XMoverSignature(
             self.spec.tag, EncoderSignature.of(ident), bool(ident.subwords), mapping, self.ngram,
             idf, lm, self.lm_coef if self.lm else None,
             self.text.describe() if self.text else None,
             "-".join(self.languages) if self.languages else None,
-            f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None))
+            f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None,
+            precision_tag(self.precision)))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from alignment.data.batching import make_batches
+from alignment.encoding.forward import hidden_state
 from alignment.errors import InputError
 
 # the text an encoder's model card asks to put before every input (e5: 'query: ' or 'passage: ')
@@ -102,7 +103,7 @@ class SentenceSimilarity:
                 padded = tokenizer.pad({k: [enc[k][i] for i in batch] for k in enc.keys()},
                                        return_tensors="pt")
                 padded = {k: v.to(device) for k, v in padded.items()}
-                states = model(**padded, output_hidden_states=True).hidden_states[self.layer]
+                states = hidden_state(model, padded, self.layer)
                 mask = padded["attention_mask"].unsqueeze(-1).to(states.dtype)
                 means = (states * mask).sum(1) / mask.sum(1).clamp(min=1)
                 out[batch] = means.float().cpu().numpy()

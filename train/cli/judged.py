@@ -10,7 +10,7 @@ import sys
 from alignment.errors import InputError
 
 from .options import add_interval_options
-from .scorer_options import add_sentence_options
+from .scorer_options import add_sentence_options, add_speed_options, speed_options
 
 
 def run_data(args: argparse.Namespace) -> None:
@@ -78,7 +78,9 @@ def run_evaluate(args: argparse.Namespace) -> None:
             raise InputError(f"must be >= 1, got {value}", parameter=name)
     from alignment.encoding.device import resolve_device
 
-    resolve_device(args.device)  # before anything loads
+    from alignment.encoding.precision import check_precision
+
+    check_precision(args.precision, resolve_device(args.device))  # before anything loads
     if args.lm and not args.encoder:
         raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")
     if args.labels and len(args.labels) != len(args.encoder or []):
@@ -98,7 +100,8 @@ def run_evaluate(args: argparse.Namespace) -> None:
     options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
                "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
                "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
-               "sentence_map": args.sentence_map}
+               "sentence_map": args.sentence_map, "precision": args.precision,
+               "reuse": speed_options(args)}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,
@@ -181,6 +184,7 @@ def register_evaluate(tasks) -> None:
         p.add_argument("--formula", "--version", dest="version", default="2022",
                        choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
         add_sentence_options(p)
+        add_speed_options(p, reuse_default=True)
         p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "
                        "the formula's)")
         p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")

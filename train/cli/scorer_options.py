@@ -46,10 +46,34 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
                    "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
     add_sentence_options(p)
+    add_speed_options(p)
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
     p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
     p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
                    "cores above two, else one)")
+
+
+def add_speed_options(p: argparse.ArgumentParser, reuse_default: bool = False) -> None:
+    """``--precision`` and ``--reuse``/``--no-reuse``: how fast a scorer runs (``score``,
+    ``evaluate``; the judged tasks reuse by default, as their loop re-scores the same text)."""
+    p.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
+                   help="arithmetic of the encoder and the LM: fp32 (default, the published "
+                   "numbers) or int8 (opt-in, CPU only: faster, the scores move; the signature "
+                   "says prec:int8)")
+    p.add_argument("--reuse", dest="reuse", action="store_true", default=reuse_default,
+                   help="keep token vectors, sentence vectors and LM scores in the cache "
+                   "($CROSSALIGN_CACHE/reuse) and read them back when the same sentences are "
+                   "scored again by the same encoder or LM (the same numbers)"
+                   + (" (default)" if reuse_default else ""))
+    p.add_argument("--no-reuse", dest="reuse", action="store_false",
+                   help="compute everything afresh" + ("" if reuse_default else " (default)"))
+
+
+def speed_options(args: argparse.Namespace):
+    """The reuse folder the parsed flags ask for, or None."""
+    from alignment.xmover.reuse import default_reuse
+
+    return default_reuse(args.reuse)
 
 
 def add_sentence_options(p: argparse.ArgumentParser) -> None:
@@ -83,7 +107,10 @@ def check_scorer_options(args: argparse.Namespace) -> None:
     if args.jobs is not None and not 1 <= args.jobs <= 4 * cores:
         raise InputError(f"must be in [1, {4 * cores}] (4 × this machine's {cores} cores; more "
                          "processes only wait for each other)", parameter="jobs")
-    resolve_device(getattr(args, "device", None))  # before anything loads
+    device = resolve_device(getattr(args, "device", None))  # before anything loads
+    from alignment.encoding.precision import check_precision
+
+    check_precision(getattr(args, "precision", "fp32"), device)
     if args.ngram < 1:
         raise InputError("must be >= 1", parameter="ngram")
     if bool(args.src_lang) != bool(args.tgt_lang):
@@ -112,7 +139,8 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
         mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
         languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer,
-        sentence_map=args.sentence_map)
+        sentence_map=args.sentence_map, precision=getattr(args, "precision", "fp32"),
+        reuse=speed_options(args) if hasattr(args, "reuse") else None)
     if not quiet:
         for note in scorer.notes:
             print(f"crossalign: note: {note}", file=sys.stderr)

@@ -1,0 +1,125 @@
+"""What makes the scoring loop fast must not change a score: layers above the one read are
+skipped bit for bit, scorers on one encoder share its weights, reused results are the computed
+ones; the opt-in int8 path says so in its signature."""
+import numpy as np
+import pytest
+import torch
+
+from alignment.encoding.encoder import Encoder, EncoderSpec
+from alignment.encoding.forward import hidden_state, layer_list
+from alignment.errors import InputError
+from alignment.xmover import XMoverScorer
+from alignment.xmover.lm import LanguageModelScorer
+from alignment.signature import parse_signature
+from tests.conftest import EN, ES
+
+
+def _tiny(kind: str):
+    from transformers import (BertConfig, BertModel, DistilBertConfig, DistilBertModel,
+                              XLMRobertaConfig, XLMRobertaModel)
+
+    torch.manual_seed(0)
+    if kind == "distilbert":
+        return DistilBertModel(DistilBertConfig(dim=32, n_layers=4, n_heads=2, hidden_dim=64,
+                                                vocab_size=100)).eval()
+    config, model = {"bert": (BertConfig, BertModel),
+                     "xlm-roberta": (XLMRobertaConfig, XLMRobertaModel)}[kind]
+    return model(config(hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
+                        intermediate_size=64, vocab_size=100)).eval()
+
+
+@pytest.mark.parametrize("kind", ["bert", "xlm-roberta", "distilbert"])
+def test_a_layer_is_computed_without_the_layers_above_it_bit_for_bit(kind):
+    model = _tiny(kind)
+    assert layer_list(model) is not None
+    inputs = {"input_ids": torch.randint(5, 100, (3, 7)),
+              "attention_mask": torch.tensor([[1] * 7, [1] * 5 + [0] * 2, [1] * 3 + [0] * 4])}
+    with torch.inference_mode():
+        full = model(**inputs, output_hidden_states=True).hidden_states
+        for layer in range(len(full)):
+            assert torch.equal(hidden_state(model, inputs, layer), full[layer])
+        calls = []
+        handles = [m.register_forward_hook(lambda *a: calls.append(1))
+                   for m in model.get_submodule(_path(model))]
+        hidden_state(model, inputs, 2)
+        for h in handles:
+            h.remove()
+    assert len(calls) == 2  # layers 3 and 4 never ran
+    assert len(model.get_submodule(_path(model))) == 4  # and the model is whole again
+
+
+def test_a_whole_forward_after_a_shortened_one_still_has_every_layer():
+    model = _tiny("bert")  # fresh: transformers has not hooked its layers yet
+    inputs = {"input_ids": torch.randint(5, 100, (2, 6))}
+    with torch.inference_mode():
+        short = hidden_state(model, inputs, 1)
+        full = model(**inputs, output_hidden_states=True).hidden_states
+    assert len(full) == 5 and torch.equal(full[1], short)
+
+
+def _path(model) -> str:
+    holder, name = layer_list(model)
+    return next(n for n, m in model.named_modules() if m is getattr(holder, name))
+
+
+def test_scorers_on_one_encoder_share_its_weights_and_keep_their_scores(tiny_bert):
+    first = XMoverScorer(str(tiny_bert), layer=1)
+    second = XMoverScorer(str(tiny_bert), layer=2)
+    assert first.encoder.model is second.encoder.model  # loaded once
+    alone = Encoder(EncoderSpec(str(tiny_bert), 1))  # a model that may be trained: its own
+    assert alone.model is not first.encoder.model
+    fresh = XMoverScorer(str(tiny_bert), layer=1)
+    np.testing.assert_array_equal(first.score(ES, EN).final, fresh.score(ES, EN).final)
+
+
+def test_reused_results_are_the_computed_ones_and_skip_the_model(tiny_bert, tiny_gpt2, tmp_path,
+                                                                  monkeypatch):
+    plain = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2)).score(ES, EN)
+    first = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path)
+    np.testing.assert_array_equal(first.score(ES, EN).final, plain.final)
+    assert len(list(tmp_path.glob("*.npz"))) == 3  # sources, hypotheses, LM scores
+    again = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path)
+
+    def no_forward(*args, **kwargs):
+        raise AssertionError("the model ran although its results were kept")
+
+    monkeypatch.setattr(again.encoder.model, "forward", no_forward)
+    monkeypatch.setattr(again.lm.model, "forward", no_forward)
+    result = again.score(ES, EN)
+    np.testing.assert_array_equal(result.final, plain.final)
+    np.testing.assert_array_equal(result.lm, plain.lm)
+    assert result.signature == plain.signature
+
+
+def test_a_damaged_kept_file_is_recomputed_not_trusted(tiny_bert, tmp_path):
+    plain = XMoverScorer(str(tiny_bert), layer=2).score(ES, EN).final
+    XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(ES, EN)
+    for f in tmp_path.glob("*.npz"):
+        f.write_bytes(f.read_bytes()[:100])  # cut short, as by a full disk
+    again = XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(ES, EN).final
+    np.testing.assert_array_equal(again, plain)
+
+
+def test_kept_results_still_report_cut_sentences(tiny_bert, tmp_path):
+    long = [" ".join(["casa"] * 100)] + ES[1:]
+    first = XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(long, EN, warn=False)
+    again = XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(long, EN, warn=False)
+    assert first.truncated == again.truncated == {"sources": [1]}
+
+
+def test_int8_is_opt_in_signed_and_cpu_only(tiny_bert, tiny_gpt2):
+    fp32 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2))
+    int8 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), precision="int8")
+    assert "prec" not in parse_signature(fp32.signature)
+    fields = parse_signature(int8.signature)
+    assert fields["prec"] == "int8" and fields["lm"].endswith("+int8")
+    assert int8.encoder.model is not fp32.encoder.model  # the fp32 weights stay as they were
+    scores = int8.score(ES, EN).final
+    assert np.isfinite(scores).all() and not np.array_equal(scores, fp32.score(ES, EN).final)
+    with pytest.raises(InputError, match="precision"):
+        XMoverScorer(str(tiny_bert), layer=2, precision="int4")
+    from alignment.encoding.precision import check_precision
+
+    with pytest.raises(InputError, match="CPU only"):
+        check_precision("int8", torch.device("cuda"))
+    assert LanguageModelScorer(str(tiny_gpt2), precision="int8").ident.endswith("+int8")
