@@ -4,15 +4,18 @@
    (its own ``word_mover_score``, imported from a clone of the AIPHES repository), crossalign on
    the default path and crossalign with ``--precision int8``; wall time, peak memory (RSS) and,
    for the 2020 formula, the largest per-segment difference from the public code.
-2. (``--wmt17 DATA``) the WMT17 agreement command — two encoder rows, the LM, the consensus term
-   — cold (``--no-reuse``), again with what the first run kept (``--reuse``), and with
-   ``--precision int8``: wall time and peak RSS.
+2. (``--wmt17 DATA``, ``--mlqe DATA``) the WMT17 agreement command — two encoder rows, the LM,
+   the consensus term — and MLQE-PE's for one pair: cold (nothing kept yet), rerun (reading back
+   what the cold run kept) and, with ``--int8``, cold with ``--precision int8``; wall time, peak
+   RSS, and how far any agreement number moved.
+3. (``--int8``) int8's effect on agreement with people: Δ Pearson (int8 − fp32) with its
+   paired-bootstrap interval, every row, on both benchmarks.
 
 Where CUDA is there, part 1 adds GPU rows by itself (segments/s, public code and crossalign on
 the same GPU).
 
     python benchmarks/fast_loop.py --public CLONE --src data/bible/test.es --hyp data/bible/test.en
-    python benchmarks/fast_loop.py --public CLONE --wmt17 data/wmt17 --repeats 1
+    python benchmarks/fast_loop.py --public CLONE --wmt17 data/wmt17 --mlqe data/mlqe --int8
 
 Prints a table and writes JSON (default benchmarks/results/fast_loop.json)."""
 from __future__ import annotations
@@ -125,30 +128,85 @@ def part_score(args, env) -> dict:
     return result
 
 
-def part_wmt17(args, env) -> dict:
-    """Part 2: the WMT17 command cold, warm (reuse) and int8; peak RSS from /proc of each."""
-    cache = Path(tempfile.mkdtemp(prefix="fast-loop-cache-"))
+def part_commands(args, env, cache: Path) -> dict:
+    """Part 2: the WMT17 command and MLQE-PE's for one pair, cold (``--reuse`` writing what it
+    computes), rerun (reading it back) and, with ``--int8``, cold in int8; wall time, peak RSS,
+    and the largest difference of any agreement metric from the cold fp32 run."""
     env = {**env, "CROSSALIGN_CACHE": str(cache)}
-    base = ["evaluate", "wmt17", "--data", args.wmt17, "--encoder", "multilingual-e5-small-q4",
-            args.exports, "--lm", "smollm2-135m", "--consensus", "--format", "json", "-q"]
-    rows, outputs = [], {}
-    for name, extra in (("cold (--no-reuse)", ["--no-reuse"]), ("first run (--reuse)", []),
-                        ("rerun (--reuse)", []), ("--precision int8 --no-reuse",
-                                                  ["--precision", "int8", "--no-reuse"])):
-        if name.startswith("--precision") and not args.int8_wmt17:
-            continue
-        wall, _, out = timed_rss(crossalign(*base, *extra, threads=args.threads), env)
-        outputs[name] = json.loads(out)["metrics"]
-        rows.append({"path": name, "seconds": wall[0], "peak_rss_gb": wall[1]})
-        print(f"  wmt17 {name}: {wall[0] / 60:.1f} min, {wall[1]:.2f} GB", file=sys.stderr)
-    first = next(iter(outputs.values()))
-    for row in rows:
-        got = outputs[row["path"]]
-        row["max_abs_metric_diff"] = float(max(abs(got[k] - first[k]) for k in first
-                                               if k in got and np.isfinite(first[k])))
-        row["avg_pearson"] = {k.split("/")[0]: v for k, v in got.items()
-                              if k.endswith("/avg/pearson")}
-    return {"rows": rows}
+    from alignment.data.cache import default_cache_dir
+
+    for built in ("encoders", "lms"):  # one-time builds (e5 from its packages, the LM from
+        home = default_cache_dir() / built  # GGUF) are not part of a run: link them in
+        if home.is_dir() and not (cache / built).exists():
+            (cache / built).symlink_to(home, target_is_directory=True)
+    commands = {}
+    if args.wmt17:
+        commands["wmt17"] = ["evaluate", "wmt17", "--data", args.wmt17, "--encoder",
+                             "multilingual-e5-small-q4", args.exports, "--lm", "smollm2-135m",
+                             "--consensus"]
+    if args.mlqe:
+        commands[f"mlqe {args.mlqe_pair}"] = [
+            "evaluate", "mlqe", "--data", args.mlqe, "--pairs", args.mlqe_pair, "--encoder",
+            "multilingual-e5-small-q4", f"exports/mlqe/{args.mlqe_pair}", "--lm", "smollm2-135m"]
+    rows = []
+    for task, base in commands.items():
+        first = None
+        variants = [("cold", []), ("rerun (reuse)", [])]
+        if args.int8:
+            variants.append(("cold, --precision int8", ["--precision", "int8"]))
+        for name, extra in variants:
+            (wall, rss), _, out = timed_rss(crossalign(*base, *extra, "--format", "json", "-q",
+                                                       threads=args.threads), env)
+            metrics = json.loads(out)["metrics"]
+            first = first or metrics
+            diff = max(abs(metrics[k] - first[k]) for k in first
+                       if k in metrics and np.isfinite(first[k]))
+            rows.append({"task": task, "path": name, "seconds": wall, "peak_rss_gb": rss,
+                         "max_abs_metric_diff_vs_cold": float(diff),
+                         "avg_pearson": {k[:-len("/avg/pearson")]: v for k, v in metrics.items()
+                                         if k.endswith("/avg/pearson")}})
+            print(f"  {task} {name}: {wall / 60:.1f} min, {rss:.2f} GB", file=sys.stderr)
+    return {"rows": rows, "cache_mb": sum(f.stat().st_size for f in cache.rglob("*")
+                                          if f.is_file()) / 1e6}
+
+
+def part_int8_agreement(args, cache: Path) -> dict:
+    """Part 3: int8's effect on agreement with people: each row scored in fp32 and in int8 on
+    the same segments, Δ Pearson (int8 − fp32) with its paired-bootstrap interval."""
+    os.environ["CROSSALIGN_CACHE"] = str(cache)  # what part 2 computed is read back
+    from alignment.judgments import get_benchmark
+    from alignment.judgments.agreement import Row, segment_agreement
+    from alignment.judgments.scoring import parse_row, score_benchmark
+    from alignment.xmover.reuse import default_reuse
+
+    tasks = []
+    if args.wmt17:
+        tasks.append(("wmt17", args.wmt17, None, args.exports))
+    if args.mlqe:
+        tasks.append(("mlqe", args.mlqe, [args.mlqe_pair], f"exports/mlqe/{args.mlqe_pair}"))
+    out = []
+    for name, data_dir, pairs, exports in tasks:
+        bench = get_benchmark(name)
+        data = bench.load(data_dir, bench.splits[-1], pairs)
+        scored = {}
+        for precision in ("fp32", "int8"):
+            rows = [parse_row("multilingual-e5-small-q4", data.pairs, "unmapped"),
+                    parse_row(exports, data.pairs, "exports")]
+            result = score_benchmark(bench, data, rows, {"precision": precision,
+                                                         "reuse": default_reuse()},
+                                     lm="smollm2-135m", with_baselines=False, log=lambda m: None)
+            scored[precision] = {r.label: r for r in result.rows}
+        for label in scored["fp32"]:
+            if label not in scored["int8"]:
+                continue
+            a, b = scored["fp32"][label], scored["int8"][label]
+            m = segment_agreement(data, [Row("fp32", a.scores, a.signature),
+                                         Row("int8", b.scores, b.signature)])
+            out.append({"benchmark": name, "pairs": data.pairs, "row": label,
+                        "fp32": m["fp32/avg/pearson"], "int8": m["int8/avg/pearson"],
+                        "diff": m["int8/avg/diff"], "diff_lo": m["int8/avg/diff_lo"],
+                        "diff_hi": m["int8/avg/diff_hi"]})
+    return {"rows": out}
 
 
 def timed_rss(cmd: list[str], env: dict) -> tuple[tuple[float, float], float, str]:
@@ -184,8 +242,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads of every process")
     ap.add_argument("--wmt17", metavar="DATA", help="also time the WMT17 command on this folder")
     ap.add_argument("--exports", default="exports/wmt17")
-    ap.add_argument("--int8-wmt17", action="store_true", help="also the WMT17 command in int8")
-    ap.add_argument("--skip-score", action="store_true", help="part 2 only")
+    ap.add_argument("--mlqe", metavar="DATA", help="also time MLQE-PE's command for one pair")
+    ap.add_argument("--mlqe-pair", default="et-en")
+    ap.add_argument("--int8", action="store_true",
+                    help="also the commands in int8, and int8's Δ agreement with people")
+    ap.add_argument("--skip-score", action="store_true", help="parts 2 and 3 only")
     ap.add_argument("--out", default="benchmarks/results/fast_loop.json")
     args = ap.parse_args()
     import torch
@@ -208,12 +269,21 @@ def main() -> None:
                   f"{'' if d is None else f'{d:.1e}':>18}")
         if not args.gpu:
             print("GPU rows: unmeasured (no CUDA device here)")
-    if args.wmt17:
-        report["wmt17"] = part_wmt17(args, env)
-        print("\nWMT17 command (two rows, LM, consensus)")
-        for r in report["wmt17"]["rows"]:
-            print(f"{r['path']:30} {r['seconds'] / 60:6.1f} min  peak RSS {r['peak_rss_gb']:.2f} GB  "
-                  f"max |Δ metric| vs cold {r['max_abs_metric_diff']:.1e}")
+    if args.wmt17 or args.mlqe:
+        cache = Path(tempfile.mkdtemp(prefix="fast-loop-cache-"))
+        report["commands"] = part_commands(args, env, cache)
+        print(f"\nagreement commands ({args.threads} threads; cold: nothing kept yet)")
+        print(f"{'task':12} {'path':26} {'minutes':>8} {'peak RSS':>9} {'max |Δ metric|':>15}")
+        for r in report["commands"]["rows"]:
+            print(f"{r['task']:12} {r['path']:26} {r['seconds'] / 60:8.2f} "
+                  f"{r['peak_rss_gb']:7.2f}GB {r['max_abs_metric_diff_vs_cold']:15.1e}")
+        print(f"kept for reuse: {report['commands']['cache_mb']:.0f} MB")
+        if args.int8:
+            report["int8_agreement"] = part_int8_agreement(args, cache)
+            print("\nint8 against fp32: average segment-level Pearson, Δ [95% paired bootstrap]")
+            for r in report["int8_agreement"]["rows"]:
+                print(f"{r['benchmark']:6} {r['row']:34} fp32 {r['fp32']:.3f}  int8 {r['int8']:.3f}"
+                      f"  Δ {r['diff']:+.3f} [{r['diff_lo']:+.3f}, {r['diff_hi']:+.3f}]")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")

@@ -1,6 +1,7 @@
 """Arithmetic precision of a model's forward pass: ``fp32`` (the default, the published numbers)
-or ``int8`` (opt-in, CPU: every linear layer's weights in int8, activations quantised per
-batch; about 1.5× faster on a 2-core AVX2 CPU, and the scores move — its signature says so)."""
+or ``int8`` (opt-in, CPU: every linear layer's weights in int8 with a scale per output row,
+activations quantised on the fly with one scale per batch, so a sentence's score also depends
+on the sentences batched with it; the scores move, and the signature says ``prec:int8``)."""
 from __future__ import annotations
 
 import warnings
@@ -29,9 +30,12 @@ def with_precision(model, precision: str):
 
     with warnings.catch_warnings():  # torch.ao marks its eager quantisation API as legacy
         warnings.simplefilter("ignore")
-        from torch.ao.quantization import quantize_dynamic
+        from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
-        return quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8).eval()
+        # one scale per output row of a weight (per-tensor scales moved MiniLM's token vectors
+        # to a cosine of 0.90 with fp32's, per-row ones to 0.95)
+        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig},
+                                dtype=torch.qint8).eval()
 
 
 def precision_tag(precision: str) -> str | None:

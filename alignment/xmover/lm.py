@@ -1,7 +1,10 @@
 """Target-side language-model fluency: mean token log-likelihood under any HF causal LM."""
 from __future__ import annotations
 
+import functools
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -37,8 +40,9 @@ def resolve_gguf(name: str) -> tuple[str, str] | None:
     return None
 
 
+@functools.lru_cache(maxsize=8)
 def gguf_fingerprint(folder: str, file: str) -> str:
-    """Content hash of a GGUF file (16 hex digits)."""
+    """Content hash of a GGUF file (16 hex digits; hashed once a process)."""
     import hashlib
     from pathlib import Path
 
@@ -47,6 +51,52 @@ def gguf_fingerprint(folder: str, file: str) -> str:
         for chunk in iter(lambda: fh.read(1 << 22), b""):
             h.update(chunk)
     return h.hexdigest()[:16]
+
+
+GGUF_BUILD = 1  # bump when the conversion changes: converted folders are then rebuilt
+GGUF_MARKER = "provenance.json"
+
+
+def converted_gguf(folder: str, file: str) -> Path:
+    """The GGUF LM as an HF folder (float32 safetensors, config, tokenizer) in the cache, made
+    on first use: transformers de-quantises a GGUF file on every load (about 45 s for
+    SmolLM2-135M on 2 cores, reading the file three times), a safetensors folder loads in a
+    second. The weights are the ones that load would give; the folder is named by the GGUF
+    file's content hash, so another file never reuses it."""
+    import json
+
+    from alignment.atomic import atomic_dir
+    from alignment.data.cache import default_cache_dir
+
+    fingerprint = gguf_fingerprint(folder, file)
+    target = default_cache_dir() / "lms" / f"{Path(file).stem}-{fingerprint}"
+    try:
+        if json.loads((target / GGUF_MARKER).read_text())["build"] == GGUF_BUILD:
+            return target
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    print(f"crossalign: converting LM {file} to float32 safetensors (once)", file=sys.stderr,
+          flush=True)
+    kwargs = {"local_files_only": True, "gguf_file": file}
+    tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+    # transformers marks a model read from GGUF as quantised and will not save it; its weights
+    # are plain float32 tensors, so they go into a model built from the same config
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config)
+    plain.load_state_dict(model.state_dict())
+    with atomic_dir(target, GGUF_MARKER) as tmp:
+        plain.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / GGUF_MARKER).write_text(json.dumps({
+            "build": GGUF_BUILD, "gguf_file": file, "gguf_sha256_16": fingerprint,
+            "conversion": "transformers' GGUF loader (de-quantised to float32), saved as is"},
+            indent=2))
+    return target
 
 
 def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -86,12 +136,12 @@ class LanguageModelScorer:
 
         gguf = resolve_gguf(name)
         if gguf is not None:
-            source, local = gguf[0], True
-            kwargs = {"local_files_only": True, "gguf_file": gguf[1]}
             try:
                 import gguf as _  # noqa: F401  (transformers reads GGUF weights with it)
             except ImportError:
                 raise InputError("a GGUF language model needs `pip install gguf`", parameter="lm") from None
+            source, local = str(converted_gguf(*gguf)), True
+            kwargs = {"local_files_only": True}
         else:
             source, local = resolve_encoder(name, what="lm")
             kwargs = {"local_files_only": not (allow_download() or local)}
