@@ -43,15 +43,29 @@ class Encoder(EncoderTokenizer):
         self.device = resolve_device(device)  # before anything loads
         self.precision = check_precision(precision, self.device)
         super().__init__(spec, word_tokenizer)
-        key = (self.source, self.revision, str(self.device), precision)
-        self.model = _SHARED.get(key) if share else None
-        if self.model is None:
-            self.model = self._load()
-            self.model.to(self.device).eval()
-            self.model = with_precision(self.model, precision)
-            if share:
-                _SHARED[key] = self.model
+        self._shared_key = (self.source, self.revision, str(self.device), precision) \
+            if share else None
+        # a shared (inference) encoder loads its weights when first run, so a scorer whose
+        # vectors are all reused never loads them; any other loads them now
+        self._model = _SHARED.get(self._shared_key) if share else self._weights()
         self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
+
+    @property
+    def model(self):
+        """The HF model (loaded on first use where ``share``)."""
+        if self._model is None:
+            self._model = _SHARED.get(self._shared_key) or self._weights()
+            _SHARED[self._shared_key] = self._model
+        return self._model
+
+    @model.setter
+    def model(self, value) -> None:
+        self._model = value
+
+    def _weights(self):
+        model = self._load()
+        model.to(self.device).eval()
+        return with_precision(model, self.precision)
 
     def _load(self):
         from safetensors import SafetensorError

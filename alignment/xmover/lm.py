@@ -127,9 +127,9 @@ class LanguageModelScorer:
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16,
                  precision: str = "fp32") -> None:
         """``precision``: ``fp32`` or the opt-in ``int8`` (``alignment.encoding.precision``)."""
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoTokenizer
 
-        from alignment.encoding.precision import check_precision, with_precision
+        from alignment.encoding.precision import check_precision
 
         self.device = resolve_device(device, "device")  # both refused before anything loads
         self.precision = check_precision(precision, self.device)
@@ -147,17 +147,37 @@ class LanguageModelScorer:
             kwargs = {"local_files_only": not (allow_download() or local)}
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+            cfg = AutoConfig.from_pretrained(source, **kwargs)
         except (OSError, ValueError) as err:
             raise load_failure(name, local, err, what="lm", label="language model") from None
         self.name = name
         self.revision = gguf_fingerprint(*gguf) if gguf is not None else (
-            getattr(self.model.config, "_commit_hash", None) or (
-                weights_fingerprint(source) if local else None))
-        self.model = with_precision(self.model.to(self.device).eval(), precision)
+            getattr(cfg, "_commit_hash", None) or (weights_fingerprint(source) if local else None))
         self.batch_size = batch_size
-        cfg = self.model.config
         self.context = getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
+        self._load = (source, kwargs, local, cfg)
+        self._model = None  # loaded when first needed: reused scores need no weights
+
+    @property
+    def model(self):
+        """The causal LM, loaded (and quantised, with int8) on first use."""
+        if self._model is None:
+            from transformers import AutoModelForCausalLM
+
+            from alignment.encoding.precision import with_precision
+
+            source, kwargs, local, cfg = self._load
+            try:
+                model = AutoModelForCausalLM.from_pretrained(source, config=cfg, **kwargs)
+            except (OSError, ValueError) as err:
+                raise load_failure(self.name, local, err, what="lm",
+                                   label="language model") from None
+            self._model = with_precision(model.to(self.device).eval(), self.precision)
+        return self._model
+
+    @model.setter
+    def model(self, value) -> None:
+        self._model = value
 
     @property
     def ident(self) -> str:

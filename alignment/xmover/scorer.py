@@ -106,7 +106,7 @@ class XMoverScorer:
             from alignment.export.remapped import load_remapped
 
             remapped = load_remapped(encoder, device=device, share=True, precision=precision)
-            depth = remapped.encoder.model.config.num_hidden_layers
+            depth = remapped.encoder.config.num_hidden_layers
             if layer is not None and not -(depth + 1) <= layer <= depth:
                 raise InputError(f"layer {layer} out of range for the export's encoder, which "
                                  f"has {depth} layers", parameter="layer")

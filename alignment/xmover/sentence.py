@@ -28,7 +28,8 @@ class SentenceSimilarity:
         self.sentence_map = None  # a SentenceMap (see ``with_map``)
         self.space: SentenceSimilarity | None = None  # the map's other encoder, where it has one
         self.mapped_side = "src"
-        depth = encoder.model.config.num_hidden_layers
+        config = getattr(encoder, "config", None) or encoder.model.config  # not the weights
+        depth = config.num_hidden_layers
         if not -(depth + 1) <= layer <= depth:
             raise InputError(f"sentence layer {layer} out of range for an encoder with {depth} "
                              "layers", parameter="sentence-layer")

@@ -72,23 +72,24 @@ def test_scorers_on_one_encoder_share_its_weights_and_keep_their_scores(tiny_ber
     np.testing.assert_array_equal(first.score(ES, EN).final, fresh.score(ES, EN).final)
 
 
-def test_reused_results_are_the_computed_ones_and_skip_the_model(tiny_bert, tiny_gpt2, tmp_path,
-                                                                  monkeypatch):
+def test_reused_results_are_the_computed_ones_and_no_model_is_loaded(tiny_bert, tiny_gpt2,
+                                                                     tmp_path, monkeypatch):
+    from alignment.encoding import encoder as encoder_module
+
     plain = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2)).score(ES, EN)
     first = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path)
     np.testing.assert_array_equal(first.score(ES, EN).final, plain.final)
     assert len(list(tmp_path.glob("*.npz"))) == 3  # sources, hypotheses, LM scores
+    monkeypatch.setattr(encoder_module, "_SHARED", {})  # as in a new process
     again = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path)
-
-    def no_forward(*args, **kwargs):
-        raise AssertionError("the model ran although its results were kept")
-
-    monkeypatch.setattr(again.encoder.model, "forward", no_forward)
-    monkeypatch.setattr(again.lm.model, "forward", no_forward)
     result = again.score(ES, EN)
+    assert again.encoder._model is None and again.lm._model is None  # weights never loaded
     np.testing.assert_array_equal(result.final, plain.final)
     np.testing.assert_array_equal(result.lm, plain.lm)
     assert result.signature == plain.signature
+    other = again.score(ES[:3], EN[:3])  # sentences not kept yet: the weights load now
+    np.testing.assert_allclose(other.final, plain.final[:3], atol=1e-6)
+    assert again.encoder._model is not None
 
 
 def test_a_damaged_kept_file_is_recomputed_not_trusted(tiny_bert, tmp_path):
