@@ -9,7 +9,7 @@ import copy
 from alignment.errors import InputError
 
 from train.runs.reporting import check_report_dir, report
-from .options import add_interval_options
+from .options import add_format_option, add_interval_options
 
 TESTS = [("ranking", "ref>MT>lit"), ("ref>mt", "ref>MT"), ("ref>literal", "ref>lit"),
          ("content", "content"), ("negation", "negation"), ("number", "number"),
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> None:
                  f"{100 * summary[t]['hi']:.1f}]".rjust(17) for t, _ in TESTS]
         lines.append(name.ljust(name_w) + "  " + "  ".join(cells))
     lines += ["", challenge.signature, *signatures]
-    report("\n".join(lines), metrics, args.out)
+    report("\n".join(lines), metrics, args.out, fmt=args.format,
+           about={"task": "challenge", "challenge": challenge.signature, "signatures": signatures})
 
 
 def register(tasks) -> None:
@@ -85,5 +86,6 @@ def register(tasks) -> None:
     p.add_argument("--n", type=int, help="only the first N pairs (default: all)")
     add_interval_options(p, seed_help="perturbations and bootstrap")
     p.add_argument("--out", help="folder for table.txt and metrics.json")
+    add_format_option(p)
     add_scorer_options(p, many=True)
     p.set_defaults(func=run)

@@ -13,7 +13,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from train.runs.reporting import check_report_dir, format_against, format_table, report
-from .options import add_interval_options, add_old_name
+from .options import add_format_option, add_interval_options, add_old_name
 from .scorer_options import add_scorer_options, build_scorer
 
 
@@ -45,7 +45,8 @@ def run_retrieval(args: argparse.Namespace) -> None:
                                        f"{src}→{tgt}", "test sentences")
     text += "\n" + "\n".join(f"{path}: {sig}" for path, sig in result.signatures.items())
     report(text, {f"{name}/{k}": v for name, m in result.rows.items() for k, v in m.items()},
-           args.out)
+           args.out, fmt=args.format,
+           about={"task": "retrieval", "languages": [src, tgt], "signatures": result.signatures})
 
 
 def run_w2w(args: argparse.Namespace) -> None:
@@ -77,7 +78,8 @@ def run_w2w(args: argparse.Namespace) -> None:
                      f"log-likelihood reference {metrics['mean_lm_ref']:.3f}, {label} "
                      f"{metrics[f'mean_lm_{key}']:.3f}")
     lines.append(result.signature)
-    report("\n".join(lines), metrics, args.out)
+    report("\n".join(lines), metrics, args.out, fmt=args.format,
+           about={"task": "w2w", "signature": result.signature})
 
 
 def register(sub) -> None:
@@ -103,6 +105,7 @@ def register(sub) -> None:
                     help="bootstrap resamples for the intervals against the first export")
     ev.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     ev.add_argument("--out", help="folder for table.txt and metrics.json")
+    add_format_option(ev)
     ev.set_defaults(func=run_retrieval)
     tasks = ev.add_subparsers(dest="task", metavar="TASK")
 
@@ -118,6 +121,7 @@ def register(sub) -> None:
     w2w.add_argument("--lexicon", help="FreeDict .index or TSV lexicon for the literal translation")
     w2w.add_argument("--mt", help="machine translations to compare instead of the literal one")
     w2w.add_argument("--out", help="folder for table.txt and metrics.json")
+    add_format_option(w2w)
     add_scorer_options(w2w)
     w2w.set_defaults(func=run_w2w)
 

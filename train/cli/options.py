@@ -120,6 +120,12 @@ def check_values(cfg: Any) -> None:
                                  parameter=flag)
 
 
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--format text|json``: what every table-printing verb without its own TSV prints."""
+    parser.add_argument("--format", choices=["text", "json"], default="text",
+                        help="the text table, or one JSON object (the metrics and signatures)")
+
+
 def add_interval_options(parser: argparse.ArgumentParser, seed_help: str = "bootstrap seed") -> None:
     """A task's ``--bootstrap``/``--seed``: given before or after the task's name, either counts
     (the task leaves ``evaluate``'s value alone unless the option is given after it)."""

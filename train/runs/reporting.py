@@ -106,10 +106,14 @@ def check_report_dir(out_dir: str | Path | None) -> None:
 
 
 def report(text: str, metrics: dict[str, float], out_dir: str | Path | None,
-           config: Any = None) -> None:
-    """Print ``text``; with ``out_dir``, also write ``table.txt``, ``metrics.json`` and (given)
-    the ``config.json`` that produced them."""
-    print(text, flush=True)
+           config: Any = None, fmt: str = "text", about: dict | None = None) -> None:
+    """Print ``text`` (``fmt="json"``: one JSON object instead, ``about`` — the task, its
+    signatures — and ``metrics``); with ``out_dir``, also write ``table.txt``,
+    ``metrics.json`` and (given) the ``config.json`` that produced them."""
+    if fmt == "json":
+        print(json.dumps({**(about or {}), "metrics": metrics}, indent=2), flush=True)
+    else:
+        print(text, flush=True)
     if out_dir is None:
         return
     out = Path(out_dir)
