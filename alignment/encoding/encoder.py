@@ -42,7 +42,7 @@ class Encoder(EncoderTokenizer):
         ``int8`` (``alignment.encoding.precision``)."""
         self.device = resolve_device(device)  # before anything loads
         self.precision = check_precision(precision, self.device)
-        super().__init__(spec, word_tokenizer)
+        super().__init__(spec, word_tokenizer, share=share)
         self._shared_key = (self.source, self.revision, str(self.device), precision) \
             if share else None
         # a shared (inference) encoder loads its weights when first run, so a scorer whose

@@ -29,12 +29,17 @@ class EncoderSpec:
                              parameter="pooling")
 
 
+_READ: dict[tuple, tuple] = {}  # (folder, revision) -> (config, tokenizer), for inference
+
+
 class EncoderTokenizer:
     """An encoder's tokenizer and config (no weights): the chosen layer as an index, the
     usable input length, the revision and the identity that vectors, caches and exports carry."""
 
-    def __init__(self, spec: EncoderSpec, word_tokenizer: Tokenizer | None = None) -> None:
-        from transformers import AutoConfig, AutoTokenizer
+    def __init__(self, spec: EncoderSpec, word_tokenizer: Tokenizer | None = None,
+                 share: bool = False) -> None:
+        """``share``: take the config and tokenizer of an encoder of the same files already
+        read in this process (a multilingual tokenizer costs seconds and ~250 MB a copy)."""
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # a bar per file is noise on every command
@@ -43,12 +48,13 @@ class EncoderTokenizer:
         self.source, self.local = resolve_encoder(spec.name)
         self.load_options = {"revision": spec.revision,
                              "local_files_only": not (allow_download() or self.local)}
-        try:
-            self.config = AutoConfig.from_pretrained(self.source, **self.load_options)
-            self.tokenizer = AutoTokenizer.from_pretrained(self.source, use_fast=True,
-                                                           **self.load_options)
-        except Exception as err:  # missing files, or a damaged config/tokenizer.json (any parser's)
-            raise load_failure(spec.name, self.local, err) from None
+        key = (self.source, spec.revision)
+        if share and key in _READ:
+            self.config, self.tokenizer = _READ[key]
+        else:
+            self.config, self.tokenizer = self._read()
+            if share:
+                _READ[key] = (self.config, self.tokenizer)
         if not self.tokenizer.is_fast:
             raise InputError(f"encoder '{spec.name}' has no fast tokenizer (needed for word pooling)",
                              parameter="encoder")
@@ -62,6 +68,15 @@ class EncoderTokenizer:
         self.revision = (getattr(self.config, "_commit_hash", None) or spec.revision
                          or (weights_fingerprint(self.source) if self.local else None))
         self.bare_markers = bare_marker_ids(self.tokenizer)
+
+    def _read(self):
+        from transformers import AutoConfig, AutoTokenizer
+
+        try:
+            return (AutoConfig.from_pretrained(self.source, **self.load_options),
+                    AutoTokenizer.from_pretrained(self.source, use_fast=True, **self.load_options))
+        except Exception as err:  # missing files, or a damaged config/tokenizer.json (any parser's)
+            raise load_failure(self.spec.name, self.local, err) from None
 
     @property
     def dim(self) -> int:

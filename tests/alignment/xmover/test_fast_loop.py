@@ -66,6 +66,7 @@ def test_scorers_on_one_encoder_share_its_weights_and_keep_their_scores(tiny_ber
     first = XMoverScorer(str(tiny_bert), layer=1)
     second = XMoverScorer(str(tiny_bert), layer=2)
     assert first.encoder.model is second.encoder.model  # loaded once
+    assert first.encoder.tokenizer is second.encoder.tokenizer  # read once
     alone = Encoder(EncoderSpec(str(tiny_bert), 1))  # a model that may be trained: its own
     assert alone.model is not first.encoder.model
     fresh = XMoverScorer(str(tiny_bert), layer=1)
