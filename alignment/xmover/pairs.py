@@ -1,8 +1,11 @@
-"""What a scorer accepts (lists of sentences, equal counts, no empty source) and which of its
-lines it had to cut."""
+"""What a scorer accepts (lists of sentences, equal counts, no empty source), what it gives
+back (``ScoreResult``) and which of its lines it had to cut."""
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from alignment.errors import InputError
 
@@ -42,3 +45,22 @@ def truncated_lines(results: list) -> dict[str, list[int]]:
         if "hypotheses" in r.truncated:
             out["hypotheses" if len(results) == 1 else f"system {k}"] = r.truncated["hypotheses"]
     return out
+
+
+@dataclass
+class ScoreResult:
+    """Scores of a batch of (source, hypothesis) pairs and how they were made."""
+
+    xmover: np.ndarray
+    lm: np.ndarray | None
+    final: np.ndarray
+    signature: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
+    truncated: dict[str, list[int]] = field(default_factory=dict)  # side -> 1-based lines cut
+    sentence: np.ndarray | None = None  # the sentence-level term, where it is added
+
+    @property
+    def system(self) -> float:
+        """The system-level score: the mean over segments."""
+        return float(self.final.mean())

@@ -144,3 +144,11 @@ def default_reuse(enabled: bool = True) -> Path | None:
     if not enabled or os.environ.get("CROSSALIGN_NO_REUSE"):
         return None
     return reuse_dir()
+
+
+def reuse_scorer(scorer, folder: Path) -> None:
+    """A scorer's encoder, sentence-level term and LM answer lists of sentences they have
+    computed before from ``folder``."""
+    reuse_encodings(scorer.encoder, folder, scorer.sentence)
+    if scorer.lm is not None:
+        reuse_lm(scorer.lm, folder)

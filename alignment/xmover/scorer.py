@@ -5,7 +5,6 @@ import os
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -21,30 +20,12 @@ from .lm import LanguageModelScorer
 from .sentence import SentenceSimilarity
 from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
-from .pairs import has_text, truncated_lines, validate_pairs
+from .reuse import reuse_scorer
+from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
 from .versions import Version, get_version
 
 MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
-
-
-@dataclass
-class ScoreResult:
-    """Scores of a batch of (source, hypothesis) pairs and how they were made."""
-
-    xmover: np.ndarray
-    lm: np.ndarray | None
-    final: np.ndarray
-    signature: str
-    seconds: dict[str, float] = field(default_factory=dict)
-    empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
-    truncated: dict[str, list[int]] = field(default_factory=dict)  # side -> 1-based lines cut
-    sentence: np.ndarray | None = None  # the sentence-level term, where it is added
-
-    @property
-    def system(self) -> float:
-        """The system-level score: the mean over segments."""
-        return float(self.final.mean())
 
 
 def _solve(args: tuple) -> float:
@@ -71,10 +52,8 @@ class XMoverScorer:
     ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
     ``"none"``: not) puts that term through a sentence-level remap, and its weight then
     defaults to the map's ``coef`` (the one chosen for it on dev data). ``precision``: ``fp32``
-    (the published numbers) or the opt-in ``int8`` for the encoder and the LM (faster on a CPU;
-    the signature says ``prec:int8``). ``reuse``: a folder where the token vectors, sentence
-    vectors and LM scores of every list of sentences are kept and read back on later runs
-    (``alignment.xmover.reuse``; the same numbers)."""
+    or the opt-in ``int8`` (signed ``prec:int8``); ``reuse``: a folder keeping vectors and LM
+    scores across runs (``alignment.xmover.reuse``; the same numbers)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
@@ -173,11 +152,7 @@ class XMoverScorer:
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:
-            from .reuse import reuse_encodings, reuse_lm
-
-            reuse_encodings(self.encoder, reuse, self.sentence)
-            if self.lm is not None:
-                reuse_lm(self.lm, reuse)
+            reuse_scorer(self, reuse)
 
     @property
     def signature(self) -> str:
