@@ -67,13 +67,10 @@ def cached_array(folder: Path | None, producer: str, sentences: list[str], compu
     return values
 
 
-def cached_tokens(folder: Path | None, producer: str, sentences: list[str], compute):
+def cached_tokens(folder: Path, producer: str, sentences: list[str], compute):
     """``Encoder.encode_tokens``'s result (per sentence: tokens, special flags, (T, d)
     vectors) and the 1-based numbers of the sentences it cut to the encoder's length
     (``compute(sentences, on_truncate)``), reused as ``cached_array`` does."""
-    if folder is None:
-        cut: list[int] = []
-        return compute(sentences, cut.extend), cut
     path = Path(folder) / f"{list_key(producer, sentences)}.npz"
     got = _read(path)
     if got is not None:
@@ -84,7 +81,7 @@ def cached_tokens(folder: Path | None, producer: str, sentences: list[str], comp
             vecs, special = got["vectors"], got["special"]
             return [(t, special[a:b].tolist(), np.ascontiguousarray(vecs[a:b]))
                     for t, a, b in zip(tokens, ends - lengths, ends)], got["cut"].tolist()
-    cut = []
+    cut: list[int] = []
     out = compute(sentences, cut.extend)
     dim = out[0][2].shape[1] if out else 0
     _write(path, {
@@ -131,7 +128,7 @@ def reuse_encodings(encoder, folder: Path, sentence_term=None) -> None:
 def reuse_lm(lm, folder: Path):
     """``lm.score`` answering lists of sentences scored before from ``folder``."""
     if getattr(lm, "reuses", None) != folder:
-        made_by = f"lm|{lm.name}@{lm.revision}|{lm.precision}|{lm.device.type}"
+        made_by = f"lm|{lm.ident}|{lm.device.type}"
         score = lm.score
         lm.score = lambda sentences: cached_array(folder, made_by, sentences, score)
         lm.reuses = folder
