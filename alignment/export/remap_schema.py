@@ -40,6 +40,7 @@ FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "signature": ((_STR,), True),
 }
 MAPPED_SIDES = ("src", "both")
+FORMATS = ("crossalign-remap-1", "crossalign-remap-2")  # every version still loads
 
 
 def _type_names(types: tuple[type, ...]) -> str:
@@ -63,6 +64,9 @@ def check_remap(meta: Any, path: Path) -> dict:
         if not ok:
             raise InputError(f"field '{name}' must be {_type_names(types)}, not {value!r}",
                              path=path)
+    if meta["format"] not in FORMATS:
+        raise InputError(f"field 'format' is {meta['format']!r}; this crossalign reads "
+                         f"{' and '.join(FORMATS)} (a newer crossalign may read it)", path=path)
     tok = meta["tokenizer"]
     if not isinstance(tok.get("tokenizer"), str) or not isinstance(tok.get("lowercase", False), bool):
         raise InputError("field 'tokenizer' must be {\"tokenizer\": NAME, \"lowercase\": "

@@ -20,6 +20,8 @@ from alignment.version import __version__
 from alignment.export.xmover_files import write_xmover_files
 
 REMAP_FILE = "remap.json"
+# 2: the mapping's tensors stored once (alignment.mappings.compact), no file of the identity
+REMAP_FORMAT = "crossalign-remap-2"
 NORM_FILE = "norm.safetensors"
 
 
@@ -28,7 +30,7 @@ def remap_fields(mapping: Mapping, data: DataProvenance, **revision: str | None)
     revision field(s), placed after the encoder's name), mapping, data."""
     ident = data.encoder
     return {
-        "format": "crossalign-remap-1",
+        "format": REMAP_FORMAT,
         "encoder": ident.encoder, **revision,
         "layer": ident.layer, "pooling": ident.pooling, "max_length": ident.max_length,
         "tokenizer": {"tokenizer": ident.tokenizer, "lowercase": ident.lowercase,
@@ -61,7 +63,7 @@ def export_remapped(directory: str | Path, mapping: Mapping, data: DataProvenanc
                                             data.tgt_lang, data.n_sentences or 0, data.encoder.layer)
         meta["xmoverscore_files"] = names
         meta["xmoverscore_note"] = why_not or None
-        meta["applied"] = _applied(meta["mapped_side"], names)
+        meta["applied"] = applied_in_words(meta["mapped_side"], names)
         meta["signature"] = export_signature(meta)
         write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
     return meta
@@ -111,7 +113,7 @@ def export_encoder(directory: str | Path, model, tokenizer, head: Mapping, data:
     return meta
 
 
-def _applied(mapped_side: str, xmover_files: list[str]) -> str:
+def applied_in_words(mapped_side: str, xmover_files: list[str]) -> str:
     """In words, which side of the mapping each path applies (remap.json's ``applied``)."""
     ours = "crossalign (--encoder EXPORT): source-language vectors through the mapping's source side"
     if mapped_side != "src":

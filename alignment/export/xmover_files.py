@@ -6,12 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from alignment.atomic import atomic_path
 from alignment.names import check_corpus_name, check_language, inside
 from alignment.errors import InputError
 from alignment.mappings import CLP, UMD, AffineMapping, Composition, Mapping
 from alignment.mappings.base import MAX_WEIGHT
+
+
+IDENTITY_NOTE = "the identity map: the public code scores unmapped, with no file"
 
 
 def size_label(n_sentences: int) -> str:
@@ -33,12 +37,15 @@ def save_npy_exact(path: Path, array: np.ndarray) -> None:
 def xmover_arrays(mapping: Mapping) -> tuple[dict[str, np.ndarray], str]:
     """The arrays expressible in XMoverScore's format, and why others are not.
 
-    BAM: a source-only linear map without bias. GBDD: a single UMD stage."""
+    BAM: a source-only linear map without bias (none for the identity). GBDD: a single UMD
+    stage."""
     stages = list(mapping.stages) if isinstance(mapping, Composition) else [mapping]
     stages = [s for s in stages if s.kind != "identity"]
     if len(stages) == 1 and stages[0].kind == "umd":
         return {"GBDD": stages[0].direction.numpy().astype(np.float32)}, ""
     if isinstance(mapping, AffineMapping) and mapping.is_source_only() and not mapping.src_bias.any():
+        if torch.equal(mapping.src_weight, torch.eye(mapping.dim, dtype=mapping.src_weight.dtype)):
+            return {}, IDENTITY_NOTE  # a file of the identity would only repeat mapping/
         return {"BAM": mapping.src_weight.numpy().astype(np.float32)}, ""
     return {}, (f"'{mapping.describe()}' is not expressible in XMoverScore's files (they hold "
                 "a bias-free source-side matrix or one UMD direction)")

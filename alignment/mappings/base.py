@@ -82,16 +82,20 @@ class Mapping(nn.Module):
         return h.hexdigest()[:16]
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``mapping.safetensors`` and ``mapping.json`` into ``directory`` (atomically)."""
+        """Write ``mapping.safetensors`` and ``mapping.json`` into ``directory`` (atomically),
+        each tensor once (``alignment.mappings.compact``)."""
         from safetensors.torch import save_file
 
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        from .compact import FORMAT, compact
+
+        stored, declared = compact(self.tensors())
         with atomic_path(directory / WEIGHTS_FILE) as tmp:
-            save_file(self.tensors(), str(tmp))
+            save_file(stored, str(tmp))
         write_text(directory / CONFIG_FILE, json.dumps(
-            {"type": self.kind, "config": self.config(), "fingerprint": self.fingerprint()},
-            indent=2))
+            {"format": FORMAT, "type": self.kind, "config": self.config(),
+             "fingerprint": self.fingerprint(), "declared": declared}, indent=2))
         return directory
 
 
@@ -143,6 +147,10 @@ def load_mapping(directory: str | Path, dim: int | None = None) -> Mapping:
     weights = directory / WEIGHTS_FILE
     try:
         state = load_file(str(weights))
+        if "declared" in spec:  # crossalign-mapping-2: identities, zeros and copies declared
+            from .compact import expand
+
+            state = expand(state, spec["declared"], cfg_path, mapping.state_dict())
         floats = {t.dtype for t in state.values() if t.is_floating_point()}
         if len(floats) == 1 and all(p.is_floating_point() for p in mapping.parameters()):
             mapping.to(floats.pop())  # a float64 model comes back in float64, bit for bit

@@ -26,8 +26,18 @@ def run(args: argparse.Namespace) -> None:
             check(value, name)
     from alignment.errors import InputError
 
+    if args.upgrade is not None:
+        if args.run is not None or args.export is not None:
+            raise InputError("--upgrade takes no --run or --export", parameter="upgrade")
+        from alignment.export.upgrade import upgrade_export
+
+        check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.upgrade,))
+        meta = upgrade_export(args.upgrade, args.out)
+        print(f"rewritten as {meta['format']} in {args.out}\n{meta['signature']}")
+        return
     if (args.run is None) == (args.export is None):
-        raise InputError("give --run (a fitted run) or --export (a fine-tuned export)",
+        raise InputError("give --run (a fitted run), --export (a fine-tuned export) or "
+                         "--upgrade (an export to rewrite in the current format)",
                          parameter="run")
     if args.export is not None:
         if not args.src_lang:
@@ -58,6 +68,8 @@ def register(sub) -> None:
     p.add_argument("--run", help="run directory written by fit")
     p.add_argument("--export", help="a jointly fine-tuned export (Joint-Align over several "
                    "languages) to export again for --src-lang, with that language's NORM head")
+    p.add_argument("--upgrade", metavar="EXPORT", help="rewrite an export in the current "
+                   "format (each tensor once; same mapping, fingerprint and signature) to --out")
     p.add_argument("--out", required=True, help="export folder to write: new, empty, or a "
                    "previous export (replaced)")
     p.add_argument("--overwrite", action="store_true",
