@@ -59,9 +59,11 @@ def cross_lingual_bertscore(encoder: str | Path, sources: list[str], hypotheses:
     hypothesis by the map's target side) or a plain HF encoder at ``layer``."""
     from alignment.encoding.encoder import Encoder, EncoderSpec
     from alignment.xmover.pairs import validate_pairs
+    from alignment.export.named import resolve_export
     from alignment.xmover.scorer import is_export
 
     validate_pairs(sources, hypotheses)
+    encoder = resolve_export(encoder)
     if is_export(encoder):
         from alignment.export.remapped import load_remapped
 

@@ -177,7 +177,9 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
 
     Refuses a mapping whose dimension differs from the encoder's, and (with ``strict``) an
     encoder whose revision differs from the one the mapping was trained on."""
-    directory = Path(directory)
+    from .named import resolve_export
+
+    directory = Path(resolve_export(str(directory)))  # a short name works too
     meta = read_remap_json(directory)
     weights_here = meta.get("encoder_weights") == "."
     spec = EncoderSpec(encoder or (str(directory) if weights_here else meta["encoder"]),

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.errors import InputError
+from alignment.export.named import resolve_export
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -43,9 +44,10 @@ def parse_row(spec: str, pairs: list[str], label: str | None = None) -> EncoderR
             if not sep or not path or pair.count("-") != 1:
                 raise InputError(f"'{part}' is not PAIR=EXPORT (e.g. de-en=exports/de-en)",
                                  parameter="encoder")
-            by_pair[pair.strip()] = path.strip()
+            by_pair[pair.strip()] = resolve_export(path.strip())
         return EncoderRow(label or spec, by_pair)
-    folder = Path(spec)
+    spec_path = resolve_export(spec)  # a short name (wmt17, wmt17/de-en) or a path
+    folder = Path(spec_path)
     if folder.is_dir() and not (folder / "remap.json").is_file() and \
             not (folder / "config.json").is_file():
         found = {p: str(folder / p) for p in pairs if (folder / p).is_dir()}
@@ -53,7 +55,7 @@ def parse_row(spec: str, pairs: list[str], label: str | None = None) -> EncoderR
             raise InputError(f"'{spec}' is neither an export, a model folder nor a folder of "
                              f"exports named by pair ({', '.join(pairs)})", parameter="encoder")
         return EncoderRow(label or spec, found)
-    return EncoderRow(label or spec, {"*": spec})
+    return EncoderRow(label or spec, {"*": spec_path})
 
 
 @dataclass

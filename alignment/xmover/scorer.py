@@ -14,6 +14,7 @@ from alignment.encoding.precision import precision_tag
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 from alignment.signature import EncoderSignature, XMoverSignature
+from alignment.export.named import resolve_export
 from alignment.export.xmover_files import read_xmover_file
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
@@ -81,6 +82,7 @@ class XMoverScorer:
         self.export_meta: dict | None = None
         self.text = None
         self.notes: list[str] = []
+        encoder = resolve_export(encoder)  # a shipped or cached export's short name
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 

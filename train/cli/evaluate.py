@@ -22,7 +22,7 @@ VERBS = {"evaluate": "retrieval / CBLI / lexicon P@1 of exports on held-out text
 def run_retrieval(args: argparse.Namespace) -> None:
     from alignment.data.corpus import read_parallel
     from alignment.data.lexicon import read_lexicon, single_word_pairs
-    from alignment.evaluation.exports import evaluate_exports
+    from alignment.evaluation.held_out import evaluate_exports
     from alignment.evaluation.retrieval import columns
 
     check_report_dir(args.out)
