@@ -32,6 +32,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from alignment.judgments import get_benchmark  # noqa: E402
 from alignment.judgments.agreement import Row, format_agreement, segment_agreement  # noqa: E402
 from alignment.judgments.scoring import segment_consensus  # noqa: E402
+from alignment.judgments.dev_choice import best_weight, choose_on_dev  # noqa: E402
+from alignment.judgments.dev_choice import combined as add_terms  # noqa: E402
 from alignment.xmover.consensus import standardise, standardised_sum  # noqa: E402
 
 ENCODER = "multilingual-e5-small-q4"
@@ -188,42 +190,35 @@ def rows_with_lm(rows: dict[str, np.ndarray], coef: dict[str, float],
 
 
 def choose_coefficients(root: Path, data: Path) -> dict[str, dict[str, float]]:
-    """Per row, the LM weight with the best average Pearson on MLQE-PE dev (never a test set)."""
+    """Per row, the LM weight with the best average Pearson on MLQE-PE dev (never a test set),
+    then the sentence-level term's weight given it (``alignment.judgments.selection``)."""
     segs, rows = load_scores(root / "scores-mlqe-dev.npz", "mlqe", "dev", data)
-    chosen, grid = {}, {}
+    chosen, grid, sentence = {}, {}, {}
     for label in [k for k in rows if k != "LM alone" and "⊕" not in k and k in
                   ["unmapped", *MAPS]]:
-        scores = {}
-        for c in COEFS:
-            m = segment_agreement(segs, [Row(label, rows[label] + c * rows["LM alone"], "")], 10)
-            scores[c] = m[f"{label}/avg/pearson"]
-        best = max(scores, key=scores.get)
-        chosen[label], grid[label] = best, scores
-    sentence = {}
-    for label, c in chosen.items():  # the sentence-level term's weight, given the LM's
-        r = {w: segment_agreement(segs, [Row(label, rows[label] + c * rows["LM alone"]
-                                              + w * rows["sentence alone"], "")], 10)
-             [f"{label}/avg/pearson"] for w in SENTENCE_COEFS}
-        sentence[label] = max(r, key=r.get)
+        chosen[label], grid[label] = best_weight(segs, rows[label], rows["LM alone"], COEFS)
+        with_lm = add_terms(rows[label], rows["LM alone"], None, chosen[label], 0.0)
+        sentence[label], _ = best_weight(segs, with_lm, rows["sentence alone"], SENTENCE_COEFS)
     return {"chosen": chosen, "grid": grid, "sentence": sentence}
 
 
 def combined(rows: dict[str, np.ndarray], label: str, lm: float, sentence: float) -> np.ndarray:
     """A row ⊕ lm × the LM term ⊕ sentence × the sentence-level term."""
-    return rows[label] + lm * rows["LM alone"] + sentence * rows["sentence alone"]
+    return add_terms(rows[label], rows["LM alone"], rows["sentence alone"], lm, sentence)
 
 
 def choose_per_pair(root: Path, data: Path) -> dict[str, tuple[str, float, float]]:
     """Per MLQE-PE pair, the map, LM weight and sentence-term weight with the best Pearson on
-    that pair's dev set (the rule for a new pair that has a dev set with human scores)."""
+    that pair's dev set (``crossalign choose``'s rule, for a new pair with dev judgments)."""
     segs, rows = load_scores(root / "scores-mlqe-dev.npz", "mlqe", "dev", data)
-    lp, chosen = np.asarray(segs.lp), {}
+    maps = {k: v for k, v in rows.items() if k in ["unmapped", *MAPS]}
+    chosen = {}
     for pair in segs.pairs:
-        m = lp == pair
-        r = {(label, c, w): np.corrcoef(combined(rows, label, c, w)[m], segs.human[m])[0, 1]
-             for label in rows if label in ["unmapped", *MAPS] for c in COEFS
-             for w in SENTENCE_COEFS}
-        chosen[pair] = max(r, key=r.get)
+        mask = np.asarray(segs.lp) == pair
+        pick = choose_on_dev(segs.of_pair(pair), {k: v[mask] for k, v in maps.items()},
+                             rows["LM alone"][mask], rows["sentence alone"][mask], tuple(COEFS),
+                             tuple(SENTENCE_COEFS)).chosen
+        chosen[pair] = (pick.row, pick.lm, pick.sentence)
     return chosen
 
 

@@ -17,13 +17,13 @@ import threading
 from alignment.errors import InputError, TrainingDiverged
 from alignment.version import __version__
 
-from . import (align, compare, data, demo, encode, evaluate, export, exports, fit, joint_align, lm,
-               methods, plot, score, simulate, train, unsupervised)
+from . import (align, choose, compare, data, demo, encode, evaluate, export, exports, fit,
+               joint_align, lm, methods, plot, score, simulate, train, unsupervised)
 from .help import HelpFormatter, Parser
 from .threads import add_threads_option, use_threads
 
-MODULES = (score, train, methods, fit, export, exports, evaluate, lm, data, align, encode, simulate,
-           compare, unsupervised, joint_align, demo, plot)
+MODULES = (score, train, methods, fit, export, exports, evaluate, choose, lm, data, align, encode,
+           simulate, compare, unsupervised, joint_align, demo, plot)
 EXIT_INPUT, EXIT_DIVERGED, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 3, 130, 143
 EXIT_SYSTEM = 4  # the machine refused a write: disk full, quota, read-only
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader left
@@ -104,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("WANDB_MODE", "offline")  # a wandb logger in a recipe stays local
     parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
+    args.command_line = ["crossalign", *argv]  # what a card or a record says made it
     if extra and not getattr(args, "takes_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     signals = _Signals()

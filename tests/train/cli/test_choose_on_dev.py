@@ -1,0 +1,108 @@
+"""Choosing on dev is a verb: the library picks the known best setting on synthetic judgments,
+and ``crossalign choose`` scores real candidates on a dev fixture end to end, writes the chosen
+export with its card and grid, and refuses a test-only benchmark before anything is scored."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from alignment.errors import InputError
+from alignment.judgments.segments import JudgedSegments
+from alignment.judgments.dev_choice import choose_on_dev
+from train.cli import main
+
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+
+
+def _judged(n: int = 60, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    good, lm, sent = rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
+    lp = ["de-en"] * (n // 2) + ["et-en"] * (n - n // 2)
+    human = good + 0.5 * lm + 0.2 * sent
+    data = JudgedSegments(lp, ["s"] * n, ["m"] * n, human)
+    return data, {"noise": rng.normal(size=n), "good": good}, lm, sent
+
+
+def test_the_setting_that_made_the_judgments_is_chosen():
+    data, rows, lm, sent = _judged()
+    picked = choose_on_dev(data, rows, lm, sent)
+    assert (picked.chosen.row, picked.chosen.lm, picked.chosen.sentence) == ("good", 0.5, 0.2)
+    assert picked.chosen.pearson == pytest.approx(1.0)
+    assert len(picked.grid) == 2 * 8 * 6 and picked.pairs == ("de-en", "et-en")
+    without_lm = choose_on_dev(data, rows)  # no LM, no sentence term: the weight 0 alone
+    assert len(without_lm.grid) == 2 and without_lm.chosen.row == "good"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"lm_weights": (-1.0,)}, "finite and >= 0"),
+    ({"rows": {}}, "no candidate rows"),
+    ({"rows": {"short": np.zeros(3)}}, "3 scores for 60"),
+])
+def test_bad_grids_and_scores_are_refused(kwargs, message):
+    data, rows, lm, sent = _judged()
+    args = {"rows": rows, "lm": lm, "sentence": sent, **kwargs}
+    with pytest.raises(InputError, match=message):
+        choose_on_dev(data, **args)
+
+
+@pytest.fixture
+def mlqe_dev(tmp_path):
+    out = tmp_path / "mlqe"
+    assert main(["data", "mlqe", "--from", str(FIXTURES / "mlqe-clone"), "--out", str(out),
+                 "--pairs", "ro-en", "--no-progress"]) == 0
+    return out
+
+
+def _ro_export(folder: Path, tiny_bert) -> Path:
+    from alignment.encoding.encoder import load_encoder
+    from alignment.export.provenance import DataProvenance
+    from alignment.export.remapped import export_remapped
+    from alignment.mappings import fit_composition
+    from alignment.mappings.moments import PairMoments
+
+    torch.manual_seed(0)
+    mapping = fit_composition(PairMoments.of(torch.randn(200, 32), torch.randn(200, 32)),
+                              "center > clp")
+    ident = load_encoder(str(tiny_bert), layer=1).identity()
+    export_remapped(folder, mapping, DataProvenance(ident, "abc", 100, 200, "test", "ro", "en"))
+    return folder
+
+
+@pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
+def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_dev, tiny_bert,
+                                                                 tiny_gpt2, capsys):
+    from alignment.export.named import card_headline
+    from alignment.export.remapped import load_remapped
+
+    export = _ro_export(tmp_path / "clp", tiny_bert)
+    out = tmp_path / "chosen"
+    assert main(["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates",
+                 str(tiny_bert), str(export), "--labels", "unmapped", "clp", "--layer", "1",
+                 "--lm", str(tiny_gpt2), "--lm-weights", "0", "0.1", "--sentence-weights", "0",
+                 "0.5", "--out", str(out), "--format", "json", "-q"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    chosen = json.loads((out / "chosen.json").read_text())
+    assert len(chosen["grid"]) == 2 * 2 * 2 and chosen["segments"] == 6
+    best = max(s["pearson"] for s in chosen["grid"])
+    assert chosen["chosen"]["pearson"] == best == printed["chosen"]["pearson"]
+    assert chosen["command"].startswith("crossalign choose --dev mlqe")
+    assert {"unmapped", "clp", "LM", "sentence"} <= set(chosen["signatures"])
+    value, row = card_headline(out, "mlqe")
+    assert float(value.split()[0].replace("−", "-")) == pytest.approx(best, abs=5e-4)
+    assert row.startswith(chosen["chosen"]["row"])
+    meta = json.loads((out / "remap.json").read_text())
+    assert (meta["src_lang"], meta["tgt_lang"]) == ("ro", "en")
+    expected = "identity" if chosen["chosen"]["row"] == "unmapped" else "center > clp"
+    assert meta["mapping_type"] == expected
+    assert load_remapped(out).signature == meta["signature"]
+
+
+def test_a_benchmark_without_dev_is_refused_before_scoring(tmp_path, capsys):
+    assert main(["choose", "--dev", "wmt17", "--candidates", "nosuch-encoder", "--out",
+                 str(tmp_path / "o")]) == 2
+    assert "no dev split" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

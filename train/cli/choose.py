@@ -1,0 +1,127 @@
+"""``crossalign choose``: the map, the LM weight and the sentence-term weight chosen on dev
+judgments (a judgments TSV of your own, or a registered benchmark's dev split), and the chosen
+export written with its card."""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from alignment.errors import InputError
+
+from .options import add_format_option
+
+VERBS = {"choose": "choose the map and the LM and sentence weights on dev judgments; write the "
+                   "chosen export with its card"}
+
+
+def _dev_data(args: argparse.Namespace):
+    """The benchmark and the judged dev segments ``--dev`` names."""
+    from alignment.judgments import BENCHMARKS, get_benchmark
+
+    if args.dev in BENCHMARKS:
+        bench = get_benchmark(args.dev)
+        if "dev" not in bench.splits:
+            raise InputError(f"{bench.name} has no dev split (it has {list(bench.splits)}); "
+                             "choose on dev judgments, never on a test set", parameter="dev")
+        data_path = args.data or bench.default_data
+        return bench, bench.load(Path(data_path), "dev", args.pairs), f"{bench.name} dev"
+    path = Path(args.dev)
+    if not path.is_file():
+        raise InputError(f"'{args.dev}' is neither a judgments TSV nor a benchmark with a dev "
+                         f"split ({', '.join(b for b in BENCHMARKS if 'dev' in BENCHMARKS[b].splits)})",
+                         parameter="dev")
+    bench = get_benchmark("rfeval")
+    return bench, bench.load(path, "test", args.pairs), path.name
+
+
+def run(args: argparse.Namespace) -> None:
+    from alignment.atomic import check_output_dir
+    from alignment.evaluation.metrics import get_metric
+    from alignment.export.remapped import REMAP_FILE
+    from alignment.judgments.dev_choice import choose, identity_export, score_dev, write_chosen
+    from alignment.judgments.scoring import parse_row
+    from alignment.xmover.scorer import is_export
+
+    if args.labels and len(args.labels) != len(args.candidates):
+        raise InputError(f"{len(args.labels)} labels for {len(args.candidates)} candidates",
+                         parameter="labels")
+    bench, data, dev = _dev_data(args)
+    outs = {p: Path(args.out) if len(data.pairs) == 1 else Path(args.out) / p
+            for p in data.pairs}
+    for pair, out in outs.items():  # before anything is scored
+        check_output_dir(out, REMAP_FILE, inputs=tuple(args.candidates))
+    rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.candidates))[k])
+            for k, spec in enumerate(args.candidates)]
+    if len({r.label for r in rows}) != len(rows):
+        raise InputError("two candidates have the same label: give --labels", parameter="labels")
+    options = {"formula": args.version, "layer": args.layer, "batch_size": args.batch_size,
+               "device": args.device}
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    with_sentence = any(w > 0 for w in args.sentence_weights)
+    scores = score_dev(bench, data, rows, options, args.lm, with_sentence, log)
+    selection = choose(data, scores, args.lm_weights if args.lm else (0.0,),
+                       args.sentence_weights)
+    command = " ".join(shlex.quote(a) for a in args.command_line)
+    chosen = next(r for r in rows if r.label == selection.chosen.row)
+    for pair, out in outs.items():
+        source = chosen.encoder_for(pair)
+        if not is_export(source):  # the unmapped encoder won: an identity export of it
+            scorer = get_metric("xmoverscore").build(source, languages=tuple(pair.split("-")),
+                                                     **options)
+            source = identity_export(scorer.encoder, pair)
+        write_chosen(out, Path(source), selection, pair, dev, args.lm, command, scores.signatures)
+    c = selection.chosen
+    if args.format == "json":
+        print(json.dumps({**selection.as_dict(), "out": {p: str(o) for p, o in outs.items()},
+                          "signatures": scores.signatures}, indent=1, ensure_ascii=False))
+        return
+    print(f"chosen on {dev} ({selection.segments} segments): {c.row} ⊕ {c.lm:g} LM ⊕ "
+          f"{c.sentence:g} sentence, dev Pearson {c.pearson:.3f} (searched "
+          f"{len(selection.grid)} settings)")
+    for pair, out in outs.items():
+        print(f"  {pair}: {out} (card: {out / 'README.md'})")
+
+
+def register(sub) -> None:
+    from alignment.judgments.dev_choice import LM_WEIGHTS, SENTENCE_WEIGHTS
+    from alignment.xmover.versions import DEFAULT_LAYERS
+
+    p = sub.add_parser("choose", help=VERBS["choose"],
+                       description="Score every candidate, the LM and the sentence-level term "
+                       "on dev judgments, choose the candidate and the weights with the best "
+                       "mean per-pair Pearson, and write the chosen export (one per pair) with "
+                       "a card: the row chosen, the grid searched, the dev Pearson, the command.",
+                       epilog="examples:\n  crossalign choose --dev mlqe --data data/mlqe --pairs "
+                       "et-en --candidates multilingual-e5-small-q4 runs/clp/export --labels "
+                       "unmapped clp --lm smollm2-135m --out exports-mine/et-en\n"
+                       "  crossalign choose --dev my_dev.tsv --candidates EXPORT_A EXPORT_B --out "
+                       "chosen")
+    p.add_argument("--dev", required=True, help="a judgments TSV (lp, src, mt, score) or a "
+                   "benchmark with a dev split (mlqe)")
+    p.add_argument("--data", help="the benchmark's data folder (default: its own)")
+    p.add_argument("--pairs", nargs="+", metavar="PAIR", help="only these pairs")
+    p.add_argument("--candidates", nargs="+", required=True, metavar="ROW",
+                   help="the rows to choose among, as evaluate's --encoder takes them: an export "
+                   "or encoder (an encoder stands for the unmapped row), PAIR=EXPORT,…, or a "
+                   "folder of exports named by pair")
+    p.add_argument("--labels", nargs="+", help="a name for each candidate")
+    p.add_argument("--lm", help="causal LM for the fluency term (e.g. smollm2-135m); without it "
+                   "the LM weight is 0")
+    p.add_argument("--lm-weights", nargs="+", type=float, default=list(LM_WEIGHTS),
+                   help="LM weights searched")
+    p.add_argument("--sentence-weights", nargs="+", type=float, default=list(SENTENCE_WEIGHTS),
+                   help="sentence-term weights searched (0 alone: no sentence term)")
+    p.add_argument("--formula", "--version", dest="version", default="2022",
+                   choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
+    p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "
+                   "the formula's)")
+    p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
+    p.add_argument("--device", help="cpu, cuda, … (default: a GPU if there is one)")
+    p.add_argument("--out", required=True, help="the chosen export (with several pairs: a "
+                   "folder of exports named by pair); new, empty, or a previous output")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    add_format_option(p)
+    p.set_defaults(func=run)
