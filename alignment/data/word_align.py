@@ -10,6 +10,7 @@ import threading
 import warnings
 from pathlib import Path
 
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 
 Links = list[tuple[int, int]]
@@ -131,7 +132,9 @@ def grow_diag_final_and(forward: Links, reverse: Links) -> Links:
     return sorted(alignment)
 
 
-SYMMETRISERS = {"intersect": intersect, "grow-diag-final-and": grow_diag_final_and}
+SYMMETRISERS = Registry.of("symmetrisation", {"intersect": intersect,
+                                               "grow-diag-final-and": grow_diag_final_and},
+                           "symmetrise")
 
 
 def one_to_one(links: Links) -> Links:
@@ -203,9 +206,7 @@ def eflomal_align(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
     ``seed`` fixes eflomal's sampler (see ``seeded_eflomal``): the same corpus and seed give
     the same links on every run. ``None`` lets eflomal draw its own seed (links vary by run).
     """
-    if symmetrise not in SYMMETRISERS:
-        raise InputError(f"unknown symmetrisation '{symmetrise}' (choose {sorted(SYMMETRISERS)})",
-                         parameter="symmetrise")
+    SYMMETRISERS.lookup(symmetrise)  # an unknown one: refused before anything runs
     check_align_seed(seed)
     try:
         import eflomal

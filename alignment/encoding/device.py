@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from alignment.catalogue import unknown_name
 from alignment.errors import InputError
 
 DEVICE = re.compile(r"cpu|cuda(?::\d+)?|mps")
@@ -19,8 +20,7 @@ def resolve_device(device: str | None, parameter: str = "device"):
     if name == "gpu":
         name = "cuda"
     if not DEVICE.fullmatch(name):
-        raise InputError(f"unknown device '{device}' (cpu, cuda, cuda:N or mps)",
-                         parameter=parameter)
+        raise unknown_name("device", device, ("cpu", "cuda", "cuda:N", "mps"), parameter)
     if name.startswith("cuda"):
         if not torch.cuda.is_available():
             build = "a CPU-only torch" if torch.version.cuda is None else "no visible GPU"

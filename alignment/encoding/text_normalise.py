@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 
 APERTIUM_SPA_DIR = "/usr/share/apertium/apertium-eng-spa"
@@ -138,10 +139,8 @@ class SpanishTextNormaliser:
     lang: str = "es"
 
     def __post_init__(self) -> None:
-        unknown = set(self.rules) - set(RULES)
-        if unknown:
-            raise InputError(f"unknown TEXT rules {sorted(unknown)} (known: {RULES})",
-                             parameter="text_rules")
+        for rule in self.rules:
+            check_choice(rule, RULES, "TEXT rule", "text_rules")
 
     def files(self) -> tuple[Path, Path]:
         return Path(self.data_dir) / "spa-eng.automorf.bin", Path(self.data_dir) / "spa-eng.prob"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alignment.catalogue import check_choice
 from alignment.atomic import write_text
 from alignment.data.corpus import read_parallel
 from alignment.errors import InputError
@@ -101,8 +102,7 @@ def build_challenge(src_path: str | Path, ref_path: str | Path, lexicon_path: st
         if n < 1:
             raise InputError(f"must be >= 1, got {n}", parameter="n")
         corpus = corpus.subset(list(range(min(n, len(corpus)))), corpus.name)
-    if mt not in ("apertium", "none"):
-        raise InputError(f"unknown MT system '{mt}' (apertium or none)", parameter="mt")
+    check_choice(mt, ("apertium", "none"), "MT system", "mt")
     lexicon_file = Path(lexicon_path) if lexicon_path else None
     if lexicon_file is not None and not lexicon_file.is_file():
         raise InputError("lexicon file not found", path=lexicon_file)

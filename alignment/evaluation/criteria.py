@@ -6,6 +6,7 @@ from typing import Callable
 
 import torch
 
+from alignment.catalogue import Registry
 from .csls import induce_pairs, nearest, normalize
 
 
@@ -106,7 +107,7 @@ class Criterion:
     doc: str
 
 
-CRITERIA: dict[str, Criterion] = {c.name: c for c in (
+CRITERIA: Registry[Criterion] = Registry.of("criterion", {c.name: c for c in (
     Criterion("semantic", semantic_criterion, "max", False,
               "mean cosine of the most confident CSLS-induced pairs"),
     Criterion("structural", structural_criterion, "min", False,
@@ -121,7 +122,7 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               "minimises"),
     Criterion("val_p1", paired_p1, "max", True,
               "P@1 of retrieving each held-out pair's target (needs labels)"),
-)}
+)})
 
 
 def score_criteria(mapped_src: torch.Tensor, tgt: torch.Tensor, top: int | float = 1000,

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import torch
 
+from alignment.catalogue import check_choice
+
 
 def normalize(x: torch.Tensor) -> torch.Tensor:
     return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-12)
@@ -25,8 +27,7 @@ def nearest(queries: torch.Tensor, keys: torch.Tensor, method: str = "cosine", k
 
     CSLS(x, y) = 2 cos(x, y) − r_Y(x) − r_X(y), r = mean cosine to the k nearest neighbours in
     the other space (Conneau et al. 2018)."""
-    if method not in ("cosine", "csls"):
-        raise ValueError(f"unknown retrieval method '{method}' (cosine or csls)")
+    check_choice(method, ("cosine", "csls"), "retrieval method", "method")
     q, key = normalize(queries.float()), normalize(keys.float())
     if method == "csls":
         r_q = mean_topk_cosine(q, key, k, chunk)

@@ -9,7 +9,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from alignment.catalogue import add_named, look_up
+from alignment.catalogue import Registry
 
 
 class Scores(Protocol):
@@ -36,17 +36,17 @@ class Metric:
     formulas: tuple[str, ...] = ()
 
 
-METRICS: dict[str, Metric] = {}
+METRICS: Registry[Metric] = Registry("metric")
 
 
 def register_metric(metric: Metric) -> Metric:
     """Add ``metric``; a name may be registered once."""
-    return add_named(METRICS, "metric", metric.name, metric)
+    return METRICS.add(metric.name, metric)
 
 
 def get_metric(name: str) -> Metric:
     """The registered metric called ``name``."""
-    return look_up(METRICS, "metric", name)
+    return METRICS.lookup(name)
 
 
 def _xmoverscore(encoder: str, **options) -> Scorer:

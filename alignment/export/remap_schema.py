@@ -72,7 +72,7 @@ def check_remap(meta: Any, path: Path) -> dict:
         raise InputError("field 'tokenizer' must be {\"tokenizer\": NAME, \"lowercase\": "
                          "true/false}", path=path)
     if meta["mapped_side"] not in MAPPED_SIDES:
-        raise InputError(f"field 'mapped_side' must be one of {MAPPED_SIDES}, not "
+        raise InputError(f"field 'mapped_side' must be {' or '.join(map(repr, MAPPED_SIDES))}, not "
                          f"{meta['mapped_side']!r}", path=path)
     if not 1 <= meta["dim"] <= 65_536:
         raise InputError(f"field 'dim' must be in [1, 65,536], not {meta['dim']}", path=path)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from alignment.catalogue import add_named, look_up
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 
 from .segments import JudgedSegments, concat, read_judgments
@@ -57,17 +57,17 @@ class Benchmark:
     source: str = ""
 
 
-BENCHMARKS: dict[str, Benchmark] = {}
+BENCHMARKS: Registry[Benchmark] = Registry("benchmark")
 
 
 def register_benchmark(benchmark: Benchmark) -> Benchmark:
     """Add ``benchmark``; a name may be registered once."""
-    return add_named(BENCHMARKS, "benchmark", benchmark.name, benchmark)
+    return BENCHMARKS.add(benchmark.name, benchmark)
 
 
 def get_benchmark(name: str) -> Benchmark:
     """The registered benchmark called ``name``."""
-    return look_up(BENCHMARKS, "benchmark", name)
+    return BENCHMARKS.lookup(name)
 
 
 def load_folder(data: Path, split: str, pairs: list[str] | None, known: tuple[str, ...],

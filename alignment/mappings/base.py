@@ -11,9 +11,10 @@ import torch
 from torch import nn
 
 from alignment.atomic import atomic_path, write_text
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 
-MAPPINGS: dict[str, type["Mapping"]] = {}
+MAPPINGS: Registry[type["Mapping"]] = Registry("mapping type", "mapping")
 WEIGHTS_FILE = "mapping.safetensors"
 CONFIG_FILE = "mapping.json"
 
@@ -30,7 +31,11 @@ class Mapping(nn.Module):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "kind" in cls.__dict__:
-            MAPPINGS[cls.kind] = cls
+            old = MAPPINGS.get(cls.kind) if cls.kind in MAPPINGS else None
+            if old is not None and (old.__module__, old.__qualname__) == (cls.__module__,
+                                                                          cls.__qualname__):
+                MAPPINGS.remove(cls.kind)  # the same class defined again (a module reloaded)
+            MAPPINGS.add(cls.kind, cls)
 
     def __init__(self, dim: int) -> None:
         super().__init__()
@@ -109,11 +114,7 @@ def weighted_mean(values: torch.Tensor, weight: torch.Tensor | None = None) -> t
 
 
 def mapping_from_config(spec: dict[str, Any]) -> Mapping:
-    kind = spec.get("type")
-    if kind not in MAPPINGS:
-        raise InputError(f"unknown mapping type '{kind}' (known: {sorted(MAPPINGS)})",
-                         parameter="mapping")
-    return MAPPINGS[kind](**spec.get("config", {}))
+    return MAPPINGS.lookup(str(spec.get("type")))(**spec.get("config", {}))
 
 
 MAX_WEIGHT = 1e12  # far above any trained or fitted map's weights

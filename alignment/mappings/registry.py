@@ -8,11 +8,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from alignment.catalogue import Registry, unknown_name
 from alignment.errors import InputError
 from .method import CLOSED_FORM, TRAINED, DataKind, Method
 
-METHODS: dict[str, Method] = {}
-_ALIASES: dict[str, str] = {}
+METHODS: Registry[Method] = Registry("method")
 
 
 def register_method(method: Method) -> Method:
@@ -20,29 +20,19 @@ def register_method(method: Method) -> Method:
     if method.kind not in (CLOSED_FORM, TRAINED):
         raise ValueError(f"method kind must be '{CLOSED_FORM}' or '{TRAINED}', not '{method.kind}'")
     for name in (method.name, *method.aliases):
-        if name in METHODS or name in _ALIASES:
-            raise ValueError(f"method name '{name}' is already registered")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             raise ValueError(f"method name '{name}' must be lower-case letters, digits and '_'")
-    METHODS[method.name] = method
-    _ALIASES.update({alias: method.name for alias in method.aliases})
-    return method
+    return METHODS.add(method.name, method, method.aliases)
 
 
 def unregister_method(name: str) -> None:
     """Remove a method and its aliases (for plug-ins and tests)."""
-    method = METHODS.pop(name)
-    for alias in method.aliases:
-        _ALIASES.pop(alias, None)
+    METHODS.remove(name)
 
 
 def get_method(name: str) -> Method:
     """The registered method called ``name`` (or one of its aliases)."""
-    key = _ALIASES.get(name, name)
-    if key not in METHODS:
-        raise InputError(f"unknown method '{name}' (known: {', '.join(sorted(METHODS))})",
-                         parameter="method")
-    return METHODS[key]
+    return METHODS.lookup(name)
 
 
 @dataclass(frozen=True)
@@ -116,11 +106,11 @@ def _split_stages(text: str) -> list[str]:
     if _SEPARATORS.search(text):
         return _SEPARATORS.split(text.strip())  # an empty part is an error for the caller
     word = text.strip()
-    if word in METHODS or word in _ALIASES or not word:
+    if METHODS.taken(word) or not word:
         return [word] if word else []
     for sep in ("-", "_"):
         parts = word.split(sep)
-        if len(parts) > 1 and all(p in METHODS or p in _ALIASES for p in parts):
+        if len(parts) > 1 and all(METHODS.taken(p) for p in parts):
             return parts
     return [word]
 
@@ -134,16 +124,15 @@ class Preset:
     summary: str = ""
 
 
-PRESETS: dict[str, Preset] = {}
+PRESETS: Registry[Preset] = Registry("preset", "method")
 
 
 def register_preset(preset: Preset) -> Preset:
     """Add a preset; its name may not be a method's, and its method string must parse."""
-    if preset.name in PRESETS or preset.name in METHODS or preset.name in _ALIASES:
+    if METHODS.taken(preset.name):
         raise ValueError(f"name '{preset.name}' is already registered")
     parse_method(preset.method, "preset")
-    PRESETS[preset.name] = preset
-    return preset
+    return PRESETS.add(preset.name, preset)
 
 
 def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") -> MethodSpec:
@@ -169,13 +158,10 @@ def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") 
         raise InputError(f"'{spec}': a '>' with no method on one side", parameter=parameter)
     stages: list[str] = []
     for stage in raw:
-        try:
-            stages.append(get_method(stage).name)
-        except InputError:
-            raise InputError(f"'{spec}': unknown method '{stage}' (known: "
-                             f"{', '.join(sorted(METHODS))}; presets: "
-                             f"{', '.join(sorted(PRESETS)) or 'none'})",
-                             parameter=parameter) from None
+        if not METHODS.taken(stage):
+            raise unknown_name("method", stage, [*METHODS, *PRESETS], parameter, f"'{spec}': ",
+                               similar=[a for m in METHODS.values() for a in m.aliases])
+        stages.append(METHODS.canonical(stage))
     trained = [s for s in stages if METHODS[s].trained]
     if trained and (len(trained) > 1 or stages[-1] != trained[0]):
         raise InputError(f"'{spec}': a trained method ('{trained[0]}') can only be the last "

@@ -7,6 +7,8 @@ from typing import Callable
 
 import torch
 
+from alignment.catalogue import Registry
+
 
 def cross_correlation(mapped: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     """‖diag(ỸᵀY) / (‖Ỹ_col‖ ‖Y_col‖) − 1‖² on de-meaned columns: every dimension of the
@@ -35,17 +37,10 @@ def procrustes_residual(mapped: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor
     return ((mapped @ rotation - tgt) ** 2).sum(1).mean()
 
 
-CONSTRAINTS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
-    "cross_correlation": cross_correlation,
-    "graph": graph_structure,
-    "procrustes": procrustes_residual,
-}
+CONSTRAINTS: Registry[Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = Registry.of(
+    "constraint", {"cross_correlation": cross_correlation, "graph": graph_structure,
+                   "procrustes": procrustes_residual})
 
 
 def get_constraint(name: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-    from alignment.errors import InputError
-
-    if name not in CONSTRAINTS:
-        raise InputError(f"unknown constraint '{name}' (known: {', '.join(CONSTRAINTS)})",
-                         parameter="constraint")
-    return CONSTRAINTS[name]
+    return CONSTRAINTS.lookup(name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from alignment.catalogue import check_choice
+
 LIPSCHITZ = ("penalty", "one_sided", "spectral", "none")
 
 
@@ -24,8 +26,7 @@ class Critic(nn.Module):
     def __init__(self, dim: int, hidden: int = 1024, layers: int = 2, dropout: float = 0.0,
                  lipschitz: str = "penalty") -> None:
         super().__init__()
-        if lipschitz not in LIPSCHITZ:
-            raise ValueError(f"lipschitz must be one of {LIPSCHITZ}, got {lipschitz!r}")
+        check_choice(lipschitz, LIPSCHITZ, "Lipschitz mode", "lipschitz")
         self.lipschitz = lipschitz
         blocks: list[nn.Module] = [nn.Dropout(dropout)] if dropout > 0 else []
         width = dim

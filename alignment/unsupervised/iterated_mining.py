@@ -11,6 +11,7 @@ import torch
 
 from alignment.encoding.pipeline import word_alignment
 from alignment.data.vectors import WordVectors, aligned_pairs
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.evaluation.criteria import semantic_criterion
 from alignment.mappings import Mapping, MethodSpec, fit_composition, parse_method
@@ -32,7 +33,7 @@ class SentenceSide:
                              "tokenised ones")
 
 
-CRITERIA = ("semantic", "mined")
+MINING_CRITERIA = ("semantic", "mined")  # what a round of mining is selected by
 FEW_TRANSLATIONS = 0.5  # mined share of the smaller pool below which few translations are there
 
 
@@ -59,9 +60,7 @@ class MiningSettings:
     fit_spec: MethodSpec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.criterion not in CRITERIA:
-            raise InputError(f"must be one of {CRITERIA}, got '{self.criterion}'",
-                             parameter="criterion")
+        check_choice(self.criterion, MINING_CRITERIA, "mining criterion", "criterion")
         if self.rounds < 1:
             raise InputError(f"must be >= 1, got {self.rounds}", parameter="rounds")
         if self.k < 1:

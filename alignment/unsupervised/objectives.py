@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from alignment.catalogue import Registry
 from .critic import gradient_penalty
 
 
@@ -71,9 +72,9 @@ class StandardGAN:
             h_fake, torch.full_like(h_fake, 1 - self.label_smoothing))
 
 
-OBJECTIVES = {"wgan": Wasserstein, "gan": StandardGAN}
+OBJECTIVES = Registry.of("objective", {"wgan": Wasserstein, "gan": StandardGAN})
 
 
 def make_objective(name: str, lipschitz: str, gp_weight: float, label_smoothing: float):
     """The objective ``name``, taking the settings it uses."""
-    return OBJECTIVES[name].from_settings(lipschitz, gp_weight, label_smoothing)
+    return OBJECTIVES.lookup(name).from_settings(lipschitz, gp_weight, label_smoothing)

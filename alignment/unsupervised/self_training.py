@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from alignment.catalogue import check_choice
 from alignment.atomic import write_text
 from .constraints import get_constraint
 from alignment.evaluation.criteria import semantic_criterion
@@ -70,8 +71,7 @@ class SelfTrainingConfig:
             raise InputError(f"must be >= 2, got {self.top}", parameter="top")
         if self.csls_k < 1:
             raise InputError(f"must be >= 1, got {self.csls_k}", parameter="csls_k")
-        if self.refit not in REFITS:
-            raise InputError(f"must be one of {REFITS}, got '{self.refit}'", parameter="refit")
+        check_choice(self.refit, REFITS, "refit")
         if self.map_steps < 1 or self.critic_warmup < 0:
             raise InputError(f"map_steps must be >= 1 and critic_warmup >= 0, got "
                              f"{self.map_steps}, {self.critic_warmup}",

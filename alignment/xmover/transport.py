@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from alignment.catalogue import check_choice
+
 
 def emd_flow(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:
     """The exact optimal flow between masses ``a`` and ``b`` (equal totals) for ``cost``."""
@@ -123,8 +125,7 @@ SOLVERS = ("network-simplex", "lp")
 def exact_flow(a: np.ndarray, b: np.ndarray, cost: np.ndarray,
                solver: str = "network-simplex") -> np.ndarray:
     """An optimal flow from POT's network simplex or from the HiGHS LP (``lp_flow``)."""
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    check_choice(solver, SOLVERS, "solver")
     return emd_flow(a, b, cost) if solver == "network-simplex" else lp_flow(a, b, cost)
 
 

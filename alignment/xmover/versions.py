@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from alignment.errors import InputError
+from alignment.catalogue import Registry
 from .transport import score_2020, score_2022, solve_2020, solve_2022
 
 
@@ -32,7 +32,7 @@ class Version:
         return f"{self.name}r{self.revision}"
 
 
-VERSIONS: dict[str, Version] = {v.name: v for v in (
+VERSIONS: Registry[Version] = Registry.of("version", {v.name: v for v in (
     Version("2020", -1, False, True, solve_2020, score_2020,
             "last layer; [CLS]/[SEP] kept, punctuation and continuation pieces dropped; squared "
             "Euclidean; score 1 − EMD"),
@@ -40,17 +40,14 @@ VERSIONS: dict[str, Version] = {v.name: v for v in (
             "layer 8; all tokens; Euclidean; src→hyp transport, top-flow pruning counting flows "
             "above 1e-12 of the mass (solver-independent); score 1 / (1 + Σ flow·cost)",
             lm_coef=0.01),  # its scores spread ~10× less than 2020's: weight chosen on MLQE-PE dev
-)}
+)})
 
 
 def get_version(version: str | Version) -> Version:
     """The record for ``version`` ('2020' or '2022'); a clear error otherwise."""
     if isinstance(version, Version):
         return version
-    if str(version) not in VERSIONS:
-        raise InputError(f"unknown version '{version}' (choose {sorted(VERSIONS)})",
-                         parameter="version")
-    return VERSIONS[str(version)]
+    return VERSIONS.lookup(str(version))
 
 
 DEFAULT_LAYERS: dict[str, int] = {name: v.layer for name, v in VERSIONS.items()}

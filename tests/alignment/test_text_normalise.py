@@ -30,7 +30,7 @@ def test_rules_can_be_chosen_and_are_in_the_settings():
     settings = only.settings()
     assert settings["rules"] == ["contractions"] and settings["tagger"].startswith("apertium-spa#")
     assert "contractions" in only.describe() and settings["tagger"] in only.describe()
-    with pytest.raises(InputError, match="unknown TEXT rules"):
+    with pytest.raises(InputError, match="unknown TEXT rule"):
         SpanishTextNormaliser(rules=("verb-object",))
 
 

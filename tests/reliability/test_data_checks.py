@@ -132,7 +132,7 @@ def test_a_split_larger_than_the_chosen_books_fails_before_reading(tmp_path, cap
     assert "the books Ruth hold at most 85 verses" in _one_line(capsys.readouterr().err)
     assert main(["data", "bible", "--out", str(tmp_path / "b"), "--sword-path",
                  str(tmp_path / "no-sword-here"), "--books", "Genesis"]) == 2
-    assert "unknown book name(s) ['Genesis']" in _one_line(capsys.readouterr().err)
+    assert "unknown book name 'Genesis'" in _one_line(capsys.readouterr().err)
     assert not (tmp_path / "b").exists()
 
 

@@ -41,10 +41,8 @@ class KeptStep:
 
 def check_criterion(criterion: str | None, optional: bool = False) -> None:
     """Refuse a criterion name that ``CRITERIA`` does not know (``None`` only if optional)."""
-    if (criterion is None and not optional) or (criterion is not None and
-                                                criterion not in CRITERIA):
-        raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)})",
-                         parameter="criterion")
+    if criterion is not None or not optional:
+        CRITERIA.lookup(str(criterion))
 
 
 class Refines(pl.Callback):

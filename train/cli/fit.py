@@ -6,6 +6,7 @@ import argparse
 import re
 from pathlib import Path
 
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 
 
@@ -59,32 +60,33 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     print_result(cli.trainer.default_root_dir)
 
 
-# class paths recipes of crossalign 0.3.0 and earlier name, and what they are now
-OLD_CLASS_PATHS = {
-    "train.modules.adversarial.GanRealNVPFit": "train.unsupervised.adversarial.GanRealNVPFit",
-    "train.modules.adversarial.MuseFit": "train.unsupervised.adversarial.MuseFit",
-    "train.modules.self_learning.SelfLearningFit":
-        "train.unsupervised.self_learning.SelfLearningFit",
-    "train.modules.mining.MiningFit": "train.unsupervised.mining.MiningFit",
-    "train.callbacks.bootstrap.Bootstrap": "train.unsupervised.self_training.SelfTraining",
-}
+# class paths recipes may name: today's, each under the former names of crossalign <= 0.3.0
+MOVED_CLASSES: Registry[str] = Registry("class path")
+for _old, _new in (
+        ("train.modules.adversarial.GanRealNVPFit", "train.unsupervised.adversarial.GanRealNVPFit"),
+        ("train.modules.adversarial.MuseFit", "train.unsupervised.adversarial.MuseFit"),
+        ("train.modules.self_learning.SelfLearningFit",
+         "train.unsupervised.self_learning.SelfLearningFit"),
+        ("train.modules.mining.MiningFit", "train.unsupervised.mining.MiningFit"),
+        ("train.callbacks.bootstrap.Bootstrap", "train.unsupervised.self_training.SelfTraining")):
+    MOVED_CLASSES.add(_new, _new)
+    MOVED_CLASSES.rename(_old, _new)
 
 
 def accept_old_class_paths(argv: list[str]) -> None:
-    """Let a recipe that names a class by its former path (``OLD_CLASS_PATHS``) still load: the
-    old module names are made to point at today's classes, with a note per name found."""
+    """Let a recipe that names a class by its former path (``MOVED_CLASSES``' former names)
+    still load: the old module names point at today's classes, with a note per name found."""
     import importlib
     import sys
     import types
-    import warnings
 
     texts = list(argv)
     for i, arg in enumerate(argv[:-1]):
         if arg == "--config" and Path(argv[i + 1]).is_file():
             texts.append(Path(argv[i + 1]).read_text(errors="replace"))
-    for old, new in OLD_CLASS_PATHS.items():
+    for old, new in MOVED_CLASSES.former_names().items():
         if any(old in text for text in texts):
-            warnings.warn(f"{old} is now {new} (the old name still works)", stacklevel=2)
+            MOVED_CLASSES.canonical(old)  # the note: the old name still works
         old_module, _, old_name = old.rpartition(".")
         new_module, _, new_name = new.rpartition(".")
         alias = sys.modules.setdefault(old_module, types.ModuleType(old_module))

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.names import check_language
 
@@ -99,9 +100,7 @@ def check_sentence_map(args: argparse.Namespace) -> None:
     """``--sentence-map``/``--sentence-space``/``--sentence-coef`` values, before anything loads."""
     from alignment.xmover.sentence_map import KINDS
 
-    if args.sentence_map != "none" and args.sentence_map not in KINDS:
-        raise InputError(f"unknown sentence map kind '{args.sentence_map}' (known: none, "
-                         f"{', '.join(KINDS)})", parameter="sentence-map")
+    check_choice(args.sentence_map, ("none", *KINDS), "sentence map kind", "sentence-map")
     if args.sentence_space and args.sentence_map in ("orthogonal", "centre"):
         raise InputError(f"'{args.sentence_map}' stays in the encoder's own space; another "
                          "encoder's space needs --sentence-map least-squares",

@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from alignment.data.corpus import ParallelCorpus, fingerprint_lines, read_parallel
 from alignment.encoding.encoder_tokenizer import EncoderSpec, EncoderTokenizer
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.mappings.method import DataKind
 from alignment.names import check_language
@@ -77,11 +78,10 @@ class ParallelTextDataModule(pl.LightningDataModule):
             corpora = [{"src": src, "tgt": tgt, "src_lang": src_lang}]
         check_language(pivot, "pivot")
         for k, c in enumerate(corpora):
-            unknown = set(c) - CORPUS_KEYS
-            if unknown or "src" not in c or "src_lang" not in c:
-                raise InputError(f"corpus {k}: needs src and src_lang; unknown keys "
-                                 f"{sorted(unknown)} (known: {sorted(CORPUS_KEYS)})",
-                                 parameter="corpora")
+            for key in c:
+                check_choice(key, sorted(CORPUS_KEYS), "corpus key", "corpora")
+            if "src" not in c or "src_lang" not in c:
+                raise InputError(f"corpus {k}: needs src and src_lang", parameter="corpora")
             check_language(c["src_lang"], "corpora")
             if c["src_lang"] == pivot:
                 raise InputError(f"corpus {k}: source language equals the pivot '{pivot}'",

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from alignment.catalogue import check_choice
 from alignment.data.corpus import fingerprint_lines, read_lines
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.errors import InputError
@@ -53,10 +54,8 @@ class UnpairedVectorDataModule(VectorDataModule):
         if monolingual is not None:  # the 0.2 name
             warnings.warn("data.monolingual is now data.sampling", DeprecationWarning)
             sampling = monolingual
-        if sampling not in SAMPLINGS:
-            raise InputError(f"must be one of {SAMPLINGS}, got '{sampling}'", parameter="sampling")
-        if rows not in ROWS:
-            raise InputError(f"must be one of {ROWS}, got '{rows}'", parameter="rows")
+        check_choice(sampling, SAMPLINGS, "sampling")
+        check_choice(rows, ROWS, "row kind", "rows")
         if min_count < 1:
             raise InputError(f"must be >= 1, got {min_count}", parameter="min_count")
         if per_type < 1 or max_tokens < 2:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from alignment.catalogue import check_choice
 from alignment.evaluation.criteria import CRITERIA
 from alignment.errors import InputError, TrainingDiverged
 from alignment.mappings import BASELINE, parse_method, parse_methods
@@ -74,14 +75,11 @@ def run_simulation(cfg: SimulationConfig) -> dict[str, float]:
     """P@1 per (method, t, k, ε), averaged over seeds; writes table.txt, metrics.json, a figure."""
     from tqdm.auto import tqdm
 
-    if cfg.protocol not in PROTOCOLS:
-        raise InputError(f"must be one of {PROTOCOLS}, got '{cfg.protocol}'", parameter="protocol")
-    if cfg.shift not in SHIFTS:
-        raise InputError(f"must be one of {SHIFTS}, got '{cfg.shift}'", parameter="shift")
+    check_choice(cfg.protocol, PROTOCOLS, "protocol")
+    check_choice(cfg.shift, SHIFTS, "shift")
     criterion = None if cfg.criterion in (None, "none", "null") else cfg.criterion
-    if criterion is not None and criterion not in CRITERIA:
-        raise InputError(f"unknown criterion '{criterion}' (choose {sorted(CRITERIA)} or none)",
-                         parameter="criterion")
+    if criterion is not None:
+        CRITERIA.lookup(criterion)
     variants = parse_methods(cfg.methods)
     gan_spec = parse_method(cfg.gan_method, "gan_method")  # parsed once, used throughout
     for spec in [*variants.values(), *([gan_spec] if cfg.unsupervised else [])]:

@@ -17,6 +17,7 @@ from alignment import __version__
 from alignment.atomic import write_text
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.data.splits import parse_pair
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import evaluate_mapping
 from alignment.export.remapped import load_remapped
@@ -106,8 +107,7 @@ def check_variants(cfg: JointAlignConfig) -> None:
     if cfg.variants is None:
         cfg.variants = list(VARIANTS) if spanish else ["plain"]
     for v in cfg.variants:
-        if v not in VARIANTS:
-            raise InputError(f"unknown variant '{v}' (known: {VARIANTS})", parameter="variants")
+        check_choice(v, VARIANTS, "variant", "variants")
     if "text" in cfg.variants and not spanish:
         raise InputError(f"TEXT rewrites Spanish input; the pair is {cfg.pair} (use --variants "
                          "plain)", parameter="variants")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from alignment.catalogue import Registry
 from alignment.errors import InputError
 from alignment.evaluation.retrieval import cbli_hits, retrieval_hits
 from alignment.mappings import BASELINE, Mapping
@@ -22,16 +23,15 @@ from .testbed import BibleConfig
 VARIANTS_HELP = ("methods, or variants of a trained one with its fitter's settings "
                  "(realnvp:nll_weight=0,dual=false), run side by side")
 SUPERVISED = [BASELINE, "clp_flow"]  # the strongest simple map and the best trained one
-MEASURES = {"retrieval": ("retrieval_cosine_src2tgt", "{src}→en P@1", retrieval_hits),
-            "cbli": ("cbli_p1", "CBLI P@1", cbli_hits)}
+MEASURES = Registry.of("measure", {
+    "retrieval": ("retrieval_cosine_src2tgt", "{src}→en P@1", retrieval_hits),
+    "cbli": ("cbli_p1", "CBLI P@1", cbli_hits)})
 
 
 def measure(cfg) -> tuple[str, str, object]:
     """(metrics key, name, per-item hits function) of the measure the comparisons use."""
     name = getattr(cfg, "measure", "retrieval")
-    if name not in MEASURES:
-        raise InputError(f"must be one of {tuple(MEASURES)}, got '{name}'", parameter="measure")
-    return MEASURES[name]
+    return MEASURES.lookup(name)
 
 
 @dataclass

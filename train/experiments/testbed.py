@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alignment.catalogue import Registry
 from alignment.data.pair_corpus import DEFAULT_PAIR, build_pair_corpus, corpus_folder, source_of
 from alignment.data.splits import parse_pair
 from alignment.data.corpus import ParallelCorpus, read_parallel
@@ -198,17 +199,15 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
                         aligner_identity(cfg.align_seed), src)
 
 
-PROTOCOLS = ("disjoint", "comparable", "pairs-permuted")
-PROTOCOL_ALIASES = {"shuffled": "comparable"}  # crossalign 0.2/0.3's name
+PROTOCOLS: Registry[str] = Registry.of("protocol", {p: p for p in (
+    "disjoint", "comparable", "pairs-permuted")})
+PROTOCOLS.rename("shuffled", "comparable")  # crossalign 0.2/0.3's name
 
 
 def protocol_name(protocol: str) -> str:
     """The canonical name of an unpaired protocol (old names accepted); an unknown one is an
     error naming the parameter."""
-    name = PROTOCOL_ALIASES.get(protocol, protocol)
-    if name not in PROTOCOLS:
-        raise InputError(f"must be one of {PROTOCOLS}, got '{protocol}'", parameter="protocol")
-    return name
+    return PROTOCOLS.canonical(protocol)
 
 
 @dataclass

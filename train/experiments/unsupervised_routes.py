@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from alignment.catalogue import Registry, check_choice, unknown_name
 from alignment.errors import InputError
 from alignment.mappings import DataKind, MethodSpec, parse_method
 
@@ -65,19 +66,16 @@ class Route:
     then: SelfTrained | FittedOnMined | None = None
 
 
-ROUTES: dict[str, Route] = {}
+ROUTES: Registry[Route] = Registry("route", "routes")
 
 
 def register_route(name: str, route: Route) -> Route:
     """Add a named route; a refinement's fit must already be a route of its own (its row is
     the one the refinement is compared with and builds on)."""
-    if name in ROUTES:
-        raise ValueError(f"route '{name}' is already registered")
-    if route.fit.rows not in ROWS:
-        raise ValueError(f"rows must be one of {ROWS}, not '{route.fit.rows}'")
+    check_choice(route.fit.rows, ROWS, "row kind", "rows")
     if route.then is not None and base_route(route) is None:
         raise ValueError(f"'{name}' refines a fit that is not a route of its own")
-    ROUTES[name] = route
+    ROUTES.add(name, route)
     return route
 
 
@@ -86,34 +84,25 @@ def base_route(route: Route) -> str | None:
     return next((n for n, r in ROUTES.items() if r.fit == route.fit and r.then is None), None)
 
 
-# the routes' former names (0.3.0 and earlier called self-training "bootstrapping")
-OLD_ROUTE_NAMES = {f"gan_realnvp + boot ({label})": f"gan_realnvp + self-training ({label})"
-                   for label in ("cross-corr", "graph", "procrustes")}
-
-
 def current_route_names(names: list[str]) -> list[str]:
-    """``names`` with former route names replaced by today's, each with a warning."""
-    import warnings
-
-    for old in set(names) & set(OLD_ROUTE_NAMES):
-        warnings.warn(f"route '{old}' is now '{OLD_ROUTE_NAMES[old]}' (the old name still "
-                      "works)", stacklevel=2)
-    return [OLD_ROUTE_NAMES.get(n, n) for n in names]
+    """``names`` with former route names replaced by today's, each with a warning (the
+    registry's former names); any other name is left for ``route_for``."""
+    return [ROUTES.canonical(n) if ROUTES.taken(n) else n for n in names]
 
 
 def route_for(name: str, parsed: dict[str, MethodSpec] | None = None) -> Route:
     """A named route, or any registered method that fits on unpaired pools, given as its
     method string (``center > my_method``): fitted on the token pools for ``epochs`` epochs.
     ``parsed`` (a run's method texts and their parse) receives the method parsed here."""
-    if name in ROUTES:
-        return ROUTES[name]
+    if ROUTES.taken(name):
+        return ROUTES.lookup(name)
     try:
         spec = parse_method(name, "routes")
         if parsed is not None:
             parsed[name] = spec
     except InputError:
-        raise InputError(f"unknown route '{name}' (known: {', '.join(ROUTES)}; or a method "
-                         "that learns without pairs)", parameter="routes") from None
+        raise unknown_name("route", name, ROUTES, "routes",
+                           advice="or a method that learns without pairs") from None
     if not spec.fits_on(DataKind.UNPAIRED):
         raise InputError(f"'{name}' trains on {spec.data.value} data, not unpaired pools",
                          parameter="routes")
@@ -149,6 +138,8 @@ for constraint, label in (("cross_correlation", "cross-corr"), ("graph", "graph"
                           ("procrustes", "procrustes")):
     register_route(f"gan_realnvp + self-training ({label})",
                    Route(GAN, SelfTrained(constraint=constraint)))
+    # 0.3.0 and earlier called self-training "bootstrapping"
+    ROUTES.rename(f"gan_realnvp + boot ({label})", f"gan_realnvp + self-training ({label})")
 register_route("gan_realnvp + Algorithm 1 (cross-corr)",
                Route(GAN, SelfTrained(constraint="cross_correlation", refit="adversarial")))
 register_route("mining > center > clp", Route(MINING))

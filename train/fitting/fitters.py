@@ -9,14 +9,17 @@ import types
 import typing
 from typing import Any
 
+from alignment.catalogue import Registry, unknown_name
 from alignment.errors import InputError
 from alignment.mappings import MethodSpec
 
 from train.modules import ClosedFormFit, FlowFit, RegressionFit
 from train.unsupervised import GanRealNVPFit, MiningFit, MuseFit, SelfLearningFit
 
-FITTERS: dict[str, type] = {cls.family: cls for cls in (
-    ClosedFormFit, FlowFit, RegressionFit, GanRealNVPFit, MuseFit, SelfLearningFit, MiningFit)}
+FITTERS: Registry[type] = Registry("fitter family", "method")
+for _cls in (ClosedFormFit, FlowFit, RegressionFit, GanRealNVPFit, MuseFit, SelfLearningFit,
+             MiningFit):
+    FITTERS.add(_cls.family, _cls)
 
 
 def register_fitter(cls: type) -> type:
@@ -25,26 +28,27 @@ def register_fitter(cls: type) -> type:
     family = getattr(cls, "family", None)
     if not family:
         raise ValueError(f"{cls.__name__} names no family (set family = \"...\" on the class)")
-    if FITTERS.get(family, cls) is not cls:
+    if family in FITTERS and FITTERS[family] is not cls:
         raise ValueError(f"family '{family}' is already fitted by {FITTERS[family].__name__}")
-    FITTERS[family] = cls
+    if family not in FITTERS:
+        FITTERS.add(family, cls)
     return cls
 
 
 def unregister_fitter(family: str) -> None:
     """Remove a family registered with ``register_fitter`` (tests, plugins unloading)."""
-    FITTERS.pop(family, None)
+    if family in FITTERS:
+        FITTERS.remove(family)
 
 
 def fitter_class(spec: MethodSpec) -> type:
     """The Lightning module class of the family the registry names for ``spec`` (its last
     stage's ``fitter``)."""
-    try:
-        return FITTERS[spec.fitter]
-    except KeyError:
-        raise InputError(f"'{spec.text or spec.label}': no fitter registered for family "
-                         f"'{spec.fitter}' (register_fitter(YourFit) in train.fitting.fitters)",
-                         parameter="method") from None
+    if spec.fitter not in FITTERS:
+        raise unknown_name("fitter family", spec.fitter, FITTERS, "method",
+                           f"'{spec.text or spec.label}': ",
+                           "register_fitter(YourFit) in train.fitting.fitters adds one")
+    return FITTERS[spec.fitter]
 
 
 def fitter_settings(spec: MethodSpec) -> set[str]:
@@ -63,8 +67,7 @@ def check_settings(spec: MethodSpec, parameter: str = "methods") -> None:
     allowed = _settings_of(cls)
     for key in spec.overrides:
         if key not in allowed:
-            raise InputError(f"'{spec.text or spec.label}': unknown setting '{key}' (known: "
-                             f"{', '.join(sorted(allowed))})", parameter=parameter)
+            raise unknown_name("setting", key, allowed, parameter, f"'{spec.text or spec.label}': ")
     hints = typing.get_type_hints(cls.__init__)
     defaults = {n: p.default for n, p in inspect.signature(cls.__init__).parameters.items()}
     for key, value in spec.overrides.items():

@@ -13,6 +13,7 @@ from alignment.mappings.flow import CONSTANT_REL_STD
 from alignment.mappings.moments import PairStatistics
 from alignment.mappings.staged import through_pre_stages
 from alignment.unsupervised.critic import LIPSCHITZ, Critic
+from alignment.catalogue import check_choice
 from alignment.unsupervised.objectives import OBJECTIVES, make_objective
 
 from train.modules.mapping_fit import MappingFit
@@ -58,11 +59,8 @@ class AdversarialFit(MappingFit):
         if map_steps is not None and map_steps < 1:
             raise InputError(f"must be >= 1 (or null: the epochs decide), got {map_steps}",
                              parameter="map_steps")
-        if objective not in OBJECTIVES:
-            raise InputError(f"must be one of {tuple(OBJECTIVES)}, got '{objective}'",
-                             parameter="objective")
-        if lipschitz not in LIPSCHITZ:
-            raise InputError(f"must be one of {LIPSCHITZ}, got '{lipschitz}'", parameter="lipschitz")
+        OBJECTIVES.lookup(objective, "objective")  # an unknown one: the error naming the known
+        check_choice(lipschitz, LIPSCHITZ, "Lipschitz mode", "lipschitz")
         if critic_steps < 1:
             raise InputError(f"must be >= 1, got {critic_steps}", parameter="critic_steps")
         if not 0 <= label_smoothing < 0.5:

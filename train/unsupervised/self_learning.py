@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.mappings import LinearMap, Mapping, MethodSpec
 from alignment.mappings.moments import PairStatistics
@@ -33,8 +34,7 @@ class SelfLearningFit(NoGradientSteps, MappingFit):
                  dim: int | None = None) -> None:
         if max_rows < 2:
             raise InputError(f"must be >= 2, got {max_rows}", parameter="max_rows")
-        if init not in INITS:
-            raise InputError(f"must be one of {INITS}, got '{init}'", parameter="init")
+        check_choice(init, INITS, "init")
         if not 0 < keep_prob <= 1:
             raise InputError(f"must be in (0, 1], got {keep_prob}", parameter="keep_prob")
         super().__init__(method, semantic_top, semantic_mutual)

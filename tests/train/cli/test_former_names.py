@@ -24,16 +24,16 @@ def test_a_former_route_name_is_todays_route_with_a_warning():
 
 
 def test_a_recipe_naming_former_class_paths_gets_todays_classes(tmp_path):
-    from train.cli.fit import OLD_CLASS_PATHS, accept_old_class_paths
+    from train.cli.fit import MOVED_CLASSES, accept_old_class_paths
     from train.unsupervised.self_training import SelfTraining
 
     recipe = tmp_path / "old.yaml"
     recipe.write_text("trainer:\n  callbacks:\n    - class_path: train.callbacks.bootstrap.Bootstrap\n")
-    with pytest.warns(UserWarning, match="train.callbacks.bootstrap.Bootstrap is now "
-                                         "train.unsupervised.self_training.SelfTraining"):
+    with pytest.warns(UserWarning, match="'train.callbacks.bootstrap.Bootstrap' is now "
+                                         "'train.unsupervised.self_training.SelfTraining'"):
         accept_old_class_paths(["--config", str(recipe)])
     assert importlib.import_module("train.callbacks.bootstrap").Bootstrap is SelfTraining
-    for old, new in OLD_CLASS_PATHS.items():
+    for old, new in MOVED_CLASSES.former_names().items():
         old_module, _, old_name = old.rpartition(".")
         new_module, _, new_name = new.rpartition(".")
         assert getattr(importlib.import_module(old_module), old_name) is \

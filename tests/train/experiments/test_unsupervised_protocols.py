@@ -34,7 +34,10 @@ def test_pairs_permuted_pools_are_the_aligned_pairs_with_the_target_side_permute
 
 
 def test_protocol_names():
-    assert protocol_name("shuffled") == "comparable"  # 0.3's name
+    from alignment.catalogue import FormerNameWarning
+
+    with pytest.warns(FormerNameWarning, match="'shuffled' is now 'comparable'"):
+        assert protocol_name("shuffled") == "comparable"  # 0.3's name
     assert protocol_name("pairs-permuted") == "pairs-permuted"
     with pytest.raises(InputError, match="protocol"):
         protocol_name("paired")
