@@ -154,7 +154,7 @@ def choose(data: JudgedSegments, scores: DevScores, lm_weights=LM_WEIGHTS,
 
 
 def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str,
-         signatures: dict[str, str]) -> str:
+         signatures: dict[str, str], export: str = "EXPORT") -> str:
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
     c = selection.chosen
     best = {}
@@ -188,7 +188,7 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
         "source and output. `chosen.json` holds the whole grid.", "",
         "Use it (the chosen setting; `--sentence-map none` leaves out any sentence map the "
         "export carries, which the choice did not measure):", "", "```sh",
-        f"crossalign score --encoder EXPORT --src SRC --hyp MT{lm_flags} --sentence-map none"
+        f"crossalign score --encoder {export} --src SRC --hyp MT{lm_flags} --sentence-map none"
         f"{sent_flags}", "```", "", "Made by:", "", "```sh", command, "```", "",
         "Signatures of the rows scored:", "",
         *[f"- {label}: `{sig}`" for label, sig in signatures.items()], ""]
@@ -205,8 +205,8 @@ def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: 
                 continue
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / name, tmp / name)
-        (tmp / CARD_FILE).write_text(card(pair, selection, dev, lm, command, signatures),
-                                     encoding="utf-8")
+        (tmp / CARD_FILE).write_text(card(pair, selection, dev, lm, command, signatures,
+                                          str(out)), encoding="utf-8")
         (tmp / CHOICE_FILE).write_text(json.dumps(
             {**selection.as_dict(), "pair": pair, "dev": dev, "lm": lm, "command": command,
              "signatures": signatures}, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -94,6 +94,7 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     value, row = card_headline(out, "mlqe")
     assert float(value.split()[0].replace("−", "-")) == pytest.approx(best, abs=5e-4)
     assert row.startswith(chosen["chosen"]["row"])
+    assert f"crossalign score --encoder {out} --src SRC" in (out / "README.md").read_text()
     meta = json.loads((out / "remap.json").read_text())
     assert (meta["src_lang"], meta["tgt_lang"]) == ("ro", "en")
     expected = "identity" if chosen["chosen"]["row"] == "unmapped" else "center > clp"
