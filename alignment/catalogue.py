@@ -99,15 +99,16 @@ class Registry(Mapping[str, T]):
                           FormerNameWarning, stacklevel=3)
             return new
         raise unknown_name(self.kind, name, self._items, parameter or self.parameter,
-                           similar=[*self._aliases, *self._former])
+                           similar=self.spellings())
 
     def lookup(self, name: str, parameter: str | None = None) -> T:
         """The thing called ``name`` (or an alias or former name of it); unknown: the error
         (``get`` stays the mapping's: None for a name not registered)."""
         return self._items[self.canonical(name, parameter)]
 
-    def aliases(self, name: str) -> list[str]:
-        return [a for a, n in self._aliases.items() if n == name]
+    def spellings(self) -> list[str]:
+        """Every name it answers to besides the registered ones: aliases, former names."""
+        return [*self._aliases, *self._former]
 
     def former_names(self) -> dict[str, str]:
         return dict(self._former)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -147,12 +146,6 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
                      by_label["LM alone"].scores if lm else None, sentence, signatures)
 
 
-def choose(data: JudgedSegments, scores: DevScores, lm_weights=LM_WEIGHTS,
-           sentence_weights=SENTENCE_WEIGHTS) -> Selection:
-    return choose_on_dev(data, scores.rows, scores.lm, scores.sentence, tuple(lm_weights),
-                         tuple(sentence_weights))
-
-
 def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str,
          signatures: dict[str, str], export: str = "EXPORT") -> str:
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
@@ -212,14 +205,14 @@ def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: 
              "signatures": signatures}, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
-def identity_export(encoder, pair: str) -> Path:
-    """A temporary identity export of a loaded ``Encoder`` (the unmapped encoder, chosen)."""
+def identity_export(encoder, pair: str, folder: Path) -> Path:
+    """An identity export of a loaded ``Encoder`` (the unmapped encoder, chosen) in ``folder``
+    (a scratch folder the caller removes)."""
     from alignment.export.provenance import DataProvenance
     from alignment.export.remapped import export_remapped
     from alignment.mappings.affine import Identity
 
     src, tgt = pair.split("-")
-    folder = Path(tempfile.mkdtemp(prefix="crossalign-identity-")) / "export"
     export_remapped(folder, Identity(encoder.dim),
                     DataProvenance(encoder.identity(), None, None, None, "dev", src, tgt))
     return folder

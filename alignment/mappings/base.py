@@ -31,7 +31,7 @@ class Mapping(nn.Module):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "kind" in cls.__dict__:
-            old = MAPPINGS.get(cls.kind) if cls.kind in MAPPINGS else None
+            old = MAPPINGS.get(cls.kind)
             if old is not None and (old.__module__, old.__qualname__) == (cls.__module__,
                                                                           cls.__qualname__):
                 MAPPINGS.remove(cls.kind)  # the same class defined again (a module reloaded)

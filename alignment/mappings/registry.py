@@ -160,7 +160,7 @@ def parse_method(spec: str | list[str] | MethodSpec, parameter: str = "method") 
     for stage in raw:
         if not METHODS.taken(stage):
             raise unknown_name("method", stage, [*METHODS, *PRESETS], parameter, f"'{spec}': ",
-                               similar=[a for m in METHODS.values() for a in m.aliases])
+                               similar=METHODS.spellings())
         stages.append(METHODS.canonical(stage))
     trained = [s for s in stages if METHODS[s].trained]
     if trained and (len(trained) > 1 or stages[-1] != trained[0]):

@@ -41,7 +41,10 @@ def run(args: argparse.Namespace) -> None:
     from alignment.atomic import check_output_dir
     from alignment.evaluation.metrics import get_metric
     from alignment.export.remapped import REMAP_FILE
-    from alignment.judgments.dev_choice import choose, identity_export, score_dev, write_chosen
+    import tempfile
+
+    from alignment.judgments.dev_choice import (choose_on_dev, identity_export, score_dev,
+                                                write_chosen)
     from alignment.judgments.scoring import parse_row
     from alignment.xmover.scorer import is_export
 
@@ -62,17 +65,19 @@ def run(args: argparse.Namespace) -> None:
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with_sentence = any(w > 0 for w in args.sentence_weights)
     scores = score_dev(bench, data, rows, options, args.lm, with_sentence, log)
-    selection = choose(data, scores, args.lm_weights if args.lm else (0.0,),
-                       args.sentence_weights)
+    selection = choose_on_dev(data, scores.rows, scores.lm, scores.sentence,
+                              tuple(args.lm_weights), tuple(args.sentence_weights))
     command = " ".join(shlex.quote(a) for a in args.command_line)
     chosen = next(r for r in rows if r.label == selection.chosen.row)
     for pair, out in outs.items():
         source = chosen.encoder_for(pair)
-        if not is_export(source):  # the unmapped encoder won: an identity export of it
-            scorer = get_metric("xmoverscore").build(source, languages=tuple(pair.split("-")),
-                                                     **options)
-            source = identity_export(scorer.encoder, pair)
-        write_chosen(out, Path(source), selection, pair, dev, args.lm, command, scores.signatures)
+        with tempfile.TemporaryDirectory(prefix="crossalign-identity-") as scratch:
+            if not is_export(source):  # the unmapped encoder won: an identity export of it
+                scorer = get_metric("xmoverscore").build(source, languages=tuple(pair.split("-")),
+                                                         **options)
+                source = identity_export(scorer.encoder, pair, Path(scratch) / "export")
+            write_chosen(out, Path(source), selection, pair, dev, args.lm, command,
+                         scores.signatures)
     c = selection.chosen
     if args.format == "json":
         print(json.dumps({**selection.as_dict(), "out": {p: str(o) for p, o in outs.items()},

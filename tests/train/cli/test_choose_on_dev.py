@@ -78,8 +78,11 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     from alignment.export.named import card_headline
     from alignment.export.remapped import load_remapped
 
+    import tempfile
+
     export = _ro_export(tmp_path / "clp", tiny_bert)
     out = tmp_path / "chosen"
+    scratch = set(Path(tempfile.gettempdir()).glob("crossalign-identity-*"))
     assert main(["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates",
                  str(tiny_bert), str(export), "--labels", "unmapped", "clp", "--layer", "1",
                  "--lm", str(tiny_gpt2), "--lm-weights", "0", "0.1", "--sentence-weights", "0",
@@ -100,6 +103,7 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     expected = "identity" if chosen["chosen"]["row"] == "unmapped" else "center > clp"
     assert meta["mapping_type"] == expected
     assert load_remapped(out).signature == meta["signature"]
+    assert set(Path(tempfile.gettempdir()).glob("crossalign-identity-*")) == scratch
 
 
 def test_a_benchmark_without_dev_is_refused_before_scoring(tmp_path, capsys):
