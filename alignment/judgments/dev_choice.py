@@ -16,6 +16,7 @@ from alignment.atomic import MANIFEST, atomic_dir, files_under
 from alignment.errors import InputError
 from alignment.evaluation.correlation import pearson
 from alignment.export.remapped import REMAP_FILE
+from .agreement import Row, segment_agreement
 from .benchmark import Benchmark
 from .scoring import EncoderRow, score_benchmark
 from .segments import JudgedSegments
@@ -45,10 +46,14 @@ class Selection:
     grid: tuple[Setting, ...]
     pairs: tuple[str, ...]
     segments: int
+    best: dict[str, Setting]  # each row at its own best weights
+    intervals: dict[str, tuple[float, float]]  # each row's best: 95% bootstrap CI over segments
 
     def as_dict(self) -> dict:
         return {"chosen": self.chosen.as_dict(), "pairs": list(self.pairs),
-                "segments": self.segments, "grid": [s.as_dict() for s in self.grid]}
+                "segments": self.segments, "grid": [s.as_dict() for s in self.grid],
+                "best": {k: s.as_dict() for k, s in self.best.items()},
+                "intervals": {k: list(v) for k, v in self.intervals.items()}}
 
 
 def combined(base: np.ndarray, lm: np.ndarray | None, sentence: np.ndarray | None,
@@ -71,10 +76,12 @@ def mean_pearson(data: JudgedSegments, scores: np.ndarray) -> float:
 def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
                   lm: np.ndarray | None = None, sentence: np.ndarray | None = None,
                   lm_weights: tuple[float, ...] = LM_WEIGHTS,
-                  sentence_weights: tuple[float, ...] = SENTENCE_WEIGHTS) -> Selection:
+                  sentence_weights: tuple[float, ...] = SENTENCE_WEIGHTS, resamples: int = 1000,
+                  seed: int = 0) -> Selection:
     """Every row × LM weight × sentence weight, scored by the mean per-pair Pearson on
     ``data``; the best is chosen (a tie: the first in search order — rows as given, smaller
-    weights first). Without ``lm`` (``sentence``) only the weight 0 is tried."""
+    weights first). Without ``lm`` (``sentence``) only the weight 0 is tried. Each row's best
+    setting gets a bootstrap interval (``resamples``, ``seed``), as ``evaluate`` gives one."""
     if not rows:
         raise InputError("no candidate rows to choose from", parameter="candidates")
     for name, weights in (("lm-weights", lm_weights), ("sentence-weights", sentence_weights)):
@@ -94,7 +101,13 @@ def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
         raise InputError("no setting has a finite Pearson on dev (constant scores?)",
                          parameter="dev")
     best = max(finite, key=lambda s: s.pearson)  # max keeps the first of equals
-    return Selection(best, grid, tuple(data.pairs), len(data))
+    per_row = {label: max((s for s in finite if s.row == label), key=lambda s: s.pearson)
+               for label in rows if any(s.row == label for s in finite)}
+    metrics = segment_agreement(data, [Row(k, combined(rows[k], lm, sentence, s.lm, s.sentence),
+                                           "") for k, s in per_row.items()], resamples, seed)
+    intervals = {k: (metrics[f"{k}/avg/pearson_lo"], metrics[f"{k}/avg/pearson_hi"])
+                 for k in per_row}
+    return Selection(best, grid, tuple(data.pairs), len(data), per_row, intervals)
 
 
 def best_weight(data: JudgedSegments, base: np.ndarray, term: np.ndarray,
@@ -105,6 +118,11 @@ def best_weight(data: JudgedSegments, base: np.ndarray, term: np.ndarray,
 
 
 CHOICE_FILE, CARD_FILE = "chosen.json", "README.md"
+
+
+def fmt_r(value: float) -> str:
+    """A Pearson as the cards print it: three decimals, a true minus sign."""
+    return f"{value:.3f}".replace("-", "−")
 
 
 @dataclass
@@ -149,15 +167,11 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
 def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str,
          signatures: dict[str, str], export: str = "EXPORT") -> str:
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
-    c = selection.chosen
-    best = {}
-    for s in selection.grid:
-        if s.row not in best or s.pearson > best[s.row].pearson:
-            best[s.row] = s
+    c, best = selection.chosen, selection.best
+    ci = {k: f"[{fmt_r(lo)}, {fmt_r(hi)}]" for k, (lo, hi) in selection.intervals.items()}
     top = sorted(selection.grid, key=lambda s: -s.pearson)[:10]
     lm_flags = f" --lm {lm} --lm-coef {c.lm:g}" if lm and c.lm else ""
     sent_flags = f" --sentence-coef {c.sentence:g}" if c.sentence else ""
-    fmt = lambda v: f"{v:.3f}".replace("-", "−")  # noqa: E731
     lines = [
         f"# {pair}: chosen on dev — {c.row}, LM weight {c.lm:g}, sentence weight {c.sentence:g}",
         "",
@@ -169,13 +183,15 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
         "mean over pairs of each pair's Pearson with the human scores. No test set was read: "
         "the number below is a dev number, optimistic for new text; measure the export on test "
         "data with `crossalign evaluate`.", "",
-        "| row | dev Pearson |", "|---|---|",
-        f"| {c.row} ⊕ {c.lm:g} LM ⊕ {c.sentence:g} sentence (chosen on dev) | {fmt(c.pearson)} |",
-        "", "Each row at its best weights, and the grid's ten best points:", "",
-        "| row | LM weight | sentence weight | dev Pearson |", "|---|---|---|---|",
-        *[f"| {s.row} (its best) | {s.lm:g} | {s.sentence:g} | {fmt(s.pearson)} |"
+        "| row | dev Pearson [95% CI] |", "|---|---|",
+        f"| {c.row} ⊕ {c.lm:g} LM ⊕ {c.sentence:g} sentence (chosen on dev) | "
+        f"{fmt_r(c.pearson)} {ci[c.row]} |",
+        "", "Each row at its best weights (the interval: a bootstrap over segments, as "
+        "`evaluate` gives it), then the grid's ten best points:", "",
+        "| row | LM weight | sentence weight | dev Pearson [95% CI] |", "|---|---|---|---|",
+        *[f"| {s.row} (its best) | {s.lm:g} | {s.sentence:g} | {fmt_r(s.pearson)} {ci[s.row]} |"
           for s in best.values()],
-        *[f"| {s.row} | {s.lm:g} | {s.sentence:g} | {fmt(s.pearson)} |" for s in top], "",
+        *[f"| {s.row} | {s.lm:g} | {s.sentence:g} | {fmt_r(s.pearson)} |" for s in top], "",
         "`⊕ LM` adds the weight × the LM's mean token log-probability of the MT output; "
         "`⊕ sentence` the weight × the cosine of the encoder's own sentence embeddings of "
         "source and output. `chosen.json` holds the whole grid.", "",

@@ -32,6 +32,7 @@ def test_the_setting_that_made_the_judgments_is_chosen():
     picked = choose_on_dev(data, rows, lm, sent)
     assert (picked.chosen.row, picked.chosen.lm, picked.chosen.sentence) == ("good", 0.5, 0.2)
     assert picked.chosen.pearson == pytest.approx(1.0)
+    assert picked.intervals["good"][0] > picked.intervals["noise"][1]  # clearly apart
     assert len(picked.grid) == 2 * 8 * 6 and picked.pairs == ("de-en", "et-en")
     without_lm = choose_on_dev(data, rows)  # no LM, no sentence term: the weight 0 alone
     assert len(without_lm.grid) == 2 and without_lm.chosen.row == "good"
@@ -93,6 +94,8 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     best = max(s["pearson"] for s in chosen["grid"])
     assert chosen["chosen"]["pearson"] == best == printed["chosen"]["pearson"]
     assert chosen["command"].startswith("crossalign choose --dev mlqe")
+    for row, (lo, hi) in chosen["intervals"].items():
+        assert lo <= chosen["best"][row]["pearson"] <= hi
     assert {"unmapped", "clp", "LM", "sentence"} <= set(chosen["signatures"])
     value, row = card_headline(out, "mlqe")
     assert float(value.split()[0].replace("−", "-")) == pytest.approx(best, abs=5e-4)
