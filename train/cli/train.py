@@ -105,9 +105,13 @@ def check_sentence_map(args: argparse.Namespace) -> None:
         raise InputError(f"'{args.sentence_map}' stays in the encoder's own space; another "
                          "encoder's space needs --sentence-map least-squares",
                          parameter="sentence-space")
-    if args.sentence_map == "none" and (args.sentence_space or args.sentence_coef is not None):
-        raise InputError("--sentence-space and --sentence-coef need --sentence-map KIND",
-                         parameter="sentence-map")
+    if args.sentence_map == "none" and (args.sentence_space or args.sentence_coef is not None
+                                        or args.sentence_pairs is not None):
+        raise InputError("--sentence-space, --sentence-coef and --sentence-pairs need "
+                         "--sentence-map KIND", parameter="sentence-map")
+    if args.sentence_pairs is not None and args.sentence_pairs < 2:
+        raise InputError(f"--sentence-pairs must be at least 2, got {args.sentence_pairs}",
+                         parameter="sentence-pairs")
 
 
 def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
@@ -126,7 +130,7 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
     if len(src) != len(tgt):
         raise InputError(f"a sentence map needs translation pairs: {args.src} has {len(src)} "
                          f"lines, {args.tgt} {len(tgt)}", parameter="sentence-map")
-    n = args.max_sentences or len(src)
+    n = args.sentence_pairs or args.max_sentences or len(src)
     encoder = load_remapped(export).encoder
     coef = DEFAULT_COEF if args.sentence_coef is None else args.sentence_coef
     smap = sentence_map_from_text(encoder, src[:n], tgt[:n], args.sentence_map, meta["src_lang"],
@@ -183,11 +187,14 @@ def register(sub) -> None:
     add_old_name(p, "--ref", "--tgt", "tgt")
     p.add_argument("--sentence-map", default="none",
                    help="also fit a sentence-level map on the same pairs and put it into the "
-                   "export, so that scoring with it adds the sentence-level term: orthogonal "
-                   "(the setting docs/single_system.md measures), least-squares, centre; "
-                   "none (default): no sentence map")
+                   "export, so that scoring with it adds the sentence-level term: "
+                   "least-squares (the setting chosen in docs/single_system.md), orthogonal, "
+                   "centre; none (default): no sentence map")
     p.add_argument("--sentence-space", help="an English paraphrase encoder (name or path) whose "
                    "space the sentence map maps into (least-squares; default: the encoder's own)")
+    p.add_argument("--sentence-pairs", type=int, metavar="N", help="fit the sentence map on "
+                   "the first N pairs (default: --max-sentences, the token map's; the sentence "
+                   "map gains from more text, docs/single_system.md)")
     p.add_argument("--sentence-coef", type=float, help="the sentence-level term's weight the "
                    "export records (default: the one chosen on MLQE-PE dev)")
     p.add_argument("--seed", type=int, default=0, help="seed for everything")

@@ -41,7 +41,10 @@ def test_train_refuses_a_bad_sentence_map_setting_before_any_work(tmp_path, tiny
     for extra, named in [(["--sentence-map", "rotation"], "unknown sentence map kind 'rotation'"),
                          (["--sentence-map", "orthogonal", "--sentence-space", "x"],
                           "least-squares"),
-                         (["--sentence-coef", "0.5"], "need --sentence-map")]:
+                         (["--sentence-coef", "0.5"], "need --sentence-map"),
+                         (["--sentence-pairs", "5"], "need --sentence-map"),
+                         (["--sentence-map", "orthogonal", "--sentence-pairs", "1"],
+                          "at least 2")]:
         out = tmp_path / "bad"
         assert main(_train(src, tgt, align, out, tiny_bert, *extra)) == 2
         assert named in _one_line(capsys.readouterr().err)

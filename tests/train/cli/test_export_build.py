@@ -1,0 +1,91 @@
+"""``crossalign export --build``: an export rebuilt from its recipe and the public data clone
+reproduces its fingerprints (real data step, real eflomal, real encoder); a recipe that made
+something else is reported field by field; bad requests are refused before any work."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alignment.export.recipe import RECIPE_FILE, Recipe
+from train.cli import main
+
+CLONE = Path(__file__).parents[2] / "fixtures" / "mlqe-clone"
+
+
+def _recipe(tiny_bert, sentence_pairs: int = 10) -> Recipe:
+    return Recipe("mlqe", "ro-en", ("--method", "center > clp", "--encoder", str(tiny_bert),
+                                    "--layer", "1", "--sentence-map", "least-squares",
+                                    "--sentence-pairs", str(sentence_pairs),
+                                    "--sentence-coef", "0.5"))
+
+
+def _made_by_hand(tmp_path: Path, recipe: Recipe) -> Path:
+    """The export as a maintainer made it: the recipe's two commands run by hand."""
+    data, run = tmp_path / "made" / "data", tmp_path / "made" / "run"
+    assert main(recipe.data_command(str(CLONE), str(data))[1:] + ["--no-progress"]) == 0
+    assert main(recipe.train_command(data, str(run))[1:]) == 0
+    recipe.write(run / "export")
+    return run / "export"
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*lost to truncation", "ignore:.*subword pieces")
+def test_a_rebuilt_export_reproduces_every_fingerprint(tmp_path, tiny_bert, monkeypatch, capsys):
+    shipped = _made_by_hand(tmp_path, _recipe(tiny_bert))
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "fresh-cache"))  # align afresh
+    out = tmp_path / "rebuilt"
+    assert main(["export", "--build", str(shipped), "--from", str(CLONE), "--out", str(out)]) == 0
+    assert "every fingerprint is the shipped one" in capsys.readouterr().out
+    report = json.loads((out / "build.json").read_text())
+    assert report["reproduced"] and {f["field"] for f in report["fields"]} >= {
+        "mapping_fingerprint", "sentence_map", "signature"}
+    a, b = (json.loads((p / "remap.json").read_text()) for p in (shipped, out))
+    assert a["sentence_map"] == b["sentence_map"] and a["mapping_fingerprint"] == b["mapping_fingerprint"]
+    assert Recipe.read(out) == Recipe.read(shipped)  # the rebuild can be rebuilt
+
+    # a recipe that does not say how the export was made is caught, field by field
+    _recipe(tiny_bert, sentence_pairs=6).write(shipped)
+    again = tmp_path / "rebuilt-other"
+    assert main(["export", "--build", str(shipped), "--from", str(CLONE), "--out", str(again)]) == 2
+    captured = capsys.readouterr()
+    assert "DIFFERS  sentence_map" in captured.out and "sentence_map differ" in captured.err
+    assert "mapping_fingerprint" not in captured.err  # the token map is still the same
+    assert json.loads((again / "build.json").read_text())["reproduced"] is False
+
+
+def test_bad_build_requests_are_refused_before_any_work(tmp_path, tiny_bert, capsys):
+    no_recipe = tmp_path / "export"
+    no_recipe.mkdir()
+    (no_recipe / "remap.json").write_text("{}")
+    out = tmp_path / "out"
+    cases = [(["--build", str(no_recipe), "--from", str(CLONE)], f"keeps no {RECIPE_FILE}"),
+             (["--build", str(tmp_path / "nothing"), "--from", str(CLONE)], "is no export"),
+             (["--from", str(CLONE), "--run", str(tmp_path)], "--from goes with --build")]
+    _recipe(tiny_bert).write(tmp_path / "with-recipe")
+    (tmp_path / "with-recipe" / "remap.json").write_text("{}")
+    cases.append((["--build", str(tmp_path / "with-recipe")], "needs --from CLONE"))
+    for argv, message in cases:
+        assert main(["export", *argv, "--out", str(out)]) == 2, argv
+        assert message in capsys.readouterr().err
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("raw, message", [
+    ("not json", ":1: not JSON"),
+    ('{"format": "other"}', "'format' must be"),
+    ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "ro-en", "train": 3}',
+     "'train' must be a list"),
+    ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "ro-en", '
+     '"train": ["--out", "x"]}', "may not set --out"),
+    ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "roen", "train": []}',
+     "not xx-yy"),
+])
+def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
+    from alignment.errors import InputError
+
+    (tmp_path / RECIPE_FILE).write_text(raw)
+    with pytest.raises(InputError, match=message) as err:
+        Recipe.read(tmp_path)
+    assert str(tmp_path / RECIPE_FILE) in str(err.value)
