@@ -266,12 +266,29 @@ def table(segs, feats: dict, choice: dict, bench: str, pairs: list[str], sizes: 
 CARD_HEADING = "## One system: the sentence map"
 
 
-def card_section(bench: str, pair: str, smap, choice: dict, metrics: dict) -> str:
-    """What a shipped export's card says of its sentence map: what it is, the pair's rows."""
+FLOW_NOTE = ("The shipped flow was trained before exports kept their recipe. For wmt17/de-en the "
+             "recipe's command gives the same data, word pairs and sentence map but another flow "
+             "(the same one at the commit that shipped it and today), so `--build` reports the "
+             "mapping fingerprint as different (docs/exports.md).")
+OWN_ROW = " (this export)"  # the card row `crossalign exports` shows: what scoring with it gives
+
+
+def own_row(label: str, token: str) -> bool:
+    """Whether a table row is what the export gives by default: its token map ⊕ the map."""
+    return label.startswith(f"{token} ⊕") and "sentence map" in label
+
+
+def card_section(bench: str, pair: str, smap, choice: dict, metrics: dict, token: str) -> str:
+    """What a shipped export's card says of its sentence map: what it is, the pair's rows, the
+    row of what the export gives by default (its ``token`` row ⊕ LM ⊕ the map) marked."""
     rows = [k[:-len(f"/{pair}/pearson")] for k in metrics if k.endswith(f"/{pair}/pearson")]
     table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
-        f"| {r} | {corr(metrics[f'{r}/{pair}/pearson'])} [{corr(metrics[f'{r}/{pair}/pearson_lo'])}, "
-        f"{corr(metrics[f'{r}/{pair}/pearson_hi'])}] |" for r in rows]
+        f"| {r}{OWN_ROW if own_row(r, token) else ''} | {corr(metrics[f'{r}/{pair}/pearson'])} "
+        f"[{corr(metrics[f'{r}/{pair}/pearson_lo'])}, {corr(metrics[f'{r}/{pair}/pearson_hi'])}] |"
+        for r in rows]
+    if not any(own_row(r, token) for r in rows):
+        raise SystemExit(f"{bench}/{pair}: no row measures the export's own token map "
+                         f"'{token}' with the sentence map; ship an export of a measured row")
     return "\n".join([
         CARD_HEADING, "",
         f"This export also holds a sentence map (`{smap.describe()}`: {smap.kind}, fitted on "
@@ -280,13 +297,33 @@ def card_section(bench: str, pair: str, smap, choice: dict, metrics: dict) -> st
         "(`--sentence-map none`: not). The setting — the map, its weight and the LM weight — "
         "was chosen once on MLQE-PE dev for every pair (docs/single_system.md). One system's "
         "output, without other systems or the reference:", "", *table, "",
-        "Use it (the map's term is added by default; the commands above add `--sentence-map "
-        "none` to reproduce the rows measured without it):", "", "```sh",
+        "Use it (the map's term is added by default" + ("):" if bench == "mlqe" else
+                                                         "; the commands above add `--sentence-map "
+                                                         "none` to reproduce the rows measured "
+                                                         "without it):"), "", "```sh",
         f"crossalign score --encoder exports/{bench}/{pair} --src test.{smap.mapped_lang} "
         "--hyp mt.en" + ("" if not choice["lm"] else " --lm smollm2-135m" + (
             f" --lm-coef {choice['lm']:g}" if choice["lm"] != LM_DEFAULT else "")),
         "```", "", "Measured with `python benchmarks/single_system.py --ship exports` "
         "(docs/single_system.md).", ""])
+
+
+def mlqe_head(pair: str) -> str:
+    """The top of an MLQE-PE export's card: one setting for every pair, chosen on dev."""
+    lang = pair.split("-")[0]
+    return "\n".join([
+        f"# {pair}: multilingual-e5-small (4-bit), XMoverScore 2022, layer 8 — scored by people",
+        "", "Measured on MLQE-PE test (1,000 judged segments of one NMT system's output). This "
+        "export is the setting chosen once on MLQE-PE dev for all five to-English pairs "
+        "(docs/single_system.md): XMoverScore of the unmapped encoder (an identity export) ⊕ "
+        "the LM ⊕ the pair's sentence map. A map and weights chosen per pair on its own dev "
+        "set are measured in docs/human_judgments.md.", "",
+        "Measure it again (from `crossalign data mlqe --from CLONE`; the export row adds its "
+        "sentence map by default):", "", "```sh",
+        f"crossalign evaluate mlqe --pairs {pair} --encoder multilingual-e5-small-q4 "
+        f"exports/mlqe/{pair} --labels unmapped \"this export\" --lm smollm2-135m",
+        "```", "", f"Use it: `crossalign score --encoder exports/mlqe/{pair} --src test.{lang} "
+        "--hyp mt.en --lm smollm2-135m` (below)."])
 
 
 def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) -> None:
@@ -314,19 +351,23 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) ->
                 recipe = Recipe.read(staged).with_option("--sentence-pairs", str(len(x))) \
                     .with_option("--sentence-coef", f"{choice['sentence']:g}")
                 recipe.write(staged)
+            meta = json.loads((export / "remap.json").read_text(encoding="utf-8"))
+            token = "unmapped" if meta["mapping_type"] == "identity" else "clp_flow"
             if (export / "README.md").is_file():
                 text = (export / "README.md").read_text(encoding="utf-8")
-                text = text.split(CARD_HEADING)[0].rstrip("\n") + "\n\n"
+                text = (mlqe_head(pair) if bench == "mlqe" else
+                        text.split(CARD_HEADING)[0].rstrip("\n")) + "\n\n"
                 # the rows above were measured without a sentence map: their commands say so
                 text = "\n".join(line + " --sentence-map none" if line.startswith(
                     ("crossalign evaluate", "crossalign score")) and "--sentence-map" not in line
-                    else line for line in text.split("\n"))
+                    and bench != "mlqe" else line for line in text.split("\n"))
                 metrics = next(m for k, m in tables.items()
                                if k.startswith(f"{bench}/test/") and pair in k)
-                text += card_section(bench, pair, smap, choice, metrics)
+                text += card_section(bench, pair, smap, choice, metrics, token)
                 if recipe is not None:
                     text = with_card_section(text, rebuild_section(
-                        f"{bench}/{pair}", recipe, get_benchmark(bench).source))
+                        f"{bench}/{pair}", recipe, get_benchmark(bench).source,
+                        FLOW_NOTE if token == "clp_flow" else ""))
                 (staged / "README.md").write_text(text, encoding="utf-8")
             old = Path(tempfile.mkdtemp(prefix=f".{pair}.", suffix=".old", dir=export.parent))
             export.rename(old / "previous")

@@ -15,7 +15,9 @@ from alignment.data.cache import default_cache_dir
 REMAP_FILE, CARD_FILE = "remap.json", "README.md"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?\Z")
 SHIPPED = Path(__file__).resolve().parents[2] / "exports"  # beside the packages, in the clone
-HEADLINE = "(chosen on dev)"  # the card row `crossalign exports` shows
+# the card row `crossalign exports` shows: the one marked as what the export scores by default,
+# else the setting chosen on dev
+HEADLINES = ("(this export)", "(chosen on dev)")
 
 
 def export_roots() -> list[tuple[str, Path]]:
@@ -69,15 +71,19 @@ class ExportEntry:
 
 
 def card_headline(folder: Path, benchmark: str) -> tuple[str, str] | tuple[None, None]:
-    """The agreement row the card marks as chosen on dev: ``(".393 [.323, .461] on wmt17",
-    its label)``; ``(None, None)`` without a card or such a row."""
+    """The agreement row the card marks as the export's own (what scoring with it gives),
+    else as chosen on dev: ``(".393 [.323, .461] on wmt17", its label)``; ``(None, None)``
+    without a card or such a row."""
     card = folder / CARD_FILE
     if not card.is_file():
         return None, None
-    for line in card.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and HEADLINE in cells[0]:
-            return f"{cells[1]} on {benchmark}", cells[0].replace(HEADLINE, "").strip()
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in card.read_text(encoding="utf-8").splitlines()]
+    for mark in HEADLINES:
+        for cells in rows:
+            if len(cells) == 2 and mark in cells[0]:
+                label = cells[0].replace(mark, "").replace("(chosen on dev)", "").strip()
+                return f"{cells[1]} on {benchmark}", label
     return None, None
 
 

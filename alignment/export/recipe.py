@@ -97,8 +97,9 @@ class Recipe:
         return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]))
 
 
-def card_section(name: str, recipe: Recipe, repository: str = "") -> str:
-    """What an export's card says of its recipe: the one command that rebuilds and checks it."""
+def card_section(name: str, recipe: Recipe, repository: str = "", note: str = "") -> str:
+    """What an export's card says of its recipe: the one command that rebuilds and checks it
+    (``note``: what is known of how it reproduces, when not every fingerprint does)."""
     clone = f" (a clone of https://github.com/{repository})" if repository else ""
     return "\n".join([
         REBUILD_HEADING, "",
@@ -106,7 +107,7 @@ def card_section(name: str, recipe: Recipe, repository: str = "") -> str:
         f"export. This replays them from CLONE{clone} and compares every fingerprint with the "
         "shipped one (docs/exports.md):", "", "```sh",
         f"crossalign export --build {name} --from CLONE --out rebuilt/{name}", "```", "",
-        "It runs:", "", "```sh", recipe.shell(), "```", ""])
+        "It runs:", "", "```sh", recipe.shell(), "```", "", *([note, ""] if note else [])])
 
 
 def with_card_section(card: str, section: str) -> str:

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> None:
             f"{w} {r}" for w, r in export_roots()) or "no export folder exists") + ")")
         return
     header = ("name", "pair", "encoder", "L", "map", "where", "agreement (card)",
-              "the setting chosen on dev it measured")
+              "its row (the export's default, else chosen on dev)")
     rows = [(e.name, e.pair, e.encoder, str(e.layer), e.mapping, e.where,
              e.agreement or "— (no card)", e.agreement_row or "") for e in entries]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
