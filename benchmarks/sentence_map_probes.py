@@ -1,0 +1,115 @@
+"""Sentence-map variants beyond the closed-form ones, measured on MLQE-PE dev only (the five
+to-English pairs; no test set read): the ridge of the least-squares map, one map pooled over
+every language's pairs, a linear map trained contrastively (InfoNCE over in-batch
+translations) and a residual MLP on top of it. Reads the sentence vectors that
+benchmarks/single_system.py cached (run it first with ``--sizes … 7000``).
+
+    python benchmarks/single_system.py --data data --sizes 500 1000 2000 4000 7000
+    python benchmarks/sentence_map_probes.py --data data
+
+Prints one row a variant (Pearson a pair, the average) and writes
+benchmarks/results/sentence_map_probes.json."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+from alignment.xmover.sentence_map import cosine, fit_matrix  # noqa: E402
+from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked, get_benchmark,  # noqa: E402
+                                      training_text)
+
+
+def trained_map(x: np.ndarray, y: np.ndarray, hidden: int, steps: int, seed: int = 0,
+                batch: int = 256, tau: float = 0.05):
+    """A map of centred ``x`` onto centred ``y`` started at least squares and trained with
+    InfoNCE (each sentence's translation against the batch's others); ``hidden`` > 0 adds a
+    residual MLP whose output starts at zero. Returns (map, losses at the first and last step)."""
+    torch.manual_seed(seed)
+    matrix, mx, my = fit_matrix(x, y, "least-squares")
+    xs = torch.tensor(x - mx, dtype=torch.float32)
+    ys = torch.nn.functional.normalize(torch.tensor(y - my, dtype=torch.float32), dim=1)
+    linear = torch.nn.Linear(x.shape[1], y.shape[1], bias=False)
+    linear.weight.data = torch.tensor(matrix.T, dtype=torch.float32)
+    mlp = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.GELU(),
+                              torch.nn.Linear(hidden, y.shape[1])) if hidden else None
+    if mlp is not None:
+        torch.nn.init.zeros_(mlp[2].weight)
+        torch.nn.init.zeros_(mlp[2].bias)
+    apply = (lambda v: linear(v) + mlp(v)) if mlp is not None else linear
+    params = list(linear.parameters()) + (list(mlp.parameters()) if mlp is not None else [])
+    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=1e-4)
+    losses = []
+    for _ in range(steps):
+        idx = torch.randint(0, len(xs), (batch,))
+        logits = torch.nn.functional.normalize(apply(xs[idx]), dim=1) @ ys[idx].T / tau
+        loss = torch.nn.functional.cross_entropy(logits, torch.arange(batch))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return (lambda v: apply(torch.tensor(v - mx, dtype=torch.float32)).detach().numpy(), my), \
+        (losses[0], losses[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="data")
+    ap.add_argument("--root", default="checkpoints/single_system")
+    ap.add_argument("--pairs-per-map", type=int, default=7000)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--out", default="benchmarks/results/sentence_map_probes.json")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    data, vec, n = Path(args.data), Vectors(Path(args.root)), args.pairs_per_map
+    segs = get_benchmark("mlqe").load(data / "mlqe", "dev", TO_ENGLISH_DEV)
+    lp = np.asarray(segs.lp)
+    train = {}
+    for bench in ("mlqe", "wmt17"):
+        for pair in PAIRS[bench]:
+            x, y = training_text(data, bench, pair, n)
+            train[(bench, pair)] = (chunked(vec, "e5", x), chunked(vec, "e5", y))
+    pooled_x = np.concatenate([x - x.mean(0) for x, _ in train.values()])
+    pooled_y = np.concatenate([y - y.mean(0) for _, y in train.values()])
+    pooled, _, _ = fit_matrix(pooled_x, pooled_y, "least-squares")
+    out, notes = {}, {}
+
+    def row(name: str, score) -> None:
+        rs = []
+        for pair in TO_ENGLISH_DEV:
+            sub = segs.subset(np.flatnonzero(lp == pair))
+            s = score(pair, vec("e5", sub.src), vec("e5", sub.mt))
+            rs.append(float(np.corrcoef(s, sub.human)[0, 1]))
+        out[name] = {**dict(zip(TO_ENGLISH_DEV, rs)), "avg": float(np.mean(rs))}
+        print(f"{name:44s} " + " ".join(f"{r:.3f}" for r in rs) + f"  avg {np.mean(rs):.3f}",
+              flush=True)
+
+    print(f"{'MLQE-PE dev, sentence term alone':44s} " + " ".join(TO_ENGLISH_DEV))
+    for ridge in (1e-3, 0.1, 0.3):
+        def own(pair, src, mt, ridge=ridge):
+            x, y = train[("mlqe", pair)]
+            matrix, mx, my = fit_matrix(x, y, "least-squares", ridge)
+            return cosine((src - mx) @ matrix, mt - my)
+        row(f"least squares, own pairs, ridge {ridge:g}", own)
+
+    def shared(pair, src, mt):
+        x, y = train[("mlqe", pair)]
+        return cosine((src - x.mean(0)) @ pooled, mt - y.mean(0))
+    row("least squares pooled over 12 pairs", shared)
+    for name, hidden in (("InfoNCE linear", 0), ("InfoNCE linear + residual MLP", 1024)):
+        def learnt(pair, src, mt, hidden=hidden, name=name):
+            (apply, my), losses = trained_map(*train[("mlqe", pair)], hidden, args.steps)
+            notes[f"{name}/{pair}"] = {"loss_first": losses[0], "loss_last": losses[1]}
+            return cosine(apply(src), mt - my)
+        row(f"{name}, {args.steps} steps", learnt)
+    Path(args.out).write_text(json.dumps({"pairs_per_map": n, "steps": args.steps,
+                                          "rows": out, "training": notes}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
