@@ -103,11 +103,13 @@ class XMoverSignature(Signature):
     languages: str | None
     sentence: str | None = None  # the sentence-level term and its weight, where it is added
     precision: str | None = None  # the opt-in int8 arithmetic; None: fp32, the published one
+    xmover: str | None = None  # XMoverScore's own weight where it is not 1 (0: left out)
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
                 "sub": "nobare" if self.subwords else None, "map": self.mapping,
-                "ngram": self.ngram, "idf": self.idf, "lm": self.lm, "coef": self.coef,
+                "ngram": self.ngram, "xm": self.xmover, "idf": self.idf, "lm": self.lm,
+                "coef": self.coef,
                 "sent": self.sentence, "text": self.text, "lang": self.languages,
                 "prec": self.precision}
 

@@ -52,7 +52,8 @@ class XMoverScorer:
     × the sentence-level term at ``sentence_layer`` (``SentenceSimilarity``; 0: not).
     ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
     ``"none"``: not) puts that term through a sentence-level remap, and its weight then
-    defaults to the map's ``coef`` (the one chosen for it on dev data). ``precision``: ``fp32``
+    defaults to the map's ``coef`` (the one chosen for it on dev data); ``xmover_coef``
+    weighs XMoverScore itself (0: the other terms alone). ``precision``: ``fp32``
     or the opt-in ``int8`` (signed ``prec:int8``); ``reuse``: a folder keeping vectors and LM
     scores across runs (``alignment.xmover.reuse``; the same numbers)."""
 
@@ -64,7 +65,8 @@ class XMoverScorer:
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_coef: float | None = None, sentence_layer: int | None = None,
-                 sentence_map=None, precision: str = "fp32", reuse: Path | None = None) -> None:
+                 sentence_map=None, precision: str = "fp32", reuse: Path | None = None,
+                 xmover_coef: float = 1.0) -> None:
         if version is not None:  # the old name of ``formula``, as the CLI's --version was
             formula = version
         if ngram < 1:
@@ -72,6 +74,9 @@ class XMoverScorer:
         self.spec: Version = get_version(formula)
         self.version, self.ngram = self.spec.name, ngram
         self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
+        if not (np.isfinite(xmover_coef) and xmover_coef >= 0):
+            raise InputError(f"must be finite and >= 0, got {xmover_coef}", parameter="xmover-coef")
+        self.xmover_coef = float(xmover_coef)
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
         # A worker costs a process start and an import of POT (seconds); on two cores the
@@ -151,6 +156,9 @@ class XMoverScorer:
             if self.sentence_coef else None
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
+        if not self.xmover_coef and self.sentence is None and self.lm is None:
+            raise InputError("with XMoverScore's weight 0 the score needs the sentence term or the "
+                             "LM (a sentence map or --sentence-coef, or --lm)", parameter="xmover-coef")
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:
@@ -176,7 +184,7 @@ class XMoverScorer:
             self.text.describe() if self.text else None,
             "-".join(self.languages) if self.languages else None,
             f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None,
-            precision_tag(self.precision)))
+            precision_tag(self.precision), None if self.xmover_coef == 1 else f"{self.xmover_coef:g}"))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -269,7 +277,7 @@ class XMoverScorer:
         t3 = time.perf_counter()
         lm = self.lm.score(hypotheses) if self.lm else None
         t4 = time.perf_counter()
-        final = xm + self.lm_coef * lm if lm is not None else xm
+        final = self.xmover_coef * xm + (self.lm_coef * lm if lm is not None else 0.0)
         sentence = None if src_sentences is None else \
             self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
         if sentence is not None:

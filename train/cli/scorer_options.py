@@ -45,6 +45,10 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
     p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
                    "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
+    p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
+                   help="XMoverScore's own weight in the score (default 1); 0 leaves it out, "
+                   "scoring with the sentence term and the LM alone — from English, the sentence "
+                   "map alone is the row that agrees (docs/single_system.md)")
     add_sentence_options(p)
     add_speed_options(p)
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
@@ -141,6 +145,7 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
         languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer,
         sentence_map=args.sentence_map, precision=getattr(args, "precision", "fp32"),
+        xmover_coef=getattr(args, "xmover_coef", 1.0),
         reuse=speed_options(args) if hasattr(args, "reuse") else None)
     if not quiet:
         for note in scorer.notes:

@@ -35,6 +35,20 @@ def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, t
     plain = XMoverScorer(str(export), sentence_map="none").score(ES[:3], EN[:3])
     assert not np.allclose(scored["segments"], plain.final)
 
+    # XMoverScore left out (from English: the sentence map alone): the score is 0.3 × the term
+    assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
+                 "--xmover-coef", "0", "--format", "json", "-q"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    term = XMoverScorer(str(export)).score(ES[:3], EN[:3]).sentence
+    np.testing.assert_allclose(alone["segments"], 0.3 * term, rtol=1e-6)
+    assert "|xm:0|" in alone["signature"] and "|xm:" not in scored["signature"]
+    assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
+                 "--xmover-coef", "0", "--sentence-map", "none", "-q"]) == 2
+    assert "needs the sentence term or the LM" in capsys.readouterr().err
+    assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
+                 "--xmover-coef", "-1", "-q"]) == 2
+    assert "xmover-coef" in capsys.readouterr().err
+
 
 def test_train_refuses_a_bad_sentence_map_setting_before_any_work(tmp_path, tiny_bert, capsys):
     src, tgt, align = _text(tmp_path / "in")
