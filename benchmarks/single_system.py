@@ -344,15 +344,13 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) ->
                                     vec.meta("e5"), None if space == "e5" else vec.meta(space),
                                     choice["sentence"], {"n_pairs": len(x),
                                                          "text": text_fingerprint(x, y)})
-            staged = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=export.parent)) / "export"
-            add_sentence_map(export, smap, out=staged)
             recipe = None
-            if (staged / RECIPE_FILE).is_file():  # the map is the recipe's: say how many pairs
-                recipe = Recipe.read(staged).with_option("--sentence-pairs", str(len(x))) \
+            if (export / RECIPE_FILE).is_file():  # the map is the recipe's: say how many pairs
+                recipe = Recipe.read(export).with_option("--sentence-pairs", str(len(x))) \
                     .with_option("--sentence-coef", f"{choice['sentence']:g}")
-                recipe.write(staged)
             meta = json.loads((export / "remap.json").read_text(encoding="utf-8"))
             token = "unmapped" if meta["mapping_type"] == "identity" else "clp_flow"
+            text = None  # the card, written before anything is staged (a refusal leaves nothing)
             if (export / "README.md").is_file():
                 text = (export / "README.md").read_text(encoding="utf-8")
                 text = (mlqe_head(pair) if bench == "mlqe" else
@@ -368,6 +366,11 @@ def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) ->
                     text = with_card_section(text, rebuild_section(
                         f"{bench}/{pair}", recipe, get_benchmark(bench).source,
                         FLOW_NOTE if token == "clp_flow" else ""))
+            staged = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=export.parent)) / "export"
+            add_sentence_map(export, smap, out=staged)
+            if recipe is not None:
+                recipe.write(staged)
+            if text is not None:
                 (staged / "README.md").write_text(text, encoding="utf-8")
             old = Path(tempfile.mkdtemp(prefix=f".{pair}.", suffix=".old", dir=export.parent))
             export.rename(old / "previous")

@@ -82,8 +82,10 @@ def card_headline(folder: Path, benchmark: str) -> tuple[str, str] | tuple[None,
     for mark in HEADLINES:
         for cells in rows:
             if len(cells) == 2 and mark in cells[0]:
-                label = cells[0].replace(mark, "").replace("(chosen on dev)", "").strip()
-                return f"{cells[1]} on {benchmark}", label
+                label = cells[0]
+                for known in HEADLINES:  # a row may carry both marks
+                    label = label.replace(known, "")
+                return f"{cells[1]} on {benchmark}", label.strip()
     return None, None
 
 

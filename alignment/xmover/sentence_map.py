@@ -198,8 +198,7 @@ def map_vectors(term, lines: list[str], progress: bool = False,
     rebuilt from its recipe (``crossalign export --build``) reproduces its fingerprint."""
     chunks = [term.vectors(lines[k:k + MAP_CHUNK], progress=progress, desc=desc)
               .astype(np.float32) for k in range(0, len(lines), MAP_CHUNK)]
-    width = chunks[0].shape[1] if chunks else 0
-    return np.concatenate(chunks).astype(np.float64) if chunks else np.zeros((0, width))
+    return np.concatenate(chunks).astype(np.float64) if chunks else np.zeros((0, 0))
 
 
 def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: str,
