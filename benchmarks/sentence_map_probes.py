@@ -7,7 +7,8 @@ benchmarks/single_system.py cached (run it first with ``--sizes … 7000``).
     python benchmarks/single_system.py --data data --sizes 500 1000 2000 4000 7000
     python benchmarks/sentence_map_probes.py --data data
 
-Prints one row a variant (Pearson a pair, the average) and writes
+Prints one row a variant (Pearson a pair, the average, the paired-bootstrap Δ against the
+shipped kind) after checking the training loop on a toy with a known answer, and writes
 benchmarks/results/sentence_map_probes.json."""
 from __future__ import annotations
 
@@ -26,16 +27,18 @@ from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked, g
 
 
 def trained_map(x: np.ndarray, y: np.ndarray, hidden: int, steps: int, seed: int = 0,
-                batch: int = 256, tau: float = 0.05):
-    """A map of centred ``x`` onto centred ``y`` started at least squares and trained with
-    InfoNCE (each sentence's translation against the batch's others); ``hidden`` > 0 adds a
-    residual MLP whose output starts at zero. Returns (map, losses at the first and last step)."""
+                batch: int = 256, tau: float = 0.05, least_squares_start: bool = True):
+    """A map of centred ``x`` onto centred ``y`` started at least squares (else at random) and
+    trained with InfoNCE (each sentence's translation against the batch's others) for
+    ``steps`` optimiser steps; ``hidden`` > 0 adds a residual MLP whose output starts at zero.
+    Returns (map, mean loss over the first and the last 20 steps)."""
     torch.manual_seed(seed)
     matrix, mx, my = fit_matrix(x, y, "least-squares")
     xs = torch.tensor(x - mx, dtype=torch.float32)
     ys = torch.nn.functional.normalize(torch.tensor(y - my, dtype=torch.float32), dim=1)
     linear = torch.nn.Linear(x.shape[1], y.shape[1], bias=False)
-    linear.weight.data = torch.tensor(matrix.T, dtype=torch.float32)
+    if least_squares_start:
+        linear.weight.data = torch.tensor(matrix.T, dtype=torch.float32)
     mlp = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.GELU(),
                               torch.nn.Linear(hidden, y.shape[1])) if hidden else None
     if mlp is not None:
@@ -54,7 +57,33 @@ def trained_map(x: np.ndarray, y: np.ndarray, hidden: int, steps: int, seed: int
         opt.step()
         losses.append(loss.item())
     return (lambda v: apply(torch.tensor(v - mx, dtype=torch.float32)).detach().numpy(), my), \
-        (losses[0], losses[-1])
+        (float(np.mean(losses[:20])), float(np.mean(losses[-20:])))
+
+
+def toy_check(steps: int) -> tuple[float, float]:
+    """The training loop on a toy with a known answer (``y`` a rotation of ``x``, started at
+    random): its loss must fall towards 0, or the real rows say nothing about the objective."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4000, 32))
+    rotation = np.linalg.qr(rng.normal(size=(32, 32)))[0]
+    return trained_map(x, x @ rotation, 0, steps, least_squares_start=False)[1]
+
+
+def interval(a: dict, b: dict, segs, lp, resamples: int = 1000) -> tuple[float, float]:
+    """95% paired-bootstrap interval (segments resampled within each pair) of the difference
+    in average Pearson between two variants' scores ``{pair: scores}``."""
+    rng = np.random.default_rng(0)
+    human = np.asarray(segs.human)
+    index = {p: np.flatnonzero(lp == p) for p in a}
+    diffs = []
+    for _ in range(resamples):
+        d = []
+        for p, idx in index.items():
+            k = rng.integers(0, len(idx), len(idx))
+            h = human[idx][k]
+            d.append(np.corrcoef(a[p][k], h)[0, 1] - np.corrcoef(b[p][k], h)[0, 1])
+        diffs.append(np.mean(d))
+    return float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
 
 
 def main() -> None:
@@ -77,17 +106,27 @@ def main() -> None:
     pooled_x = np.concatenate([x - x.mean(0) for x, _ in train.values()])
     pooled_y = np.concatenate([y - y.mean(0) for _, y in train.values()])
     pooled, _, _ = fit_matrix(pooled_x, pooled_y, "least-squares")
-    out, notes = {}, {}
+    out, notes, scores = {}, {}, {}
+    first, last = toy_check(args.steps)
+    notes["toy (rotation, random start)"] = {"loss_first": first, "loss_last": last}
+    print(f"training loop on a toy with a known answer: loss {first:.3f} -> {last:.3f} "
+          f"in {args.steps} optimiser steps")
+    shipped = "least squares, own pairs, ridge 0.001"
 
     def row(name: str, score) -> None:
-        rs = []
+        rs, scores[name] = [], {}
         for pair in TO_ENGLISH_DEV:
             sub = segs.subset(np.flatnonzero(lp == pair))
-            s = score(pair, vec("e5", sub.src), vec("e5", sub.mt))
+            scores[name][pair] = s = score(pair, vec("e5", sub.src), vec("e5", sub.mt))
             rs.append(float(np.corrcoef(s, sub.human)[0, 1]))
         out[name] = {**dict(zip(TO_ENGLISH_DEV, rs)), "avg": float(np.mean(rs))}
-        print(f"{name:44s} " + " ".join(f"{r:.3f}" for r in rs) + f"  avg {np.mean(rs):.3f}",
-              flush=True)
+        delta = ""
+        if name != shipped:
+            lo, hi = interval(scores[name], scores[shipped], segs, lp)
+            out[name]["delta_vs_shipped"] = [out[name]["avg"] - out[shipped]["avg"], lo, hi]
+            delta = f"  Δ {out[name]['avg'] - out[shipped]['avg']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        print(f"{name:44s} " + " ".join(f"{r:.3f}" for r in rs) + f"  avg {np.mean(rs):.3f}"
+              + delta, flush=True)
 
     print(f"{'MLQE-PE dev, sentence term alone':44s} " + " ".join(TO_ENGLISH_DEV))
     for ridge in (1e-3, 0.1, 0.3):
@@ -96,6 +135,11 @@ def main() -> None:
             matrix, mx, my = fit_matrix(x, y, "least-squares", ridge)
             return cosine((src - mx) @ matrix, mt - my)
         row(f"least squares, own pairs, ridge {ridge:g}", own)
+
+    def centred(pair, src, mt):
+        x, y = train[("mlqe", pair)]
+        return cosine(src - x.mean(0), mt - y.mean(0))
+    row("centring alone (the simplest map)", centred)
 
     def shared(pair, src, mt):
         x, y = train[("mlqe", pair)]
