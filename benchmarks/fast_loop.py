@@ -82,7 +82,7 @@ def part_score(args, env) -> dict:
     from alignment.encoding.hub import resolve_encoder
 
     encoder_dir, _ = resolve_encoder(args.encoder)
-    devices = ["cpu"] + (["cuda"] if args.gpu else [])
+    devices = args.devices or ["cpu"] + (["cuda"] if args.gpu else [])
     result: dict = {"n": args.n, "encoder": args.encoder, "layer": args.layer, "rows": []}
     tmp = Path(tempfile.mkdtemp(prefix="fast-loop-"))
     for device in devices:
@@ -247,6 +247,8 @@ def main() -> None:
     ap.add_argument("--int8", action="store_true",
                     help="also the commands in int8, and int8's Δ agreement with people")
     ap.add_argument("--skip-score", action="store_true", help="parts 2 and 3 only")
+    ap.add_argument("--devices", nargs="+", choices=["cpu", "cuda"],
+                    help="part 1's devices (default: cpu, and cuda where there is one)")
     ap.add_argument("--out", default="benchmarks/results/fast_loop.json")
     args = ap.parse_args()
     import torch
@@ -269,6 +271,8 @@ def main() -> None:
                   f"{'' if d is None else f'{d:.1e}':>18}")
         if not args.gpu:
             print("GPU rows: unmeasured (no CUDA device here)")
+        else:
+            report["gpu_name"] = torch.cuda.get_device_name()
     if args.wmt17 or args.mlqe:
         cache = Path(tempfile.mkdtemp(prefix="fast-loop-cache-"))
         report["commands"] = part_commands(args, env, cache)

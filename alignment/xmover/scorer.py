@@ -53,9 +53,9 @@ class XMoverScorer:
     ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
     ``"none"``: not) puts that term through a sentence-level remap, and its weight then
     defaults to the map's ``coef`` (the one chosen for it on dev data); ``xmover_coef``
-    weighs XMoverScore itself (0: the other terms alone). ``precision``: ``fp32``
-    or the opt-in ``int8`` (signed ``prec:int8``); ``reuse``: a folder keeping vectors and LM
-    scores across runs (``alignment.xmover.reuse``; the same numbers)."""
+    weighs XMoverScore itself (0: the other terms alone). ``precision``: ``fp32`` (on a GPU
+    too: no bf16 autocast) or the opt-in ``int8`` (``prec:int8``); ``reuse``: a folder
+    keeping vectors and LM scores across runs (``alignment.xmover.reuse``; the same numbers)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
@@ -91,7 +91,8 @@ class XMoverScorer:
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 
-            remapped = load_remapped(encoder, device=device, share=True, precision=precision)
+            remapped = load_remapped(encoder, device=device, share=True, precision=precision,
+                                     dtype="fp32")
             depth = remapped.encoder.config.num_hidden_layers
             if layer is not None and not -(depth + 1) <= layer <= depth:
                 raise InputError(f"layer {layer} out of range for the export's encoder, which "
@@ -115,7 +116,7 @@ class XMoverScorer:
                                       f"the encoder's {depth} layers: using its last, {depth}")
                     layer = depth
             self.encoder = Encoder(EncoderSpec(encoder, layer), device=device, share=True,
-                                   precision=precision)
+                                   precision=precision, dtype="fp32")
         self.languages = tuple(languages) if languages else None
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")

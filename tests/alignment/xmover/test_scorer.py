@@ -201,3 +201,31 @@ def test_the_lm_weight_defaults_to_the_formulas(tiny_bert, tiny_gpt2):
         r = scorer.score(ES[:3], EN[:3])
         np.testing.assert_allclose(r.final, r.xmover + coef * r.lm)
         assert r.signature.endswith(f"|coef:{coef}")
+
+
+def test_scoring_asks_for_fp32_arithmetic_on_any_device(tiny_bert, tmp_path, monkeypatch):
+    """On a GPU an encoder autocasts to bf16 unless told otherwise: scores would move from the
+    published ones by about 1e-3 with nothing in the signature saying so. Plain encoders and
+    exports alike are loaded for fp32."""
+    from alignment.encoding import encoder as encoder_module
+    from alignment.encoding.encoder import load_encoder
+    from alignment.export.remapped import export_remapped
+    from alignment.mappings import fit_composition
+    from alignment.mappings.moments import PairMoments
+
+    torch.manual_seed(0)
+    clp = fit_composition(PairMoments.of(torch.randn(100, 32), torch.randn(100, 32)), "clp")
+    enc = load_encoder(str(tiny_bert), layer=2)
+    export_remapped(tmp_path / "exp", clp, DataProvenance(
+        enc.identity(), n_sentences=10, corpus="toy", src_lang="es", tgt_lang="en"))
+    asked = []
+    original = encoder_module.Encoder.__init__
+
+    def recording(self, *args, **kwargs):
+        asked.append(kwargs.get("dtype", "auto"))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(encoder_module.Encoder, "__init__", recording)
+    XMoverScorer(str(tiny_bert), layer=1).score(ES, EN)
+    XMoverScorer(str(tmp_path / "exp")).score(ES, EN)
+    assert asked == ["fp32", "fp32"]
