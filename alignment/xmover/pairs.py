@@ -51,7 +51,7 @@ def truncated_lines(results: list) -> dict[str, list[int]]:
 class ScoreResult:
     """Scores of a batch of (source, hypothesis) pairs and how they were made."""
 
-    xmover: np.ndarray
+    xmover: np.ndarray | None  # None where XMoverScore's weight is 0 (not computed)
     lm: np.ndarray | None
     final: np.ndarray
     signature: str

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -24,15 +23,8 @@ from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
+from .transport import solve_all
 from .versions import Version, get_version
-
-MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
-
-
-def _solve(args: tuple) -> float:
-    solve, cost, src_m, hyp_m = args
-    return solve(cost, src_m, hyp_m)
-
 
 class XMoverScorer:
     """Reference-free score of hypotheses against their sources.
@@ -238,9 +230,9 @@ class XMoverScorer:
         if self.text is not None:
             sources = self.text(sources)
         cut: dict[str, list[int]] = {}
-        src_enc = self.encoder.encode_tokens(sources, self.batch_size, progress=progress,
-                                             desc="encoding sources",
-                                             on_truncate=lambda k: cut.setdefault("sources", k))
+        src_enc = [] if not self.xmover_coef else self.encoder.encode_tokens(  # 0: no token pass
+            sources, self.batch_size, progress=progress, desc="encoding sources",
+            on_truncate=lambda k: cut.setdefault("sources", k))
         src = self._prepare(src_enc, self.idf_src, self._source_transform(), progress)
         src_sentences = self.sentence.side_vectors(sources, "src") if self.sentence else None
         shared = time.perf_counter() - t0
@@ -258,27 +250,12 @@ class XMoverScorer:
     def _score_hypotheses(self, src: list[tuple[np.ndarray, np.ndarray]], hypotheses: list[str],
                           progress: bool, cut: dict[str, list[int]],
                           src_sentences: np.ndarray | None = None) -> ScoreResult:
-        from tqdm.auto import tqdm
-
-        t0 = time.perf_counter()
-        hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size, progress=progress,
-                                             desc="encoding hypotheses",
-                                             on_truncate=lambda k: cut.setdefault("hypotheses", k))
-        hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform(), progress)
-        t1 = time.perf_counter()
-        costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
-        t2 = time.perf_counter()
-        jobs = [(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)]
-        if self.n_jobs > 1 and len(jobs) >= MIN_PARALLEL_PROBLEMS:
-            with ProcessPoolExecutor(self.n_jobs) as pool:
-                xm = np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * self.n_jobs)))))
-        else:
-            xm = np.array([_solve(j) for j in tqdm(jobs, desc="transport", unit="pair",
-                                                   disable=not progress, leave=False)])
+        xm, seconds = self._transport(src, hypotheses, progress, cut)
         t3 = time.perf_counter()
         lm = self.lm.score(hypotheses) if self.lm else None
-        t4 = time.perf_counter()
-        final = self.xmover_coef * xm + (self.lm_coef * lm if lm is not None else 0.0)
+        seconds["lm"] = time.perf_counter() - t3
+        final = (0.0 if xm is None else self.xmover_coef * xm) + \
+            (self.lm_coef * lm if lm is not None else 0.0)
         sentence = None if src_sentences is None else \
             self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
         if sentence is not None:
@@ -287,11 +264,26 @@ class XMoverScorer:
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
                              "produces values too large for float arithmetic", parameter="mapping")
-        return ScoreResult(xm, lm, final, self.signature,
-                           {"hypotheses": t1 - t0, "cost": t2 - t1, "transport": t3 - t2,
-                            "lm": t4 - t3},
+        return ScoreResult(xm, lm, final, self.signature, seconds,
                            sum(not has_text(h) for h in hypotheses), cut, sentence)
 
+    def _transport(self, src, hypotheses: list[str], progress: bool, cut: dict
+                   ) -> tuple[np.ndarray | None, dict[str, float]]:
+        """XMoverScore of each hypothesis, and the seconds of each step; with XMoverScore's
+        weight 0, None: no token pass, no transport."""
+        if not self.xmover_coef:
+            return None, {}
+        t0 = time.perf_counter()
+        hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size, progress=progress,
+                                             desc="encoding hypotheses",
+                                             on_truncate=lambda k: cut.setdefault("hypotheses", k))
+        hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform(), progress)
+        t1 = time.perf_counter()
+        costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
+        t2 = time.perf_counter()
+        xm = solve_all([(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)],
+                       self.n_jobs, progress)
+        return xm, {"hypotheses": t1 - t0, "cost": t2 - t1, "transport": time.perf_counter() - t2}
 
 def is_export(path: str | Path) -> bool:
     """Whether ``path`` is a crossalign export folder (it holds ``remap.json``)."""

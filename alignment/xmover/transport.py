@@ -3,6 +3,27 @@ from __future__ import annotations
 
 import numpy as np
 
+MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
+
+
+def _solve(job: tuple) -> float:
+    solve, cost, src_mass, hyp_mass = job
+    return solve(cost, src_mass, hyp_mass)
+
+
+def solve_all(jobs: list[tuple], n_jobs: int = 1, progress: bool = False) -> np.ndarray:
+    """Each ``(solve, cost, src_mass, hyp_mass)`` problem's score, in order: in a pool of
+    ``n_jobs`` processes from ``MIN_PARALLEL_PROBLEMS`` problems up, else here."""
+    if n_jobs > 1 and len(jobs) >= MIN_PARALLEL_PROBLEMS:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(n_jobs) as pool:
+            return np.array(list(pool.map(_solve, jobs, chunksize=max(1, len(jobs) // (4 * n_jobs)))))
+    from tqdm.auto import tqdm
+
+    return np.array([_solve(j) for j in tqdm(jobs, desc="transport", unit="pair",
+                                             disable=not progress, leave=False)])
+
 from alignment.catalogue import check_choice
 
 

@@ -35,10 +35,18 @@ def paired_differences(results, n: int, seed: int) -> list[Difference | None]:
 
 def _segment_fields(result) -> dict:
     out = {"segments": [float(v) for v in result.final]}
-    if result.lm is not None:
-        out["xmover"] = [float(v) for v in result.xmover]
+    if result.lm is not None:  # the parts (no XMoverScore where its weight is 0)
+        if result.xmover is not None:
+            out["xmover"] = [float(v) for v in result.xmover]
         out["lm"] = [float(v) for v in result.lm]
     return out
+
+
+def xm_text(result, k: int | None = None) -> str:
+    """XMoverScore of segment ``k`` (None: the mean) for a table; empty where it was left out."""
+    if result.xmover is None:
+        return ""
+    return f"{(result.xmover.mean() if k is None else result.xmover[k]):.6f}"
 
 
 def render(results, names: list[str], fmt: str, score_only: bool,
@@ -89,9 +97,9 @@ def _tsv(results, names, differences, signature) -> str:
     for result, name, diff in zip(results, names, differences):
         blank = [""] * (3 if compare else 0)
         for k, v in enumerate(result.final):
-            extra = [f"{result.xmover[k]:.6f}", f"{result.lm[k]:.6f}"] if lm else []
+            extra = [xm_text(result, k), f"{result.lm[k]:.6f}"] if lm else []
             rows.append("\t".join([name, str(k + 1), f"{v:.6f}", *extra, *blank]))
-        summary = [f"{result.xmover.mean():.6f}", f"{result.lm.mean():.6f}"] if lm else []
+        summary = [xm_text(result), f"{result.lm.mean():.6f}"] if lm else []
         if compare:
             summary += [f"{diff.mean:.6f}", f"{diff.low:.6f}", f"{diff.high:.6f}"] if diff \
                 else blank

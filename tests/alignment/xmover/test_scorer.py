@@ -137,10 +137,10 @@ def test_bad_inputs_fail_before_encoding(tiny_bert, tmp_path, monkeypatch):
 
 
 def test_the_process_pool_gives_the_same_scores(tiny_bert, monkeypatch):
-    import alignment.xmover.scorer as scorer_mod
+    import alignment.xmover.transport as transport_mod
 
     serial = XMoverScorer(str(tiny_bert), layer=2, n_jobs=1).score(ES, EN).xmover
-    monkeypatch.setattr(scorer_mod, "MIN_PARALLEL_PROBLEMS", 1)
+    monkeypatch.setattr(transport_mod, "MIN_PARALLEL_PROBLEMS", 1)
     pooled = XMoverScorer(str(tiny_bert), layer=2, n_jobs=2).score(ES, EN).xmover
     np.testing.assert_array_equal(serial, pooled)
 
@@ -229,3 +229,22 @@ def test_scoring_asks_for_fp32_arithmetic_on_any_device(tiny_bert, tmp_path, mon
     XMoverScorer(str(tiny_bert), layer=1).score(ES, EN)
     XMoverScorer(str(tmp_path / "exp")).score(ES, EN)
     assert asked == ["fp32", "fp32"]
+
+
+def test_with_xmoverscores_weight_zero_no_token_pass_or_transport_is_run(tiny_bert, tiny_gpt2,
+                                                                          monkeypatch):
+    """From English the sentence term (and the LM) alone is the row to use: XMoverScore is
+    then not computed at all, and the score is the other terms exactly."""
+    from alignment.encoding.encoder import Encoder
+
+    full = XMoverScorer(str(tiny_bert), layer=2, sentence_coef=0.5, lm=str(tiny_gpt2)).score(ES, EN)
+
+    def no_token_pass(*args, **kwargs):
+        raise AssertionError("the token pass ran")
+
+    monkeypatch.setattr(Encoder, "encode_tokens", no_token_pass)
+    alone = XMoverScorer(str(tiny_bert), layer=2, sentence_coef=0.5, lm=str(tiny_gpt2),
+                         xmover_coef=0).score(ES, EN)
+    assert alone.xmover is None and "transport" not in alone.seconds
+    np.testing.assert_allclose(alone.final, full.final - full.xmover, atol=1e-12)
+    np.testing.assert_array_equal(alone.sentence, full.sentence)
