@@ -157,9 +157,12 @@ def embed(model, tok, lines: list[str], device: str, max_len: int, batch: int = 
     return out.numpy()
 
 
-def pooled(model, tok, lines: list[str], device: str, max_len: int):
-    enc = tok([PREFIX + s for s in lines], truncation=True, max_length=max_len, padding=True,
-              return_tensors="pt").to(device)
+def pooled(model, tok, lines: list[str], device: str, max_len: int, ids=None):
+    """Mean over every token of the last layer of each line (or of ``ids``, already tokenised
+    with the prefix), with grad if enabled."""
+    enc = (tok([PREFIX + s for s in lines], truncation=True, max_length=max_len, padding=True,
+               return_tensors="pt") if ids is None else
+           tok.pad({"input_ids": ids}, return_tensors="pt")).to(device)
     hidden = model(**enc).last_hidden_state
     mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
     return (hidden * mask).sum(1) / mask.sum(1)
@@ -305,6 +308,8 @@ def distil(teacher, tok, pairs: list[tuple[str, str]], targets, lr: float, epoch
         opt, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm))))
     gen = torch.Generator().manual_seed(seed)
     step = 0
+    ids = [tok([PREFIX + p[side] for p in pairs], truncation=True, max_length=TRAIN_LEN)["input_ids"]
+           for side in (0, 1)]  # once, not in every step: the loop was bound by tokenising
     for epoch in range(1, epochs + 1):
         if not go_on(epoch):
             return
@@ -315,8 +320,8 @@ def distil(teacher, tok, pairs: list[tuple[str, str]], targets, lr: float, epoch
             idx = perm[k:k + batch]
             target = targets[idx].to(device)
             with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
-                sx = pooled(student, tok, [pairs[i][0] for i in idx], device, TRAIN_LEN)
-                sy = pooled(student, tok, [pairs[i][1] for i in idx], device, TRAIN_LEN)
+                sx = pooled(student, tok, [], device, TRAIN_LEN, [ids[0][i] for i in idx])
+                sy = pooled(student, tok, [], device, TRAIN_LEN, [ids[1][i] for i in idx])
             loss = ((sx.float() - target) ** 2).mean() + ((sy.float() - target) ** 2).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
