@@ -24,9 +24,8 @@ import copy
 import gzip
 import json
 import math
-import os
-import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -136,7 +135,7 @@ def unpack(bundle: Path):
             raw = bytes(full)
         tensors[name] = np.frombuffer(raw, "<f4", count=int(n)).copy() if dtype == "0" \
             else dequantise(raw, int(n))
-    tok_path = Path("/tmp") / f"e5-tokenizer-{os.getpid()}.json"
+    tok_path = Path(tempfile.mkdtemp(prefix="e5-tokenizer-")) / "tokenizer.json"
     tok_path.write_bytes(gzip.open(bundle / "tokenizer.json.gz").read())
     return bert_model(head, tensors), XLMRobertaTokenizerFast(tokenizer_file=str(tok_path))
 
@@ -214,7 +213,7 @@ def train(args) -> None:
     if not data.is_dir():
         import tarfile
 
-        data = Path("/tmp") / f"student-data-{os.getpid()}"
+        data = Path(tempfile.mkdtemp(prefix="student-data-"))
         with tarfile.open(Path(args.bundle) / "data.tar.xz") as tar:
             tar.extractall(data, filter="data")
     out = Path(args.out)

@@ -251,9 +251,9 @@ class XMoverScorer:
                           progress: bool, cut: dict[str, list[int]],
                           src_sentences: np.ndarray | None = None) -> ScoreResult:
         xm, seconds = self._transport(src, hypotheses, progress, cut)
-        t3 = time.perf_counter()
+        t0 = time.perf_counter()
         lm = self.lm.score(hypotheses) if self.lm else None
-        seconds["lm"] = time.perf_counter() - t3
+        seconds["lm"] = time.perf_counter() - t0
         final = (0.0 if xm is None else self.xmover_coef * xm) + \
             (self.lm_coef * lm if lm is not None else 0.0)
         sentence = None if src_sentences is None else \
@@ -284,6 +284,7 @@ class XMoverScorer:
         xm = solve_all([(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)],
                        self.n_jobs, progress)
         return xm, {"hypotheses": t1 - t0, "cost": t2 - t1, "transport": time.perf_counter() - t2}
+
 
 def is_export(path: str | Path) -> bool:
     """Whether ``path`` is a crossalign export folder (it holds ``remap.json``)."""

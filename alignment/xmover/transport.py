@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from alignment.catalogue import check_choice
+
 MIN_PARALLEL_PROBLEMS = 2000  # below this, worker start-up costs more than it saves
 
 
@@ -23,8 +25,6 @@ def solve_all(jobs: list[tuple], n_jobs: int = 1, progress: bool = False) -> np.
 
     return np.array([_solve(j) for j in tqdm(jobs, desc="transport", unit="pair",
                                              disable=not progress, leave=False)])
-
-from alignment.catalogue import check_choice
 
 
 def emd_flow(a: np.ndarray, b: np.ndarray, cost: np.ndarray) -> np.ndarray:
