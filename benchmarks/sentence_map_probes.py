@@ -1,8 +1,9 @@
 """Sentence-map variants beyond the closed-form ones, measured on MLQE-PE dev only (the five
-to-English pairs; no test set read): the ridge of the least-squares map, one map pooled over
-every language's pairs, a linear map trained contrastively (InfoNCE over in-batch
-translations) and a residual MLP on top of it. Reads the sentence vectors that
-benchmarks/single_system.py cached (run it first with ``--sizes … 7000``).
+to-English pairs; no test set read): the ridge of the least-squares map, a margin (CSLS)
+against the nearest training sentences, one map pooled over every language's pairs, a linear
+map trained contrastively (InfoNCE over in-batch translations) and a residual MLP on top of it.
+Reads the sentence vectors that benchmarks/single_system.py cached (run it first with
+``--sizes … 7000``).
 
     python benchmarks/single_system.py --data data --sizes 500 1000 2000 4000 7000
     python benchmarks/sentence_map_probes.py --data data
@@ -140,6 +141,18 @@ def main() -> None:
         x, y = train[("mlqe", pair)]
         return cosine(src - x.mean(0), mt - y.mean(0))
     row("centring alone (the simplest map)", centred)
+
+    def margin(pair, src, mt, k=64):
+        """CSLS-style margin: the cosine less the mean cosine of each side with its k nearest
+        training sentences of the other language (the hubness correction of bitext mining)."""
+        x, y = train[("mlqe", pair)]
+        matrix, mx, my = fit_matrix(x, y, "least-squares")
+        unit = (lambda v: v / np.linalg.norm(v, axis=1, keepdims=True))
+        s, t = unit((src - mx) @ matrix), unit(mt - my)
+        xs, ys = unit((x - mx) @ matrix), unit(y - my)
+        near = (lambda a, b: np.sort(a @ b.T, 1)[:, -k:].mean(1))
+        return 2 * (s * t).sum(1) - near(s, ys) - near(t, xs)
+    row("least squares, margin against 64 neighbours", margin)
 
     def shared(pair, src, mt):
         x, y = train[("mlqe", pair)]
