@@ -5,6 +5,11 @@ same inputs in one run; CPU always, GPU (bf16, large sorted batches) when one is
     python benchmarks/encode_throughput.py --random-config mbert      # m-BERT-shaped, random weights
     python benchmarks/encode_throughput.py --src data/bible-de-en/train.de --random-config xlmr-large \
         --tokenizer multilingual                           # XLM-R large shape, SentencePiece
+    python benchmarks/encode_throughput.py --src data/bible/test.es --onnx   # + ONNX Runtime (fp32)
+
+``--onnx`` adds a CPU row with the same encoder exported to ONNX and run by ONNX Runtime on the
+same bucketed batches (``pip install onnx onnxruntime``), with its largest difference from
+torch's last hidden state on real tokens.
 
 Prints a table and writes JSON (default benchmarks/results/encode.json)."""
 from __future__ import annotations
@@ -13,6 +18,7 @@ import argparse
 import json
 import platform
 import time
+import warnings
 from pathlib import Path
 
 import torch
@@ -87,6 +93,78 @@ def measure(encoder: Encoder, words: list[list[str]], batch_size: int, bucket: b
             "padding_share": 1 - real / padded, "tflops_est": 2 * params * padded / best / 1e12}
 
 
+def padded_batches(encoder: Encoder, words: list[list[str]], batch_size: int) -> list[dict]:
+    """The bucketed batches ``encode_words`` runs, as padded int64 arrays a graph can take."""
+    import numpy as np
+
+    from alignment.data.batching import make_batches
+
+    enc = encoder.tokenizer(words, is_split_into_words=True, truncation=True,
+                            max_length=encoder.spec.max_length)
+    ids, pad = enc["input_ids"], encoder.tokenizer.pad_token_id or 0
+    out = []
+    for batch in make_batches([len(x) for x in ids], batch_size, True):
+        width = max(len(ids[i]) for i in batch)
+        mask = np.array([[1] * len(ids[i]) + [0] * (width - len(ids[i])) for i in batch])
+        out.append({"input_ids": np.array([ids[i] + [pad] * (width - len(ids[i])) for i in batch]),
+                    "attention_mask": mask})
+    return out
+
+
+def measure_onnx(encoder: Encoder, words: list[list[str]], batch_size: int, repeats: int,
+                 folder: Path) -> dict:
+    """Seconds for the encoder's forward on the bucketed batches in torch and in ONNX Runtime
+    (the graph exported from the same weights, fp32, as many threads as torch), and the
+    largest difference of their last hidden states on real tokens."""
+    import numpy as np
+    import onnxruntime as ort
+
+    batches = padded_batches(encoder, words, batch_size)
+    model = encoder.model.eval()
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask):
+            # token types given (all 0, the encoders' default): the default is a stored buffer
+            # sliced to the batch's width, which a traced graph would keep at the first width
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+
+    first = {k: torch.from_numpy(v) for k, v in batches[0].items()}
+    graph = folder / "encoder.onnx"
+    with warnings.catch_warnings():  # the exporter's own notes on tracing, not ours to fix
+        warnings.simplefilter("ignore")
+        # in eval mode: the exporter restores the wrapper's mode afterwards, and a wrapper left
+        # in training mode would switch the encoder's dropout on for the torch row
+        torch.onnx.export(LastHidden().eval(), (first["input_ids"], first["attention_mask"]),
+                          str(graph), input_names=["input_ids", "attention_mask"], output_names=["last"],
+                          dynamic_axes={k: {0: "batch", 1: "tokens"} for k in
+                                        ("input_ids", "attention_mask", "last")},
+                          opset_version=17, dynamo=False)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = torch.get_num_threads(), 1
+    session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    runs = {"torch": lambda b: model(**{k: torch.from_numpy(v) for k, v in b.items()})
+            .last_hidden_state.numpy(),
+            "onnxruntime": lambda b: session.run(None, b)[0]}
+    seconds, outputs = {}, {}
+    with torch.inference_mode():
+        for name, run in runs.items():
+            run(batches[0])
+            for _ in range(repeats):
+                t = time.perf_counter()
+                outputs[name] = [run(b) for b in batches]
+                seconds[name] = min(seconds.get(name, float("inf")), time.perf_counter() - t)
+    diff = max(float(np.abs((a - b) * m["attention_mask"][..., None]).max())
+               for a, b, m in zip(outputs["torch"], outputs["onnxruntime"], batches))
+    return {"batch_size": batch_size, "torch_seconds": seconds["torch"],
+            "onnxruntime_seconds": seconds["onnxruntime"], "onnxruntime_version": ort.__version__,
+            "max_abs_diff": diff}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default="data/bible/train.es")
@@ -99,7 +177,15 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/encode.json")
     ap.add_argument("--devices", nargs="+", default=["cpu", "cuda"], choices=["cpu", "cuda"],
                     help="which rows to run (cuda rows only where a GPU is present)")
+    ap.add_argument("--onnx", action="store_true",
+                    help="add a CPU row through ONNX Runtime (needs onnx and onnxruntime)")
     args = ap.parse_args()
+    if args.onnx:
+        try:
+            import onnx  # noqa: F401
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            raise SystemExit("--onnx needs onnx and onnxruntime: pip install onnx onnxruntime")
     lines = Path(args.src).read_text(encoding="utf-8").splitlines()[:args.n]
     name = args.encoder
     if args.random_config:
@@ -125,12 +211,25 @@ def main() -> None:
           "bucketing wins by cutting the padded share (pad %). Pooling runs batched on the "
           "device with one host copy per batch; on a GPU the host-side work left (subword "
           "tokenisation, padding, word-id bookkeeping in Python) bounds large bf16 batches.")
+    onnx_row = None
+    if args.onnx:
+        import tempfile
+
+        enc = Encoder(EncoderSpec(name, layer=-1), device="cpu", dtype="fp32")
+        with tempfile.TemporaryDirectory(prefix="encode-onnx-") as tmp:
+            onnx_row = measure_onnx(enc, enc.tokenize_words(lines), 64, args.repeats, Path(tmp))
+        print(f"forward only, cpu fp32, bucketed batches of 64: torch "
+              f"{onnx_row['torch_seconds']:.2f} s, ONNX Runtime {onnx_row['onnxruntime_version']} "
+              f"{onnx_row['onnxruntime_seconds']:.2f} s "
+              f"({onnx_row['torch_seconds'] / onnx_row['onnxruntime_seconds']:.2f}x); "
+              f"max |Δ| of the last hidden state {onnx_row['max_abs_diff']:.1e}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"encoder": args.random_config or args.encoder, "n": len(lines),
                                "src": args.src, "tokenizer": args.tokenizer,
                                "machine": platform.processor() or platform.machine(),
-                               "threads": torch.get_num_threads(), "rows": rows}, indent=2))
+                               "threads": torch.get_num_threads(), "rows": rows,
+                               "onnx": onnx_row}, indent=2))
     print(f"wrote {out}")
 
 

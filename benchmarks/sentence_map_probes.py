@@ -3,10 +3,12 @@ to-English pairs; no test set read): the ridge of the least-squares map, a margi
 against the nearest training sentences, one map pooled over every language's pairs, a linear
 map trained contrastively (InfoNCE over in-batch translations) and a residual MLP on top of it.
 Reads the sentence vectors that benchmarks/single_system.py cached (run it first with
-``--sizes … 7000``).
+``--sizes … 7000``). ``--layers`` compares instead the encoder's layers for the sentence vectors
+(least-squares maps on 2,000 pairs; one encoder pass gives every layer; about 15 minutes).
 
     python benchmarks/single_system.py --data data --sizes 500 1000 2000 4000 7000
     python benchmarks/sentence_map_probes.py --data data
+    python benchmarks/sentence_map_probes.py --data data --layers 4 6 8 10 11 12
 
 Prints one row a variant (Pearson a pair, the average, the paired-bootstrap Δ against the
 shipped kind) after checking the training loop on a toy with a known answer, and writes
@@ -87,15 +89,77 @@ def interval(a: dict, b: dict, segs, lp, resamples: int = 1000) -> tuple[float, 
     return float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))
 
 
+def layer_vectors(encoder, sentences: list[str], layers: list[int], prefix: str = "query: ",
+                  batch_size: int = 64) -> np.ndarray:
+    """(len(layers), n, d) unit-length mean-pooled sentence vectors of every layer asked for,
+    from one forward pass a batch (the pooling of the sentence-level term at each layer)."""
+    from alignment.data.batching import make_batches
+
+    tokenizer, model = encoder.tokenizer, encoder.model
+    enc = tokenizer([prefix + s for s in sentences], truncation=True, max_length=encoder.max_length)
+    out = np.zeros((len(layers), len(sentences), model.config.hidden_size))
+    with torch.inference_mode():
+        for batch in make_batches([len(ids) for ids in enc["input_ids"]], batch_size):
+            padded = tokenizer.pad({k: [enc[k][i] for i in batch] for k in enc.keys()},
+                                   return_tensors="pt")
+            states = model(**padded, output_hidden_states=True).hidden_states
+            mask = padded["attention_mask"].unsqueeze(-1).float()
+            for j, layer in enumerate(layers):
+                out[j, batch] = ((states[layer] * mask).sum(1) / mask.sum(1)).numpy()
+    return out / np.linalg.norm(out, axis=2, keepdims=True)
+
+
+def layer_rows(data: Path, layers: list[int], n: int = 2000) -> dict:
+    """MLQE-PE dev Pearson of the least-squares sentence map (``n`` pairs) at each layer, and
+    at two concatenations of layers and the mean of the layers from 8 on."""
+    from alignment.encoding.encoder import load_encoder
+    from benchmarks.single_system import ENCODER
+
+    encoder = load_encoder(ENCODER)
+    segs = get_benchmark("mlqe").load(data / "mlqe", "dev", TO_ENGLISH_DEV)
+    lp = np.asarray(segs.lp)
+    vectors = {}
+    for pair in TO_ENGLISH_DEV:
+        sub = segs.subset(np.flatnonzero(lp == pair))
+        x, y = training_text(data, "mlqe", pair, n)
+        vectors[pair] = [layer_vectors(encoder, side, layers) for side in (x, y, sub.src, sub.mt)]
+        print(f"{pair}: encoded", flush=True)
+    at = {layer: j for j, layer in enumerate(layers)}
+    views = {f"layer {layer}": (lambda v, j=j: v[j]) for layer, j in at.items()}
+    if {8, 10, 12} <= set(at):
+        views["layers 8 and 12, concatenated"] = lambda v: np.concatenate([v[at[8]], v[at[12]]], 1)
+        views["layers 10 and 12, concatenated"] = lambda v: np.concatenate([v[at[10]], v[at[12]]], 1)
+        views["mean of layers 8 and up"] = lambda v: v[[j for k, j in at.items() if k >= 8]].mean(0)
+    out = {}
+    print(f"{'MLQE-PE dev, sentence map alone (' + str(n) + ' pairs)':44s} " + " ".join(TO_ENGLISH_DEV))
+    for name, view in views.items():
+        rs = []
+        for pair in TO_ENGLISH_DEV:
+            x, y, src, mt = (view(v) for v in vectors[pair])
+            matrix, mx, my = fit_matrix(x, y, "least-squares")
+            rs.append(float(np.corrcoef(cosine((src - mx) @ matrix, mt - my),
+                                        segs.human[lp == pair])[0, 1]))
+        out[name] = {**dict(zip(TO_ENGLISH_DEV, rs)), "avg": float(np.mean(rs))}
+        print(f"{name:44s} " + " ".join(f"{r:.3f}" for r in rs) + f"  avg {np.mean(rs):.3f}", flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="data")
     ap.add_argument("--root", default="checkpoints/single_system")
     ap.add_argument("--pairs-per-map", type=int, default=7000)
     ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--layers", type=int, nargs="+",
+                    help="compare these encoder layers for the sentence vectors instead")
     ap.add_argument("--out", default="benchmarks/results/sentence_map_probes.json")
     args = ap.parse_args()
     torch.set_num_threads(2)
+    if args.layers:
+        rows = layer_rows(Path(args.data), args.layers)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).with_name("sentence_map_layers.json").write_text(json.dumps(rows, indent=1))
+        return
     data, vec, n = Path(args.data), Vectors(Path(args.root)), args.pairs_per_map
     segs = get_benchmark("mlqe").load(data / "mlqe", "dev", TO_ENGLISH_DEV)
     lp = np.asarray(segs.lp)
