@@ -35,10 +35,10 @@ import numpy as np
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 from alignment.judgments.agreement import Row, segment_agreement  # noqa: E402
-from alignment.xmover.sentence_map import cosine, fit_matrix  # noqa: E402
 from alignment.judgments.mlqe import _segments as mlqe_archive  # noqa: E402
-from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked,  # noqa: E402
-                                      get_benchmark, training_text)
+from alignment.xmover.sentence_map import fit_matrix  # noqa: E402
+from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, average_pearson,  # noqa: E402
+                                      chunked, get_benchmark, training_text)
 
 STUDENT_KEY = "lr2e-05:e2/wmt17/test/centred"  # the student of docs/single_system.md
 SHIPPED = {"clp_flow": 1.0, "LM alone": 0.01, "sentence map": 0.5}
@@ -68,11 +68,11 @@ def cross_validated_scores(features: np.ndarray, human: np.ndarray, folds: int =
                            seed: int = 0) -> np.ndarray:
     """Each segment scored by least-squares weights fitted on the other folds only."""
     order = np.random.default_rng(seed).permutation(len(human))
+    design = np.column_stack([features, np.ones(len(human))])
     out = np.empty(len(human))
     for k in range(folds):
         held = order[k::folds]
         train = np.setdiff1d(order, held)
-        design = np.column_stack([features, np.ones(len(human))])
         coef, *_ = np.linalg.lstsq(design[train], human[train], rcond=None)
         out[held] = design[held] @ coef
     return out
@@ -88,89 +88,87 @@ def per_pair(lp: np.ndarray, pairs: list[str], fn, features: np.ndarray, human: 
     return out
 
 
-def mean_pearson(lp: np.ndarray, pairs: list[str], scores: np.ndarray, human: np.ndarray) -> float:
-    return float(np.mean([np.corrcoef(scores[lp == p], human[lp == p])[0, 1] for p in pairs]))
+class SentenceMaps:
+    """Each pair's least-squares sentence map (7,000 pairs of its text; fitted once a pair)
+    and the features of judged segments through it."""
+
+    def __init__(self, vec: Vectors, data: Path) -> None:
+        self.vec, self.data, self.fitted = vec, data, {}
+
+    def features(self, bench: str, pair: str, src: list[str], mt: list[str]) -> np.ndarray:
+        """Per segment: the product and the distance of the unit mapped source and MT vectors,
+        and their cosine (the last column: the sentence map's term)."""
+        if (bench, pair) not in self.fitted:
+            x, y = training_text(self.data, bench, pair, 7000)
+            self.fitted[(bench, pair)] = fit_matrix(chunked(self.vec, "e5", x),
+                                                    chunked(self.vec, "e5", y), "least-squares")
+        matrix, mx, my = self.fitted[(bench, pair)]
+        unit = (lambda v: v / np.linalg.norm(v, axis=1, keepdims=True))
+        u, v = unit((self.vec("e5", src) - mx) @ matrix), unit(self.vec("e5", mt) - my)
+        return np.column_stack([u * v, np.abs(u - v), (u * v).sum(1)])
+
+    def of_segments(self, bench: str, segs, pairs: list[str]) -> np.ndarray:
+        """``features`` of every segment of ``pairs`` (zeros elsewhere), in ``segs``' order."""
+        lp, out = np.asarray(segs.lp), None
+        for pair in pairs:
+            i = np.flatnonzero(lp == pair)
+            f = self.features(bench, pair, [segs.src[k] for k in i], [segs.mt[k] for k in i])
+            out = np.zeros((len(segs), f.shape[1])) if out is None else out
+            out[i] = f
+        return out
 
 
-def terms(data: Path, root: Path, student: Path | None):
+def terms(maps: SentenceMaps, root: Path, student: Path | None):
     """(segments, {term: score a segment}) on WMT17 test from single_system.py's caches."""
-    pairs = PAIRS["wmt17"]
-    segs = get_benchmark("wmt17").load(data / "wmt17", "test", pairs)
-    lp = np.asarray(segs.lp)
+    segs = get_benchmark("wmt17").load(maps.data / "wmt17", "test", PAIRS["wmt17"])
     cached = dict(np.load(root / "xm-wmt17-test.npz"))
     out = {k: cached[k] for k in ("unmapped", "clp_flow", "LM alone")}
-    vec, smap = Vectors(root), np.empty(len(segs))
-    for p in pairs:
-        i = np.flatnonzero(lp == p)
-        sub = segs.subset(i)
-        x, y = training_text(data, "wmt17", p, 7000)
-        matrix, mx, my = fit_matrix(chunked(vec, "e5", x), chunked(vec, "e5", y), "least-squares")
-        smap[i] = cosine((vec("e5", sub.src) - mx) @ matrix, vec("e5", sub.mt) - my)
-    out["sentence map"] = smap
+    out["sentence map"] = maps.of_segments("wmt17", segs, PAIRS["wmt17"])[:, -1]
     if student is not None:
         out["student"] = np.load(student)[STUDENT_KEY]
     out.update(surface(segs.src, segs.mt))
     return segs, out
 
 
-def head_features(vec: Vectors, data: Path, bench: str, pair: str, src: list[str],
-                  mt: list[str]) -> np.ndarray:
-    """Per segment: the product and the distance of the unit mapped source and MT vectors
-    (least-squares map on 7,000 pairs of the pair's text), and their cosine (last column)."""
-    x, y = training_text(data, bench, pair, 7000)
-    matrix, mx, my = fit_matrix(chunked(vec, "e5", x), chunked(vec, "e5", y), "least-squares")
-    unit = (lambda v: v / np.linalg.norm(v, axis=1, keepdims=True))
-    u, v = unit((vec("e5", src) - mx) @ matrix), unit(vec("e5", mt) - my)
-    return np.column_stack([u * v, np.abs(u - v), (u * v).sum(1)])
-
-
-def mlqe_split(vec: Vectors, data: Path, root: Path, split: str, width: int):
-    """(segments, pairs, head features, the shipped setting's score) of an MLQE-PE split's
-    to-English pairs: unmapped XMoverScore ⊕ 0.01 LM ⊕ 0.5 sentence map."""
-    segs = get_benchmark("mlqe").load(data / "mlqe", split, PAIRS["mlqe"])
-    lp, feats = np.asarray(segs.lp), np.zeros((len(segs), width))
-    for pair in TO_ENGLISH_DEV:
-        i = np.flatnonzero(lp == pair)
-        feats[i] = head_features(vec, data, "mlqe", pair, [segs.src[k] for k in i],
-                                 [segs.mt[k] for k in i])
+def mlqe_split(maps: SentenceMaps, root: Path, split: str):
+    """(segments, head features, the shipped setting's score) of an MLQE-PE split's to-English
+    pairs: unmapped XMoverScore ⊕ 0.01 LM ⊕ 0.5 sentence map."""
+    segs = get_benchmark("mlqe").load(maps.data / "mlqe", split, PAIRS["mlqe"])
+    feats = maps.of_segments("mlqe", segs, TO_ENGLISH_DEV)
     cached = dict(np.load(root / f"xm-mlqe-{split}.npz"))
-    return segs, lp, feats, cached["unmapped"] + 0.01 * cached["LM alone"] + 0.5 * feats[:, -1]
+    return segs, feats, cached["unmapped"] + 0.01 * cached["LM alone"] + 0.5 * feats[:, -1]
 
 
-def supervised_head(vec: Vectors, data: Path, root: Path, clone: Path, wmt17, n: int = 2000
+def supervised_head(maps: SentenceMaps, root: Path, clone: Path, wmt17, n: int = 2000
                     ) -> tuple[np.ndarray, float, float, dict[str, float]]:
     """(the head's WMT17 scores, the ridge and the weight beside the shipped terms chosen on
     MLQE-PE dev, MLQE-PE test's average Pearson of the head and of the shipped setting): ridge
-    regression of MLQE-PE train's z-scored human scores on ``head_features``."""
+    regression of MLQE-PE train's z-scored human scores on ``SentenceMaps.features``."""
     feats, target = [], []
     for pair in TO_ENGLISH_DEV:
         train = mlqe_archive(clone / "data" / "direct-assessments" / "train" / f"{pair}-train.tar.gz",
                              pair).subset(range(n))
-        feats.append(head_features(vec, data, "mlqe", pair, train.src, train.mt))
+        feats.append(maps.features("mlqe", pair, train.src, train.mt))
         target.append((train.human - train.human.mean()) / train.human.std())
     a, b = np.concatenate(feats), np.concatenate(target)
     mu, sd = a.mean(0), a.std(0) + 1e-9
     z = (a - mu) / sd
     gram, rhs = z.T @ z, z.T @ b
     ridge_fit = (lambda r: np.linalg.solve(gram + r * np.eye(len(gram)), rhs))
-    dev, lp, dev_f, shipped_dev = mlqe_split(vec, data, root, "dev", a.shape[1])
+    dev, dev_f, shipped_dev = mlqe_split(maps, root, "dev")
     score = (lambda w, f: ((f - mu) / sd) @ w)
-    ridges = {r: mean_pearson(lp, TO_ENGLISH_DEV, score(ridge_fit(r), dev_f), dev.human)
+    ridges = {r: average_pearson(dev, score(ridge_fit(r), dev_f), TO_ENGLISH_DEV)
               for r in (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)}
     ridge = max(ridges, key=ridges.get)
-    head_dev = score(ridge_fit(ridge), dev_f)
-    weights = {c: mean_pearson(lp, TO_ENGLISH_DEV, shipped_dev + c * head_dev, dev.human)
+    w = ridge_fit(ridge)
+    head_dev = score(w, dev_f)
+    weights = {c: average_pearson(dev, shipped_dev + c * head_dev, TO_ENGLISH_DEV)
                for c in (0, .01, .02, .05, .1, .2, .5, 1)}
     weight = max(weights, key=weights.get)
-    wlp, test_f = np.asarray(wmt17.lp), np.zeros((len(wmt17), a.shape[1]))
-    for pair in PAIRS["wmt17"]:
-        i = np.flatnonzero(wlp == pair)
-        test_f[i] = head_features(vec, data, "wmt17", pair, [wmt17.src[k] for k in i],
-                                  [wmt17.mt[k] for k in i])
-    test, tlp, mlqe_f, shipped_test = mlqe_split(vec, data, root, "test", a.shape[1])
-    own = {"head": mean_pearson(tlp, TO_ENGLISH_DEV, score(ridge_fit(ridge), mlqe_f), test.human),
-           "shipped": mean_pearson(tlp, TO_ENGLISH_DEV, shipped_test, test.human)}
-    return score(ridge_fit(ridge), test_f), ridge, weight, own
+    test, mlqe_f, shipped_test = mlqe_split(maps, root, "test")
+    own = {"head": average_pearson(test, score(w, mlqe_f), TO_ENGLISH_DEV),
+           "shipped": average_pearson(test, shipped_test, TO_ENGLISH_DEV)}
+    return score(w, maps.of_segments("wmt17", wmt17, PAIRS["wmt17"])), ridge, weight, own
 
 
 def main() -> None:
@@ -181,7 +179,8 @@ def main() -> None:
     ap.add_argument("--mlqe-clone", type=Path, help="the MLQE-PE clone: adds the supervised head")
     ap.add_argument("--out", default="benchmarks/results/single_system_ceiling.json")
     args = ap.parse_args()
-    segs, t = terms(Path(args.data), Path(args.root), args.student)
+    maps = SentenceMaps(Vectors(Path(args.root)), Path(args.data))
+    segs, t = terms(maps, Path(args.root), args.student)
     pairs, lp, h = PAIRS["wmt17"], np.asarray(segs.lp), segs.human
     rows = [Row("shipped: clp_flow ⊕ 0.01 LM ⊕ 0.5 sentence map",
                 sum(w * t[k] for k, w in SHIPPED.items()), "")]
@@ -190,7 +189,7 @@ def main() -> None:
     for token in GRID["token"]:
         for ws in itertools.product(*(GRID[k] for k in grid_terms)):
             s = t[token] + sum(w * t[k] for k, w in zip(grid_terms, ws))
-            r = mean_pearson(lp, pairs, s, h)
+            r = average_pearson(segs, s, pairs)
             if r > best_r:
                 best, best_r = (token, *ws), r
     label = f"oracle, one setting: {best[0]} ⊕ " + " ⊕ ".join(
@@ -203,8 +202,7 @@ def main() -> None:
     rows.append(Row("oracle, weights per pair (10-fold cross-validated), + length ratio and copy rate",
                     per_pair(lp, pairs, cross_validated_scores, every, h), ""))
     if args.mlqe_clone is not None:
-        head, ridge, weight, own = supervised_head(Vectors(Path(args.root)), Path(args.data),
-                                                   Path(args.root), args.mlqe_clone, segs)
+        head, ridge, weight, own = supervised_head(maps, Path(args.root), args.mlqe_clone, segs)
         print(f"the head in its own domain, MLQE-PE test (5 pairs → en): {own['head']:.3f} "
               f"(the shipped setting {own['shipped']:.3f})")
         rows.append(Row(f"head on MLQE-PE train's human scores alone (ridge {ridge:g})", head, ""))
