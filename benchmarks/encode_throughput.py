@@ -95,20 +95,14 @@ def measure(encoder: Encoder, words: list[list[str]], batch_size: int, bucket: b
 
 def padded_batches(encoder: Encoder, words: list[list[str]], batch_size: int) -> list[dict]:
     """The bucketed batches ``encode_words`` runs, as padded int64 arrays a graph can take."""
-    import numpy as np
-
     from alignment.data.batching import make_batches
 
     enc = encoder.tokenizer(words, is_split_into_words=True, truncation=True,
                             max_length=encoder.spec.max_length)
-    ids, pad = enc["input_ids"], encoder.tokenizer.pad_token_id or 0
-    out = []
-    for batch in make_batches([len(x) for x in ids], batch_size, True):
-        width = max(len(ids[i]) for i in batch)
-        mask = np.array([[1] * len(ids[i]) + [0] * (width - len(ids[i])) for i in batch])
-        out.append({"input_ids": np.array([ids[i] + [pad] * (width - len(ids[i])) for i in batch]),
-                    "attention_mask": mask})
-    return out
+    keys = ("input_ids", "attention_mask")
+    return [dict(encoder.tokenizer.pad({k: [enc[k][i] for i in batch] for k in keys},
+                                       return_tensors="np"))
+            for batch in make_batches([len(x) for x in enc["input_ids"]], batch_size, True)]
 
 
 def measure_onnx(encoder: Encoder, words: list[list[str]], batch_size: int, repeats: int,
