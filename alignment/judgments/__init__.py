@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .benchmark import BENCHMARKS, Anchor, Benchmark, SystemOutputs, get_benchmark, register_benchmark
 from .segments import JudgedSegments, read_judgments
-from . import mlqe, rfeval, wmt17  # noqa: F401  (registrations)
+from . import eval4nlp, mlqe, rfeval, wmt17  # noqa: F401  (registrations)
 
 __all__ = ["BENCHMARKS", "Anchor", "Benchmark", "JudgedSegments", "SystemOutputs", "get_benchmark",
            "read_judgments", "register_benchmark"]

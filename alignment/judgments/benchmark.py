@@ -7,11 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alignment.catalogue import Registry
 from alignment.errors import InputError
 
 from .segments import JudgedSegments, concat, read_judgments
+
+if TYPE_CHECKING:
+    from .word_level import LabelledWords
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,9 @@ class Benchmark:
     ``data`` (a prepared folder, or a file for file benchmarks); ``prepare(source, out, pairs,
     progress)`` builds that folder from a clone of the public repository and returns its
     report; ``systems(data, pair)`` gives system outputs or None. ``baselines`` maps score
-    columns the data carries to the row label they print under."""
+    columns the data carries to the row label they print under. ``words(data, split, pairs)``
+    gives people's word labels (``word_level.LabelledWords``) where the data has them, and
+    ``word_anchors`` the published word-level numbers."""
 
     name: str
     summary: str
@@ -55,6 +61,9 @@ class Benchmark:
     baselines: dict[str, str] = field(default_factory=dict)
     anchors: tuple[Anchor, ...] = ()
     source: str = ""
+    words: Callable[[Path, str, list[str] | None], "LabelledWords"] | None = None
+    word_anchors: tuple[Anchor, ...] = ()
+    words_first: bool = False  # ``evaluate NAME`` measures the word labels by default
 
 
 BENCHMARKS: Registry[Benchmark] = Registry("benchmark")

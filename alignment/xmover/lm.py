@@ -197,6 +197,7 @@ class LanguageModelScorer:
                               stacklevel=2)
                 ids = [x[:self.context] for x in ids]
         out = np.zeros(len(sentences))
+        tokens: list[np.ndarray] = [np.zeros(0, dtype=np.float32) for _ in sentences]
         pad = self.tokenizer.pad_token_id
         if pad is None:
             pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
@@ -207,6 +208,40 @@ class LanguageModelScorer:
                 inp, mask = pad_ids([ids[i] for i in batch], pad)
                 logp, valid = token_log_likelihoods(self.model, inp.to(self.device), mask.to(self.device))
                 mean = logp.sum(1) / valid.sum(1).clamp_min(1)
+                host = logp.cpu().numpy()
                 for k, i in enumerate(batch):
                     out[i] = float(mean[k]) if len(ids[i]) > 1 else 0.0
+                    tokens[i] = host[k, :max(len(ids[i]) - 1, 0)].copy()
+        # kept for word_surprisals on the same sentences: words cost no second LM pass
+        self._last_tokens = (_key(sentences), tokens)
         return out
+
+    def word_surprisals(self, sentences: list[str]) -> list[np.ndarray]:
+        """Per sentence, each whitespace word's surprisal −log p(word | prefix) in nats: the sum
+        over its LM tokens. The first token has no prefix to be predicted from, so it gets the
+        sentence's mean token surprisal. From the last ``score`` pass over the same sentences
+        when there was one (a reused score from the cache holds no tokens: then a new pass)."""
+        from .words import token_words, word_spans
+
+        last = getattr(self, "_last_tokens", None)
+        if last is None or last[0] != _key(sentences):
+            LanguageModelScorer.score(self, sentences)  # the model's pass, not a reused answer
+        per_token = self._last_tokens[1]
+        enc = self.tokenizer(list(sentences), add_special_tokens=False,
+                             return_offsets_mapping=True)
+        out = []
+        for text, logp, offsets in zip(sentences, per_token, enc["offset_mapping"]):
+            n_words = len(word_spans(text))
+            owner = token_words(text, offsets[:len(logp) + 1])
+            surprisal = np.full(len(owner), np.nan)
+            surprisal[1:] = -logp[:len(owner) - 1]
+            fill = float(np.nanmean(surprisal)) if len(owner) > 1 else 0.0
+            surprisal = np.where(np.isnan(surprisal), fill, surprisal)
+            words = np.zeros(n_words)
+            np.add.at(words, owner[owner >= 0], surprisal[owner >= 0])
+            out.append(words)
+        return out
+
+
+def _key(sentences: list[str]) -> tuple[int, int]:
+    return len(sentences), hash(tuple(sentences))

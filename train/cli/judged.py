@@ -92,6 +92,8 @@ def run_evaluate(args: argparse.Namespace) -> None:
     data_path = args.data or bench.default_data
     if data_path is None:
         raise InputError(f"{bench.name} reads a file: give --data FILE", parameter="data")
+    if getattr(args, "words", False):
+        return _evaluate_words(args, bench, split, data_path)
     data = bench.load(data_path, split, args.pairs)
     rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
             for k, spec in enumerate(args.encoder or [])]
@@ -142,6 +144,57 @@ def run_evaluate(args: argparse.Namespace) -> None:
     report(text, metrics, args.out)
 
 
+def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str) -> None:
+    """``evaluate NAME --words``: word scores of every --encoder row against people's word
+    labels (with MCC thresholds chosen on the dev split when the benchmark has one)."""
+    from alignment.judgments.scoring import parse_row
+    from alignment.judgments.word_level import format_word_table, score_words
+    from alignment.xmover.words import DEFAULT_WEIGHTS, parse_weights
+    from train.runs.reporting import report
+
+    weights = parse_weights(args.word_weights) if args.word_weights else DEFAULT_WEIGHTS
+    if not args.encoder:
+        raise InputError("word scores come from an --encoder row; give one", parameter="encoder")
+    data = bench.words(data_path, split, args.pairs)
+    dev = None
+    if "dev" in bench.splits and split != "dev":
+        present = [p for p in data.pairs if p in _pairs_with(bench, data_path, "dev")]
+        dev = bench.words(data_path, "dev", present) if present else None
+    rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
+            for k, spec in enumerate(args.encoder)]
+    options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
+               "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
+               "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
+               "sentence_map": args.sentence_map, "precision": args.precision,
+               "reuse": speed_options(args), "lm_coef": args.lm_coef}
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    result = score_words(data, rows, options, args.lm, weights, dev, args.bootstrap, args.seed, log,
+                         grid=split == "dev")
+    if args.format == "json":
+        text = json.dumps({"benchmark": bench.name, "split": split, "pairs": data.pairs,
+                           "rows": result.rows, "signatures": result.signatures,
+                           "metrics": result.metrics}, indent=2)
+    else:
+        text = format_word_table(result, data.pairs, f"{bench.name} {split}: word scores against "
+                                 f"people's word labels (mean over sentences [95% bootstrap CI, "
+                                 f"{args.bootstrap} resamples])"
+                                 + ("; MCC at the threshold chosen on dev" if dev else ""),
+                                 bench.word_anchors)
+        if result.grid:
+            text += f"\n\nweights of the word terms on {split}, best first (mean over pairs of " \
+                    "(AUC + AP) / 2, MT words; first row):\n" + "\n".join(
+                        f"  {','.join(f'{t}={w:g}' for t, w in weights.items())}  {value:.4f}"
+                        for weights, value in result.grid[:5])
+        text += "\n" + "\n".join(f"{label}: {sig}" for label, sig in result.signatures.items())
+    report(text, result.metrics, args.out)
+
+
+def _pairs_with(bench, data_path: str, split: str) -> list[str]:
+    from pathlib import Path
+
+    return [p for p in bench.pairs if (Path(data_path) / p / f"{split}.words.tsv").is_file()]
+
+
 def register_evaluate(tasks) -> None:
     """An ``evaluate NAME`` parser for every registered benchmark."""
     from alignment.judgments import BENCHMARKS
@@ -181,6 +234,17 @@ def register_evaluate(tasks) -> None:
                            "source (no reference read), and that term alone")
         else:
             p.set_defaults(system_lines=0, consensus=False)
+        if bench.words is not None:
+            p.add_argument("--words", dest="words", action="store_true",
+                           default=bench.words_first,
+                           help="measure word scores against people's word labels (AUC, AP, "
+                           "recall at top-K; MCC)" + (" (the default)" if bench.words_first else ""))
+            p.add_argument("--sentences", dest="words", action="store_false",
+                           help="measure sentence scores against people's sentence scores"
+                           + ("" if bench.words_first else " (the default)"))
+            p.add_argument("--word-weights", metavar="TERM=W,…",
+                           help="weights of the word terms (transport, nearest, surprisal; "
+                           "default: those chosen on Eval4NLP dev)")
         p.add_argument("--formula", "--version", dest="version", default="2022",
                        choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
         add_sentence_options(p)

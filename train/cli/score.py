@@ -7,7 +7,7 @@ import sys
 
 from alignment.errors import InputError
 
-from .score_output import paired_differences, render
+from .score_output import paired_differences, render, render_words
 from .options import add_old_name
 from .scorer_options import add_scorer_options, build_scorer, check_scorer_options
 
@@ -41,7 +41,20 @@ def run(args: argparse.Namespace) -> None:
                 print(f"crossalign: warning: {name} looks like {other} text, not {want} (this "
                       f"scorer maps {s}→{t}): are --src and --hyp swapped?", file=sys.stderr)
     progress = not args.quiet and len(src) * len(names) >= PROGRESS_FROM
+    words = None
+    if args.words:  # the word pass answers its encodings and LM tokens from the score's pass
+        from alignment.judgments.scoring import share_encodings
+        from alignment.xmover.words import DEFAULT_WEIGHTS, WordScorer, parse_weights
+
+        words = WordScorer(scorer, parse_weights(args.word_weights) if args.word_weights
+                           else DEFAULT_WEIGHTS)
+        share_encodings(scorer, {})
     results = scorer.score_systems(src, systems, progress=progress, warn=False)
+    if words is not None:
+        explained = words.explain(src, systems[0], progress=progress)
+        print(render_words(results[0], explained, args.format, words.signature,
+                           args.word_threshold))
+        return
     if not args.quiet:
         files = {"sources": args.src, "hypotheses": names[0],
                  **{f"system {k}": n for k, n in enumerate(names, start=1)}}
@@ -90,6 +103,16 @@ def with_consensus(results: list, systems: list[list[str]], names: list[str]) ->
 def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
     """Input combinations refused before anything loads."""
     from alignment.data.corpus import STDIN
+
+    if args.words and (len(names) > 1 or args.score_only):
+        raise InputError("word scores are for one --hyp file and every segment (no -b)",
+                         parameter="words")
+    if args.word_weights and not args.words:
+        raise InputError("--word-weights needs --words", parameter="word-weights")
+    if args.word_weights:
+        from alignment.xmover.words import parse_weights
+
+        parse_weights(args.word_weights)
 
     if [args.src, *names].count(STDIN) > 1:
         raise InputError("only one of --src and --hyp can be read from standard input",
@@ -141,6 +164,17 @@ def register(sub) -> None:
                    help="several systems: add to each score the consensus term (chrF against "
                    "the other systems' outputs of the same source), both standardised over all "
                    "systems' segments and summed; scores are then in standard units")
+    p.add_argument("--words", action="store_true",
+                   help="also say which words are wrong: a score for every word of the "
+                   "hypothesis and of the source (whitespace tokens; higher: more likely an "
+                   "error); text marks [[words]] above --word-threshold, json adds 'words', "
+                   "tsv gives a row a word. The sentence scores are unchanged")
+    p.add_argument("--word-weights", metavar="TERM=W,…",
+                   help="weights of the word terms: transport, nearest, surprisal (the last "
+                   "needs --lm; default: nearest=1,surprisal=0.5, chosen on Eval4NLP dev)")
+    p.add_argument("--word-threshold", type=float, default=1.0,
+                   help="text view: mark words scoring above this many spreads over their "
+                   "sentence's mean (default: 1.0)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")

@@ -127,3 +127,36 @@ def _table(results, names, differences, bootstrap, signature) -> str:
                      "interval excludes 0")
     lines.append(f"# {signature}")
     return "\n".join(lines)
+
+
+def render_words(result, explained: list, fmt: str, signature: str, threshold: float = 1.0
+                 ) -> str:
+    """One system's sentence scores with its word scores: ``text`` (each score, a tab, the
+    hypothesis with [[words]] scoring above ``threshold`` marked), ``json`` (the sentence
+    fields and ``words``: per segment the words and their scores, both sides) or ``tsv`` (a
+    row a word: segment, side, index, word, score); the word signature last."""
+    if fmt == "json":
+        out = {"signature": result.signature, "word_signature": signature,
+               "n": len(result.final), "system": result.system,
+               "empty_hypotheses": result.empty_hypotheses, **_segment_fields(result),
+               "words": [{"hyp": w.words, "hyp_scores": [round(float(v), 6) for v in w.scores],
+                          "src": w.src_words,
+                          "src_scores": [round(float(v), 6) for v in w.src_scores]}
+                         for w in explained]}
+        return json.dumps(out, indent=1, ensure_ascii=False)
+    if fmt == "tsv":
+        rows = ["segment\tside\tindex\tword\tscore"]
+        for k, w in enumerate(explained, start=1):
+            for side, words, scores in (("hyp", w.words, w.scores), ("src", w.src_words, w.src_scores)):
+                rows += [f"{k}\t{side}\t{i + 1}\t{word}\t{v:.6f}"
+                         for i, (word, v) in enumerate(zip(words, scores))]
+        rows.append(f"# {signature}")
+        return "\n".join(rows)
+    lines = []
+    for value, w in zip(result.final, explained):
+        marked = " ".join(f"[[{word}]]" if v > threshold else word
+                          for word, v in zip(w.words, w.scores))
+        lines.append(f"{value:.6f}\t{marked}")
+    lines.append(f"# mean {result.system:.6f}  {result.signature}")
+    lines.append(f"# words: {signature}")
+    return "\n".join(lines)

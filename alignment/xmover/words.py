@@ -1,0 +1,241 @@
+"""Which words are wrong: word-level scores of a translation (and of its source) read from what
+XMoverScore already computes — the transport plan between the (mapped) source and hypothesis
+token vectors, each token's distance to its nearest counterpart, and the LM's surprisal — on
+the user's own whitespace tokens. No word label is used: the terms' weights are the only
+setting, chosen on dev data (``evaluate eval4nlp``).
+
+Higher is worse everywhere: a word's score says how likely it is to be an error."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from alignment.errors import InputError
+
+TERMS = ("transport", "nearest", "surprisal")
+"""``transport``: the mean cost of the moves that bring a word's mass in the token-level optimal
+transport between source and hypothesis (a word the source does not say must draw its mass
+from far away); ``nearest``: the distance from a word to its closest word on the other side
+(the token-matching view of a cross-lingual BERTScore); ``surprisal``: −log p(word | prefix)
+under the scorer's LM (target side only; needs ``--lm``)."""
+
+DEFAULT_WEIGHTS = {"transport": 0.0, "nearest": 1.0, "surprisal": 0.5}
+"""Chosen on Eval4NLP 2021 dev (et-en, ro-en: the best mean of AUC and AP over ``WEIGHT_GRID``;
+``docs/word_scores.md``); a term the scorer cannot compute (no LM) drops out."""
+
+WEIGHT_GRID = (0.0, 0.25, 0.5, 1.0)
+"""The values each term's weight takes in the dev-set grid (``evaluate eval4nlp --split dev``)."""
+
+
+@dataclass
+class WordScores:
+    """One translation's word scores: ``words`` are the hypothesis's whitespace tokens and
+    ``scores`` one value each (higher: more likely an error); ``src_words``/``src_scores`` the
+    same for the source; ``terms`` and ``src_terms`` each term's own per-word values."""
+
+    words: list[str]
+    scores: np.ndarray
+    src_words: list[str]
+    src_scores: np.ndarray
+    terms: dict[str, np.ndarray] = field(default_factory=dict)
+    src_terms: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def worst(self, k: int = 3) -> list[int]:
+        """Indices of the ``k`` highest-scoring hypothesis words, worst first."""
+        return [int(i) for i in np.argsort(-self.scores, kind="stable")[:k]]
+
+
+def check_weights(weights: dict[str, float]) -> dict[str, float]:
+    """``weights`` with every name a known term and every value finite and >= 0."""
+    for name, value in weights.items():
+        if name not in TERMS:
+            raise InputError(f"unknown word term '{name}' (known: {', '.join(TERMS)})",
+                             parameter="word-weights")
+        if not (np.isfinite(value) and value >= 0):
+            raise InputError(f"weight of '{name}' must be finite and >= 0, got {value}",
+                             parameter="word-weights")
+    if not any(weights.values()):
+        raise InputError("every word term has weight 0", parameter="word-weights")
+    return dict(weights)
+
+
+def parse_weights(spec: str) -> dict[str, float]:
+    """``transport=1,surprisal=0.5`` as a weights dict (terms not named get 0)."""
+    weights = {t: 0.0 for t in TERMS}
+    for part in spec.split(","):
+        name, sep, value = part.partition("=")
+        try:
+            weights[name.strip()] = float(value) if sep else float("nan")
+        except ValueError:
+            raise InputError(f"'{part}' is not TERM=WEIGHT", parameter="word-weights") from None
+        if not sep:
+            raise InputError(f"'{part}' is not TERM=WEIGHT", parameter="word-weights")
+    return check_weights(weights)
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the whitespace tokens of ``text``: the user's own words."""
+    spans, start = [], None
+    for k, ch in enumerate(text):
+        if ch.isspace():
+            if start is not None:
+                spans.append((start, k))
+                start = None
+        elif start is None:
+            start = k
+    if start is not None:
+        spans.append((start, len(text)))
+    return spans
+
+
+def token_words(text: str, offsets: list[tuple[int, int]]) -> np.ndarray:
+    """For each token (by its character ``offsets`` in ``text``), the index of the whitespace
+    word it belongs to; -1 for tokens with no characters (special tokens, bare markers)."""
+    spans = word_spans(text)
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    out = np.full(len(offsets), -1, dtype=np.int64)
+    for t, (s, e) in enumerate(offsets):
+        while s < e and text[s].isspace():
+            s += 1
+        if s >= e or not len(starts):
+            continue
+        w = int(np.searchsorted(starts, s, side="right")) - 1
+        if w >= 0 and s < spans[w][1]:
+            out[t] = w
+    return out
+
+
+def pool_words(values: np.ndarray, owner: np.ndarray, n_words: int, how: str = "max"
+               ) -> np.ndarray:
+    """Token values pooled into ``n_words`` word values (``max`` or ``sum`` of a word's tokens);
+    a word no token reached (cut by the encoder's length limit) gets the sentence's mean."""
+    out = np.full(n_words, np.nan)
+    for w in range(n_words):
+        mine = values[owner == w]
+        if len(mine):
+            out[w] = mine.max() if how == "max" else mine.sum()
+    if np.isnan(out).all():
+        return np.zeros(n_words)
+    return np.where(np.isnan(out), np.nanmean(out), out)
+
+
+def standardise(values: np.ndarray) -> np.ndarray:
+    """Within one sentence: zero mean, unit spread (all zero when the values are all equal), so
+    terms on different scales can be added."""
+    spread = values.std()
+    return np.zeros_like(values) if spread < 1e-12 else (values - values.mean()) / spread
+
+
+def combine(terms: dict[str, np.ndarray], weights: dict[str, float]) -> np.ndarray:
+    """The weighted sum of the standardised terms present in ``terms``."""
+    n = len(next(iter(terms.values()))) if terms else 0
+    total = np.zeros(n)
+    for name, w in weights.items():
+        if w and name in terms:
+            total += w * standardise(terms[name])
+    return total
+
+
+def transport_terms(src: np.ndarray, hyp: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per token of each side (rows of ``src`` m × d, ``hyp`` k × d): the mean cost of its moves
+    in the exact optimal transport of uniform masses under Euclidean distance between unit
+    vectors (``transport``), and its distance to the nearest token of the other side
+    (``nearest``). Returns {term: (source values, hypothesis values)}."""
+    from .transport import cost_2022, emd_flow
+
+    cost = cost_2022(src, hyp)
+    m, k = cost.shape
+    flow = emd_flow(np.full(m, 1.0 / m), np.full(k, 1.0 / k), cost)
+    moved = flow * cost
+    return {"transport": (moved.sum(1) * m, moved.sum(0) * k),
+            "nearest": (cost.min(1), cost.min(0))}
+
+
+class WordScorer:
+    """Word scores for pairs scored by ``scorer`` (an ``XMoverScorer``): the same encoder, layer
+    and map, so the tokens and vectors are those the sentence score used. ``weights``: each
+    term's weight (default ``DEFAULT_WEIGHTS``); ``pool``: how a word's subword values become
+    one (``max``, or ``sum`` — the surprisal is always summed: −log p of the whole word)."""
+
+    def __init__(self, scorer, weights: dict[str, float] | None = None, pool: str = "max") -> None:
+        if pool not in ("max", "sum"):
+            raise InputError(f"must be max or sum, got '{pool}'", parameter="word-pool")
+        self.scorer = scorer
+        self.weights = check_weights(dict(weights) if weights is not None else DEFAULT_WEIGHTS)
+        self.pool = pool
+        if not getattr(scorer.encoder.tokenizer, "is_fast", False):
+            raise InputError("word scores need a fast tokenizer (character offsets)",
+                             parameter="encoder")
+        self.seconds: dict[str, float] = {}
+
+    @property
+    def signature(self) -> str:
+        """The sentence scorer's signature with the word setting: terms, weights, pooling."""
+        used = ",".join(f"{t}={w:g}" for t, w in self.weights.items()
+                        if w and (t != "surprisal" or self.scorer.lm is not None))
+        return f"{self.scorer.signature}|words:{used or 'none'}@{self.pool}"
+
+    def _offsets(self, sentences: list[str]) -> list[list[tuple[int, int]]]:
+        enc = self.scorer.encoder
+        return enc.tokenizer(sentences, truncation=True, max_length=enc.max_length,
+                             return_offsets_mapping=True)["offset_mapping"]
+
+    def _vectors(self, sentences: list[str], transform, progress: bool, desc: str
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per sentence: the content tokens' vectors (mapped) and the word each belongs to."""
+        from .ngrams import map_rows
+
+        encoded = self.scorer.encoder.encode_tokens(sentences, self.scorer.batch_size,
+                                                    progress=progress, desc=desc,
+                                                    on_truncate=lambda k: None)
+        offsets = self._offsets(sentences)
+        owners, kept = [], []
+        for text, (tokens, _special, vecs), offs in zip(sentences, encoded, offsets):
+            if len(offs) != len(tokens):
+                raise RuntimeError("tokenizer offsets do not match the encoded tokens")
+            owner = token_words(text, offs)
+            keep = owner >= 0
+            owners.append(owner[keep])
+            kept.append(vecs[keep])
+        if transform is not None:
+            kept = map_rows(kept, transform)
+        return list(zip(kept, owners))
+
+    def explain(self, sources: list[str], hypotheses: list[str], progress: bool = False
+                ) -> list[WordScores]:
+        """One ``WordScores`` per pair, in order."""
+        from .pairs import validate_pairs
+
+        validate_pairs(sources, hypotheses)
+        sc = self.scorer
+        t0 = time.perf_counter()
+        src_text = sc.text(sources) if sc.text is not None else list(sources)
+        src = self._vectors(src_text, sc._source_transform(), progress, "encoding sources")
+        hyp = self._vectors(list(hypotheses), sc._target_transform(), progress,
+                            "encoding hypotheses")
+        t1 = time.perf_counter()
+        surprisal = None
+        if sc.lm is not None and self.weights.get("surprisal"):
+            surprisal = sc.lm.word_surprisals(list(hypotheses))
+        t2 = time.perf_counter()
+        out = []
+        for k, (s_text, h_text) in enumerate(zip(src_text, hypotheses)):
+            n_src, n_hyp = len(word_spans(s_text)), len(word_spans(h_text))
+            (sv, so), (hv, ho) = src[k], hyp[k]
+            terms: dict[str, np.ndarray] = {}
+            src_terms: dict[str, np.ndarray] = {}
+            if len(sv) and len(hv):
+                for name, (a, b) in transport_terms(sv, hv).items():
+                    src_terms[name] = pool_words(a, so, n_src, self.pool)
+                    terms[name] = pool_words(b, ho, n_hyp, self.pool)
+            else:  # an empty side: every word of the other is unmatched
+                for name in ("transport", "nearest"):
+                    src_terms[name], terms[name] = np.ones(n_src), np.ones(n_hyp)
+            if surprisal is not None:
+                terms["surprisal"] = surprisal[k]
+            out.append(WordScores(h_text.split(), combine(terms, self.weights), s_text.split(),
+                                  combine(src_terms, self.weights), terms, src_terms))
+        self.seconds = {"encoding": t1 - t0, "lm": t2 - t1, "transport": time.perf_counter() - t2}
+        return out
