@@ -13,6 +13,7 @@ from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
+from .word_level import LabelledWords, format_words, load_words, parse_tags
 from .sources import (chosen_pairs, clone_folder, member_lines, normalised, sha256, tar_members,
                       write_data_folder)
 
@@ -63,10 +64,34 @@ def _segments(archive: Path, pair: str) -> JudgedSegments:
                           baselines={"model_score": np.asarray(model)})
 
 
+def _word_tags(archive: Path, pair: str, name: str) -> LabelledWords:
+    """The OK/BAD tags of one post-editing ``<pair>-<split>.tar.gz`` (WMT20 QE task 2): the MT
+    words' tags (the gap tags between them left out, as Eval4NLP leaves them out) and the
+    source words' tags, on the tokenised source and MT output."""
+    files = tar_members(archive)
+    lines = {part: member_lines(files, f"/{name}.{part}", archive)[1]
+             for part in ("src", "mt", "tags", "source_tags")}
+    counts = {k: len(v) for k, v in lines.items()}
+    if len(set(counts.values())) != 1:
+        raise InputError(f"the files differ in length: {counts}", path=archive)
+    mt_tags, src_tags = [], []
+    for k, (src, mt) in enumerate(zip(lines["src"], lines["mt"]), start=1):
+        where = f"{archive}!{name}.tags"
+        with_gaps = parse_tags(lines["tags"][k - 1], 2 * len(mt.split()) + 1, "MT and gap tags",
+                               where, k)
+        mt_tags.append(with_gaps[1::2])
+        src_tags.append(parse_tags(lines["source_tags"][k - 1], len(src.split()), "source tags",
+                                   f"{archive}!{name}.source_tags", k))
+    n = len(lines["mt"])
+    return LabelledWords([pair] * n, [" ".join(s.split()) for s in lines["src"]],
+                         [" ".join(s.split()) for s in lines["mt"]], mt_tags, src_tags)
+
+
 def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None = None,
             progress: bool = True) -> dict:
     """Build ``out/PAIR/{dev.tsv, test.tsv, train.SRC, train.TGT}`` and ``out/provenance.json``
-    from a clone of the public repository (whole, or not at all)."""
+    from a clone of the public repository (whole, or not at all); where the clone has the
+    post-editing dev and test archives, also ``PAIR/{dev,test}.words.tsv`` (word tags)."""
     from alignment.atomic import check_output_dir
 
     chosen = chosen_pairs(pairs, PAIRS, "MLQE-PE")
@@ -78,7 +103,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
     for pair in chosen:
         sl, tl = pair.split("-")
         judged: set[str] = set()
-        counts = {}
+        counts, labelled = {}, {}
         for split in SPLITS:
             archive = clone / "data" / "direct-assessments" / split / f"{pair}-{split}.tar.gz"
             data = _segments(archive, pair)
@@ -86,6 +111,13 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
             files[f"{pair}/{split}.tsv"] = format_judgments(data)
             judged |= {normalised(s) for s in data.src}
             counts[split] = len(data)
+        for split, name in (("dev", "dev"), ("test", "test20")):  # word tags, where cloned
+            archive = clone / "data" / "post-editing" / split / f"{pair}-{split}.tar.gz"
+            if archive.is_file():
+                files[f"{pair}/{split}.words.tsv"] = format_words(_word_tags(archive, pair, name))
+                used[archive.relative_to(clone).as_posix()] = sha256(archive)
+                labelled[f"{split}_labelled_sentences"] = \
+                    files[f"{pair}/{split}.words.tsv"].count("\n") - 1
         archive = clone / "data" / "post-editing" / "train" / f"{pair}-train.tar.gz"
         members = tar_members(archive)
         used[archive.relative_to(clone).as_posix()] = sha256(archive)
@@ -102,7 +134,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
         files[f"{pair}/train.{sl}"] = "".join(a + "\n" for a, _ in kept)
         files[f"{pair}/train.{tl}"] = "".join(b + "\n" for _, b in kept)
         built[pair] = {**{f"{s}_segments": n for s, n in counts.items()},
-                       "training_pairs": len(kept), "training_from": "post-editing train split"}
+                       "training_pairs": len(kept), "training_from": "post-editing train split", **labelled}
     return write_data_folder(out, files, "mlqe", REPOSITORY, clone, LICENCE, built, used)
 
 
@@ -110,7 +142,13 @@ def load(data: Path, split: str = "test", pairs: list[str] | None = None) -> Jud
     return load_folder(data, split, pairs, PAIRS, ("model_score",), "mlqe")
 
 
+def words(data: Path, split: str = "test", pairs: list[str] | None = None) -> LabelledWords:
+    """The post-editing word tags of dev or test (test20: the direct assessments' test
+    sentences, tokenised), as ``data mlqe`` wrote them from the clone."""
+    return load_words(data, split, pairs, PAIRS, "mlqe")
+
+
 BENCHMARK = register_benchmark(Benchmark(
     "mlqe", "MLQE-PE (WMT20 QE) direct assessments, no reference; dev for choosing settings, "
     "test for reporting", load, PAIRS, SPLITS, "data/mlqe", prepare, None,
-    {"model_score": "MT system's log-probability (glass-box)"}, ANCHORS, REPOSITORY))
+    {"model_score": "MT system's log-probability (glass-box)"}, ANCHORS, REPOSITORY, words=words))

