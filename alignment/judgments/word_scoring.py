@@ -24,6 +24,7 @@ class ScoredWords:
     signatures: dict[str, str]
     seconds: dict[str, float]
     grid: list[tuple[dict[str, float], float]] | None = None
+    threshold: float | None = None  # with the grid: the first row's pooled best-MCC threshold
 
 
 def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None = None,
@@ -49,6 +50,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
     signatures: dict[str, set[str]] = {}
     seconds = {"explain": 0.0}
     for_grid: list[tuple[list[np.ndarray], list[dict[str, np.ndarray]]]] = []
+    pooled: list[tuple[list[np.ndarray], list[np.ndarray]]] = []
 
     def add(label: str, pair: str, side: str, tags: list[np.ndarray], scores: list[np.ndarray],
             threshold: float | None = None) -> None:
@@ -60,6 +62,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
         if threshold is not None:
             for k, v in tag_mcc(tags, scores, threshold, resamples, seed).items():
                 metrics[f"{label}/{pair}/{side}/{k}"] = v
+            metrics[f"{label}/{pair}/{side}/threshold"] = threshold
 
     for pair in data.pairs:
         part = data.of_pair(pair)
@@ -77,6 +80,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
             signatures.setdefault(row.label, set()).add(words.signature)
             if grid and row is rows[0]:
                 for_grid.append((part.mt_tags, [w.terms for w in found]))
+                pooled.append((part.mt_tags, [w.scores for w in found]))
             views = {"": (lambda w: w.scores, lambda w: w.src_scores)}
             views.update({f" · {t} alone": ((lambda w, t=t: w.terms[t]),
                                            (lambda w, t=t: w.src_terms.get(t)))
@@ -95,23 +99,26 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
         rng = np.random.default_rng(seed)
         for side, tags in (("mt", part.mt_tags), ("src", part.src_tags)):
             add("random word scores", pair, side, tags, [rng.random(len(t)) for t in tags])
+    threshold = best_threshold([t for tags, _ in pooled for t in tags],
+                               [v for _, scores in pooled for v in scores]) if pooled else None
     return ScoredWords(metrics, labels, {k: joint_signature(v) for k, v in signatures.items()},
-                       seconds, weight_grid(for_grid) if grid else None)
+                       seconds, weight_grid(for_grid) if grid else None, threshold)
 
 
 def weight_grid(parts: list[tuple[list[np.ndarray], list[dict[str, np.ndarray]]]]
                 ) -> list[tuple[dict[str, float], float]]:
-    """Every weighting of the word terms over ``WEIGHT_GRID`` (up to scale: the first nonzero
-    weight's ratio is what matters, so duplicates are skipped), ranked by the mean over pairs
-    of (AUC + AP) / 2 on MT words; ``parts`` holds per pair the labels and each sentence's
-    terms."""
+    """Every weighting of the word terms over ``WEIGHT_GRID`` (weightings equal up to scale are
+    tried once: they rank words alike), ranked by the mean over pairs of (AUC + AP) / 2 on MT
+    words; ``parts`` holds per pair the labels and each sentence's terms."""
     import itertools
 
     from alignment.xmover.words import TERMS, WEIGHT_GRID, combine
 
     present = [t for t in TERMS if all(t in terms[0] for _, terms in parts)]
     seen, ranked = set(), []
-    for values in itertools.product(WEIGHT_GRID, repeat=len(present)):
+    # largest values first: of weightings equal up to scale, the one with the larger weights
+    # is the one tried and shown
+    for values in itertools.product(*(sorted(WEIGHT_GRID[t], reverse=True) for t in present)):
         if not any(values):
             continue
         top = max(values)
@@ -119,7 +126,7 @@ def weight_grid(parts: list[tuple[list[np.ndarray], list[dict[str, np.ndarray]]]
         if key in seen:
             continue
         seen.add(key)
-        weights = dict(zip(present, key))  # scaled so the largest weight is 1
+        weights = dict(zip(present, values))
         quality = []
         for tags, terms in parts:
             found = explanation_metrics(tags, [combine(t, weights) for t in terms], 1)

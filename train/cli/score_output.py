@@ -129,8 +129,7 @@ def _table(results, names, differences, bootstrap, signature) -> str:
     return "\n".join(lines)
 
 
-def render_words(result, explained: list, fmt: str, signature: str, threshold: float = 1.0
-                 ) -> str:
+def render_words(result, explained: list, fmt: str, signature: str, threshold: float) -> str:
     """One system's sentence scores with its word scores: ``text`` (each score, a tab, the
     hypothesis with [[words]] scoring above ``threshold`` marked), ``json`` (the sentence
     fields and ``words``: per segment the words and their scores, both sides) or ``tsv`` (a

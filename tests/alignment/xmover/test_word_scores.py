@@ -47,15 +47,17 @@ def test_tokens_are_assigned_to_the_users_whitespace_words(any_tiny_bert):
     assert sorted(set(owner[owner >= 0].tolist())) == list(range(len(words)))
 
 
-def test_pooling_and_combining_are_per_word_and_scale_free():
+def test_pooling_is_per_word_and_combining_keeps_each_terms_units():
     owner = np.array([0, 0, 1, 2, 2, 2])
     values = np.array([1.0, 3.0, 2.0, 0.5, 0.5, 0.5])
     assert pool_words(values, owner, 4, "max").tolist() == [3.0, 2.0, 0.5, (3.0 + 2.0 + 0.5) / 3]
     assert pool_words(values, owner, 3, "sum").tolist() == [4.0, 2.0, 1.5]
-    a = {"nearest": np.array([0.1, 0.5, 0.2]), "surprisal": np.array([3.0, 9.0, 1.0])}
-    scaled = {"nearest": a["nearest"] * 10, "surprisal": a["surprisal"] + 5}
-    np.testing.assert_allclose(combine(a, {"nearest": 1, "surprisal": 0.5}),
-                               combine(scaled, {"nearest": 1, "surprisal": 0.5}))
+    terms = {"nearest": np.array([0.1, 0.5, 0.2]), "surprisal": np.array([3.0, 9.0, 1.0])}
+    np.testing.assert_allclose(combine(terms, {"nearest": 1, "surprisal": 0.02}),
+                               [0.16, 0.68, 0.22])
+    # absolute: the same word values score the same in any sentence
+    longer = {k: np.append(v, [0.9]) for k, v in terms.items()}
+    np.testing.assert_allclose(combine(longer, {"nearest": 1})[:3], terms["nearest"])
 
 
 def test_transport_terms_point_at_the_hypothesis_token_with_no_counterpart():
@@ -89,7 +91,7 @@ def test_an_unrelated_word_in_the_translation_scores_worst_on_real_e5(e5_dir):
     good = words.explain(SRC, GOOD)
     # the same word position scores lower when it is the right translation
     assert good[0].terms["nearest"][3] < found[0].terms["nearest"][3]
-    assert "words:nearest=1@max" in words.signature
+    assert "words:nearest=1@max" in words.signature and words.mark_threshold > 0
 
 
 def test_lm_word_surprisals_add_up_to_its_sentence_score(tiny_gpt2):
@@ -143,3 +145,39 @@ def test_score_words_refuses_what_it_cannot_do_before_loading(tmp_path, capsys):
     assert "needs --words" in capsys.readouterr().err
     assert main(base + ["--hyp", str(tmp_path / "h"), "--words", "--word-weights", "x=1"]) == 2
     assert "unknown word term 'x'" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def tiny_bos_lm(tmp_path_factory):
+    """A 2-layer random GPT-2 whose tokenizer starts every text with <s>, as Gemma's does."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    out = tmp_path_factory.mktemp("tiny-bos-lm")
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.train_from_iterator(GOOD + WRONG, trainers.WordLevelTrainer(
+        special_tokens=["<pad>", "<unk>", "<s>"]))
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A",
+                                                       special_tokens=[("<s>", tok.token_to_id("<s>"))])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>",
+                                   bos_token="<s>")
+    fast.save_pretrained(out)
+    torch.manual_seed(0)
+    GPT2LMHeadModel(GPT2Config(vocab_size=tok.get_vocab_size(), n_embd=32, n_layer=2, n_head=4,
+                               n_positions=64)).save_pretrained(out)
+    return out
+
+
+def test_an_lm_that_reads_a_bos_token_predicts_every_word_after_it(tiny_bos_lm):
+    from alignment.xmover.lm import LanguageModelScorer
+
+    lm = LanguageModelScorer(str(tiny_bos_lm), device="cpu")
+    assert lm.bos == lm.tokenizer.bos_token_id
+    sentences = ["the dog eats telephone .", "volcano"]
+    mean = lm.score(sentences)
+    for text, value, per_word in zip(sentences, mean, lm.word_surprisals(sentences)):
+        n = len(text.split())  # one token a word here, each predicted (after <s>)
+        assert per_word.sum() == pytest.approx(-value * n, rel=1e-5)
+    assert mean[1] != 0.0  # a one-word sentence is scored too: its word follows <s>
