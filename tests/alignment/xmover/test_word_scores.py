@@ -4,6 +4,8 @@ up to its sentence score; asking for words leaves the sentence scores as they we
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -181,3 +183,30 @@ def test_an_lm_that_reads_a_bos_token_predicts_every_word_after_it(tiny_bos_lm):
         n = len(text.split())  # one token a word here, each predicted (after <s>)
         assert per_word.sum() == pytest.approx(-value * n, rel=1e-5)
     assert mean[1] != 0.0  # a one-word sentence is scored too: its word follows <s>
+
+
+def test_a_packaged_lm_split_over_packages_is_joined_once_into_the_cache(tmp_path, monkeypatch):
+    """The Gemma entry's path: the package has no whole GGUF file, so its own ``assemble``
+    joins it under a temporary name in the cache; the second lookup joins nothing."""
+    from alignment.xmover import lm as lm_module
+
+    package = tmp_path / "site" / "split_lm_pkg"
+    package.mkdir(parents=True)
+    log = tmp_path / "calls.txt"
+    (package / "__init__.py").write_text(
+        "def assemble(output_path, overwrite=False):\n"
+        "    import pathlib\n"
+        f"    log = pathlib.Path({str(log)!r})\n"
+        "    log.write_text((log.read_text() if log.exists() else '') + output_path.name + '\\n')\n"
+        "    output_path.write_bytes(b'GGUF joined')\n"
+        "    return output_path\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setattr(lm_module, "PACKAGED_LMS", lm_module.Registry.of(
+        "packaged LM", {"split-lm": ("split_lm_pkg", "model.gguf", "split-lm-pkg")}, "lm"))
+    folder, file = lm_module.resolve_gguf("split-lm")
+    assert file == "model.gguf" and (Path(folder) / file).read_bytes() == b"GGUF joined"
+    assert Path(folder).is_relative_to(Path(os.environ["CROSSALIGN_CACHE"]))
+    assert lm_module.resolve_gguf("split-lm") == (folder, file)
+    calls = log.read_text().split()
+    assert len(calls) == 1 and calls[0].endswith(".partial")  # once, never under the final name
+    assert [p.name for p in Path(folder).iterdir()] == ["model.gguf"]  # no partial left
