@@ -29,14 +29,14 @@ class ScoredWords:
 
 def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None = None,
                 weights: dict[str, float] | None = None, dev: LabelledWords | None = None,
-                resamples: int = 1000, seed: int = 0, log=print, grid: bool = False
-                ) -> ScoredWords:
+                resamples: int = 1000, seed: int = 0, log=print, grid: bool = False,
+                pool: str = "max") -> ScoredWords:
     """Word scores of every ``rows`` entry (``scoring.EncoderRow``) on ``data``, measured
     against its labels: the row's combined score (``weights``), each term alone, and a random
     row (the floor). With ``dev`` (labelled words of a dev split), each row's BAD threshold for
     MCC is the one with the best MCC on dev; without it, no MCC. With ``grid``, the first
     row's term weights are searched over ``WEIGHT_GRID`` (``weight_grid``): how the default
-    weights were chosen, on dev."""
+    weights were chosen, on dev. ``pool``: how subword values become a word's (``WordScorer``)."""
     import time
 
     from alignment.evaluation.metrics import get_metric
@@ -72,7 +72,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
             scorer = get_metric("xmoverscore").build(row.encoder_for(pair),
                                                      languages=tuple(pair.split("-")), lm=lm,
                                                      **options)
-            words = WordScorer(scorer, weights)
+            words = WordScorer(scorer, weights, pool)
             t0 = time.perf_counter()
             found = words.explain(part.src, part.mt)
             seconds["explain"] += time.perf_counter() - t0

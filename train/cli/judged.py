@@ -169,7 +169,7 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
                "reuse": speed_options(args), "lm_coef": args.lm_coef}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_words(data, rows, options, args.lm, weights, dev, args.bootstrap, args.seed, log,
-                         grid=split == "dev")
+                         grid=split == "dev", pool=args.word_pool)
     if args.format == "json":
         text = json.dumps({"benchmark": bench.name, "split": split, "pairs": data.pairs,
                            "rows": result.rows, "signatures": result.signatures,
@@ -245,6 +245,8 @@ def register_evaluate(tasks) -> None:
             p.add_argument("--sentences", dest="words", action="store_false",
                            help="measure sentence scores against people's sentence scores"
                            + ("" if bench.words_first else " (the default)"))
+            p.add_argument("--word-pool", choices=["max", "sum"], default="max",
+                           help="how a word's subword values become one (default: max)")
             p.add_argument("--word-weights", metavar="TERM=W,…",
                            help="weights of the word terms (transport, nearest, surprisal; "
                            "default: those chosen on Eval4NLP dev)")

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> None:
         from alignment.xmover.words import DEFAULT_WEIGHTS, WordScorer, parse_weights
 
         words = WordScorer(scorer, parse_weights(args.word_weights) if args.word_weights
-                           else DEFAULT_WEIGHTS)
+                           else DEFAULT_WEIGHTS, args.word_pool)
         share_encodings(scorer, {})
     results = scorer.score_systems(src, systems, progress=progress, warn=False)
     if words is not None:
@@ -173,6 +173,8 @@ def register(sub) -> None:
     p.add_argument("--word-weights", metavar="TERM=W,…",
                    help="weights of the word terms: transport, nearest, surprisal (the last "
                    "needs --lm; default: nearest=1,surprisal=0.02, chosen on Eval4NLP dev)")
+    p.add_argument("--word-pool", choices=["max", "sum"], default="max",
+                   help="how a word's subword values become one (default: max)")
     p.add_argument("--word-threshold", type=float,
                    help="text view: mark words scoring above this (default: the threshold "
                    "with the best MCC on Eval4NLP dev for the default weights, with or without "
