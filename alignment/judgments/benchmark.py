@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from alignment.catalogue import Registry
 from alignment.errors import InputError
 
-from .segments import JudgedSegments, concat, read_judgments
+from .segments import JudgedSegments, concat, prepared_files, read_judgments
 
 if TYPE_CHECKING:
     from .word_level import LabelledWords
@@ -84,24 +84,9 @@ def load_folder(data: Path, split: str, pairs: list[str] | None, known: tuple[st
     """The judged segments of a prepared folder (``data/PAIR/SPLIT.tsv``), for ``pairs`` or for
     every pair present."""
     data = Path(data)
-    if not data.is_dir():
-        raise InputError(f"folder not found (make it with: crossalign data {name} --from CLONE)",
-                         parameter="data")
-    present = [p for p in known if (data / p / f"{split}.tsv").is_file()]
-    for pair in pairs or []:
-        if pair not in known:
-            raise InputError(f"{name} has no pair '{pair}' (it has: {', '.join(known)})",
-                             parameter="pairs")
-        if pair not in present:
-            raise InputError(f"{data / pair / (split + '.tsv')} is missing (make it with: "
-                             f"crossalign data {name} --from CLONE --pairs {pair})", parameter="data")
-    chosen = pairs or present
-    if not chosen:
-        raise InputError(f"{data} holds no {name} pair with a {split} split (make it with: "
-                         f"crossalign data {name} --from CLONE)", parameter="data")
     parts = []
-    for pair in chosen:
-        part = read_judgments(data / pair / f"{split}.tsv", baselines)
+    for pair, path in prepared_files(data, f"{split}.tsv", pairs, known, name).items():
+        part = read_judgments(path, baselines)
         wrong = sorted(set(part.lp) - {pair})
         if wrong:
             raise InputError(f"holds pair(s) {wrong}, not {pair}", path=data / pair / f"{split}.tsv")

@@ -141,3 +141,27 @@ def format_judgments(data: JudgedSegments) -> str:
         cells += [repr(float(v[i])) for v in data.baselines.values()]
         lines.append("\t".join(clean(c) for c in cells))
     return "\n".join(lines) + "\n"
+
+
+def prepared_files(data: Path, file: str, pairs: list[str] | None, known: tuple[str, ...],
+                   name: str) -> dict[str, Path]:
+    """``data/PAIR/FILE`` of a folder ``crossalign data NAME`` made, by pair: for ``pairs`` (each
+    refused unless the benchmark knows it and the file is there) or every pair present; every
+    fault says how to make what is missing."""
+    data = Path(data)
+    if not data.is_dir():
+        raise InputError(f"folder not found (make it with: crossalign data {name} --from CLONE)",
+                         parameter="data")
+    present = [p for p in known if (data / p / file).is_file()]
+    for pair in pairs or []:
+        if pair not in known:
+            raise InputError(f"{name} has no pair '{pair}' (it has: {', '.join(known)})",
+                             parameter="pairs")
+        if pair not in present:
+            raise InputError(f"{data / pair / file} is missing (make it with: "
+                             f"crossalign data {name} --from CLONE --pairs {pair})", parameter="data")
+    chosen = pairs or present
+    if not chosen:
+        raise InputError(f"{data} holds no {name} pair with {file} (make it with: "
+                         f"crossalign data {name} --from CLONE)", parameter="data")
+    return {pair: data / pair / file for pair in chosen}

@@ -101,20 +101,10 @@ def load_words(data: Path, split: str, pairs: list[str] | None, known: tuple[str
                name: str) -> LabelledWords:
     """The labelled words of a prepared folder (``data/PAIR/SPLIT.words.tsv``), for ``pairs``
     or every pair present."""
-    data = Path(data)
-    present = [p for p in known if (data / p / f"{split}.words.tsv").is_file()]
-    for pair in pairs or []:
-        if pair not in known:
-            raise InputError(f"{name} has no pair '{pair}' (it has: {', '.join(known)})",
-                             parameter="pairs")
-        if pair not in present:
-            raise InputError(f"{data / pair / (split + '.words.tsv')} is missing (make it with: "
-                             f"crossalign data {name} --from CLONE --pairs {pair})", parameter="data")
-    chosen = pairs or present
-    if not chosen:
-        raise InputError(f"{data} holds no {name} word labels for {split} (make them with: "
-                         f"crossalign data {name} --from CLONE)", parameter="data")
-    parts = [read_words(data / p / f"{split}.words.tsv") for p in chosen]
+    from .segments import prepared_files
+
+    parts = [read_words(path) for path in
+             prepared_files(data, f"{split}.words.tsv", pairs, known, name).values()]
     return LabelledWords(*(sum((getattr(p, f) for p in parts), []) for f in
                            ("lp", "src", "mt", "mt_tags", "src_tags")))
 
