@@ -97,3 +97,6 @@ def test_evaluate_eval4nlp_measures_word_scores_of_a_real_encoder(tmp_path, caps
     text = capsys.readouterr().out
     assert "weights of the word terms on dev" in text and "MT AUC" in text
     assert "XMover-SHAP" in text  # the published dev anchors beside the rows
+    assert main(args + ["--sentences", "--format", "json"]) == 0  # the sentence scores' Pearson
+    sentence = json.loads(capsys.readouterr().out)["metrics"]
+    assert -1 <= sentence[f"{row}/ro-en/pearson"] <= 1
