@@ -14,7 +14,8 @@ from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
-from .sources import chosen_pairs, clone_folder, member_lines, sha256, tar_members, write_data_folder
+from .sources import (chosen_pairs, clone_folder, member_columns, sha256, tar_members,
+                      write_data_folder)
 from .word_level import LabelledWords, format_words, load_words, parse_tags
 
 REPOSITORY = "eval4nlp/SharedTask2021"
@@ -38,21 +39,10 @@ WORD_ANCHORS = (
 """The published word-level anchors this repository states (dev split only)."""
 
 
-def _split_files(archive: Path, split: str) -> dict[str, list[str]]:
-    files = tar_members(archive)
-    out = {}
-    for part in ("src", "mt", "da", "tgt-tags", "src-tags"):
-        _, lines = member_lines(files, f"/{split}.{part}", archive)
-        out[part] = lines
-    counts = {k: len(v) for k, v in out.items()}
-    if len(set(counts.values())) != 1:
-        raise InputError(f"the files differ in length: {counts}", path=archive)
-    return out
-
-
 def _read_pair(archive: Path, pair: str, split: str) -> tuple[JudgedSegments, LabelledWords]:
     """One ``PAIR-SPLIT.tar.gz``: its judged segments and labelled words, checked line by line."""
-    f = _split_files(archive, split)
+    f = member_columns(tar_members(archive), {part: f"/{split}.{part}" for part in
+                                              ("src", "mt", "da", "tgt-tags", "src-tags")}, archive)
     where = (lambda part: f"{archive}!{split}.{part}")
     human, mt_tags, src_tags = [], [], []
     for k, (src, mt) in enumerate(zip(f["src"], f["mt"]), start=1):

@@ -14,8 +14,8 @@ from alignment.errors import InputError
 from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
 from .segments import JudgedSegments, format_judgments
 from .word_level import LabelledWords, format_words, load_words, parse_tags
-from .sources import (chosen_pairs, clone_folder, member_lines, normalised, sha256, tar_members,
-                      write_data_folder)
+from .sources import (chosen_pairs, clone_folder, member_columns, member_lines, normalised,
+                      sha256, tar_members, write_data_folder)
 
 REPOSITORY = "sheffieldnlp/mlqe-pe"
 PAIRS = ("ro-en", "et-en", "ne-en", "si-en", "ru-en", "en-de", "en-zh")
@@ -68,12 +68,8 @@ def _word_tags(archive: Path, pair: str, name: str) -> LabelledWords:
     """The OK/BAD tags of one post-editing ``<pair>-<split>.tar.gz`` (WMT20 QE task 2): the MT
     words' tags (the gap tags between them left out, as Eval4NLP leaves them out) and the
     source words' tags, on the tokenised source and MT output."""
-    files = tar_members(archive)
-    lines = {part: member_lines(files, f"/{name}.{part}", archive)[1]
-             for part in ("src", "mt", "tags", "source_tags")}
-    counts = {k: len(v) for k, v in lines.items()}
-    if len(set(counts.values())) != 1:
-        raise InputError(f"the files differ in length: {counts}", path=archive)
+    lines = member_columns(tar_members(archive), {part: f"/{name}.{part}" for part in
+                                                  ("src", "mt", "tags", "source_tags")}, archive)
     mt_tags, src_tags = [], []
     for k, (src, mt) in enumerate(zip(lines["src"], lines["mt"]), start=1):
         where = f"{archive}!{name}.tags"
@@ -114,10 +110,10 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
         for split, name in (("dev", "dev"), ("test", "test20")):  # word tags, where cloned
             archive = clone / "data" / "post-editing" / split / f"{pair}-{split}.tar.gz"
             if archive.is_file():
-                files[f"{pair}/{split}.words.tsv"] = format_words(_word_tags(archive, pair, name))
+                tagged = _word_tags(archive, pair, name)
+                files[f"{pair}/{split}.words.tsv"] = format_words(tagged)
                 used[archive.relative_to(clone).as_posix()] = sha256(archive)
-                labelled[f"{split}_labelled_sentences"] = \
-                    files[f"{pair}/{split}.words.tsv"].count("\n") - 1
+                labelled[f"{split}_labelled_sentences"] = len(tagged)
         archive = clone / "data" / "post-editing" / "train" / f"{pair}-train.tar.gz"
         members = tar_members(archive)
         used[archive.relative_to(clone).as_posix()] = sha256(archive)

@@ -143,6 +143,11 @@ def format_judgments(data: JudgedSegments) -> str:
     return "\n".join(lines) + "\n"
 
 
+def present_pairs(data: str | Path, file: str, known: tuple[str, ...]) -> list[str]:
+    """The pairs of ``known`` whose ``data/PAIR/FILE`` is there."""
+    return [p for p in known if (Path(data) / p / file).is_file()]
+
+
 def prepared_files(data: Path, file: str, pairs: list[str] | None, known: tuple[str, ...],
                    name: str) -> dict[str, Path]:
     """``data/PAIR/FILE`` of a folder ``crossalign data NAME`` made, by pair: for ``pairs`` (each
@@ -152,7 +157,7 @@ def prepared_files(data: Path, file: str, pairs: list[str] | None, known: tuple[
     if not data.is_dir():
         raise InputError(f"folder not found (make it with: crossalign data {name} --from CLONE)",
                          parameter="data")
-    present = [p for p in known if (data / p / file).is_file()]
+    present = present_pairs(data, file, known)
     for pair in pairs or []:
         if pair not in known:
             raise InputError(f"{name} has no pair '{pair}' (it has: {', '.join(known)})",

@@ -126,6 +126,17 @@ def member_lines(files: dict[str, bytes], suffix: str, archive: Path) -> tuple[s
     return found[0], io.StringIO(text.lstrip("\ufeff")).read().splitlines()
 
 
+def member_columns(files: dict[str, bytes], suffixes: dict[str, str], archive: Path
+                   ) -> dict[str, list[str]]:
+    """Several line-parallel members of one archive (``name -> suffix``: each read with
+    ``member_lines``), refused unless they have one length."""
+    columns = {name: member_lines(files, suffix, archive)[1] for name, suffix in suffixes.items()}
+    counts = {k: len(v) for k, v in columns.items()}
+    if len(set(counts.values())) != 1:
+        raise InputError(f"the files differ in length: {counts}", path=archive)
+    return columns
+
+
 def write_data_folder(out: str | Path, files: dict[str, str], benchmark: str, repository: str,
                       clone: Path, licence: str, pairs: dict, inputs: dict[str, str]) -> dict:
     """Write ``files`` (relative path → text) and ``provenance.json`` — the repository, its

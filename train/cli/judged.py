@@ -99,11 +99,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
             for k, spec in enumerate(args.encoder or [])]
     extra = [Row(path, np.asarray(_read_scores(path, len(data))), f"scores from {path}")
              for path in args.scores or []]
-    options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
-               "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
-               "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
-               "sentence_map": args.sentence_map, "precision": args.precision,
-               "reuse": speed_options(args)}
+    options = _row_options(args)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,
@@ -158,15 +154,14 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
     data = bench.words(data_path, split, args.pairs)
     dev = None
     if "dev" in bench.splits and split != "dev":
-        present = [p for p in data.pairs if p in _pairs_with(bench, data_path, "dev")]
+        from alignment.judgments.segments import present_pairs
+
+        present = [p for p in present_pairs(data_path, "dev.words.tsv", bench.pairs)
+                   if p in data.pairs]
         dev = bench.words(data_path, "dev", present) if present else None
     rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
             for k, spec in enumerate(args.encoder)]
-    options = {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
-               "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
-               "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
-               "sentence_map": args.sentence_map, "precision": args.precision,
-               "reuse": speed_options(args), "lm_coef": args.lm_coef}
+    options = {**_row_options(args), "lm_coef": args.lm_coef}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_words(data, rows, options, args.lm, weights, dev, args.bootstrap, args.seed, log,
                          grid=split == "dev", pool=args.word_pool)
@@ -192,10 +187,13 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
     report(text, result.metrics, args.out)
 
 
-def _pairs_with(bench, data_path: str, split: str) -> list[str]:
-    from pathlib import Path
-
-    return [p for p in bench.pairs if (Path(data_path) / p / f"{split}.words.tsv").is_file()]
+def _row_options(args: argparse.Namespace) -> dict:
+    """The XMoverScore settings every --encoder row of ``evaluate NAME`` is built with."""
+    return {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
+            "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
+            "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
+            "sentence_map": args.sentence_map, "precision": args.precision,
+            "reuse": speed_options(args)}
 
 
 def register_evaluate(tasks) -> None:

@@ -50,12 +50,6 @@ def run(args: argparse.Namespace) -> None:
                            else DEFAULT_WEIGHTS, args.word_pool)
         share_encodings(scorer, {})
     results = scorer.score_systems(src, systems, progress=progress, warn=False)
-    if words is not None:
-        explained = words.explain(src, systems[0], progress=progress)
-        print(render_words(results[0], explained, args.format, words.signature,
-                           words.mark_threshold if args.word_threshold is None
-                           else args.word_threshold))
-        return
     if not args.quiet:
         files = {"sources": args.src, "hypotheses": names[0],
                  **{f"system {k}": n for k, n in enumerate(names, start=1)}}
@@ -67,6 +61,12 @@ def run(args: argparse.Namespace) -> None:
                 print(f"crossalign: note: {result.empty_hypotheses} of {len(src)} hypotheses "
                       f"{'in ' + name + ' ' if len(names) > 1 else ''}are empty; scored as the "
                       "formula defines them (special tokens only)", file=sys.stderr)
+    if words is not None:
+        explained = words.explain(src, systems[0], progress=progress)
+        print(render_words(results[0], explained, args.format, words.signature,
+                           words.mark_threshold if args.word_threshold is None
+                           else args.word_threshold))
+        return
     if args.consensus:
         results = with_consensus(results, systems, names)
     differences, bootstrap = None, None
