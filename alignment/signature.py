@@ -104,14 +104,15 @@ class XMoverSignature(Signature):
     sentence: str | None = None  # the sentence-level term and its weight, where it is added
     precision: str | None = None  # the opt-in int8 arithmetic; None: fp32, the published one
     xmover: str | None = None  # XMoverScore's own weight where it is not 1 (0: left out)
+    terms: str | None = None  # registered terms and their weights (alignment.xmover.setting)
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
                 "sub": "nobare" if self.subwords else None, "map": self.mapping,
                 "ngram": self.ngram, "xm": self.xmover, "idf": self.idf, "lm": self.lm,
                 "coef": self.coef,
-                "sent": self.sentence, "text": self.text, "lang": self.languages,
-                "prec": self.precision}
+                "sent": self.sentence, "terms": self.terms, "text": self.text,
+                "lang": self.languages, "prec": self.precision}
 
 
 @dataclass(frozen=True)

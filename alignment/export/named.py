@@ -1,23 +1,28 @@
-"""Exports by name. A short name (``wmt17/de-en``, ``center-clp-realnvp``) is a folder under one
-of the export roots, searched in order: the folders in ``$CROSSALIGN_EXPORTS`` (``:``-separated),
-the exports shipped in the repository (``exports/``), and ``$CROSSALIGN_CACHE/exports``. A name
-works wherever an export path does; an existing path always wins over a name."""
+"""Exports by name. A short name (``wmt17/de-en``, ``bible/es-en``) is a folder under one of the
+export roots, searched in order: the folders in ``$CROSSALIGN_EXPORTS`` (``:``-separated), the
+exports shipped in the repository (``exports/``), and ``$CROSSALIGN_CACHE/exports`` (where
+``export --build NAME --variant V`` puts what a recipe builds on demand). A name works wherever
+an export path does; an existing path always wins over a name; a mistyped one is refused with
+the close matches."""
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from alignment.catalogue import unknown_name
 from alignment.data.cache import default_cache_dir
 
-REMAP_FILE, CARD_FILE = "remap.json", "README.md"
+from .card import read_headline
+
+REMAP_FILE = "remap.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?\Z")
 SHIPPED = Path(__file__).resolve().parents[2] / "exports"  # beside the packages, in the clone
-# the card row `crossalign exports` shows: the one marked as what the export scores by default,
-# else the setting chosen on dev
-HEADLINES = ("(this export)", "(chosen on dev)")
+# exports that left the repository: their recipes build them on demand into the cache
+BUILT_ON_DEMAND = {"center-clp-realnvp": "bible/es-en --variant flow"}
 
 
 def export_roots() -> list[tuple[str, Path]]:
@@ -48,7 +53,28 @@ def resolve_export(name_or_path: str) -> str:
     if Path(name_or_path).expanduser().exists():
         return name_or_path
     found = find_export(name_or_path)
-    return str(found) if found is not None else name_or_path
+    if found is not None:
+        return str(found)
+    check_unknown_export(name_or_path)
+    return name_or_path
+
+
+def check_unknown_export(name: str) -> None:
+    """Refuse a name that can only mean an export but names none — under an export group
+    (``wmt17/de-xx``), close to an export's name, or one built on demand and not built yet —
+    with the catalogue's wording and the close matches; any other name may be an encoder."""
+    names = [e.name for e in list_exports()]
+    groups = {n.split("/")[0] for n in names if "/" in n}
+    variant = name.rpartition("-")[0] if "/" in name else ""
+    build = BUILT_ON_DEMAND.get(name) or (f"{variant} --variant {name.rpartition('-')[2]}"
+                                          if variant in names else None)
+    if build is None and name.split("/")[0] not in groups and not difflib.get_close_matches(
+            name, names, n=1, cutoff=0.85):
+        return
+    advice = "crossalign exports lists them" + (
+        f"; {name} is built on demand: crossalign export --build {build} --from CLONE"
+        if build else "")
+    raise unknown_name("export", name, names, parameter="encoder", advice=advice)
 
 
 @dataclass(frozen=True)
@@ -62,31 +88,12 @@ class ExportEntry:
     encoder: str
     layer: int
     mapping: str
-    agreement: str | None  # the card's headline row: "Pearson [CI] on BENCHMARK"
+    agreement: str | None  # the card's headline: "Pearson [CI] on BENCHMARK SPLIT"
     agreement_row: str | None  # that row's label: the setting it measured
     signature: str
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def card_headline(folder: Path, benchmark: str) -> tuple[str, str] | tuple[None, None]:
-    """The agreement row the card marks as the export's own (what scoring with it gives),
-    else as chosen on dev: ``(".393 [.323, .461] on wmt17", its label)``; ``(None, None)``
-    without a card or such a row."""
-    card = folder / CARD_FILE
-    if not card.is_file():
-        return None, None
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
-            for line in card.read_text(encoding="utf-8").splitlines()]
-    for mark in HEADLINES:
-        for cells in rows:
-            if len(cells) == 2 and mark in cells[0]:
-                label = cells[0]
-                for known in HEADLINES:  # a row may carry both marks
-                    label = label.replace(known, "")
-                return f"{cells[1]} on {benchmark}", label.strip()
-    return None, None
 
 
 def list_exports() -> list[ExportEntry]:
@@ -101,11 +108,12 @@ def list_exports() -> list[ExportEntry]:
                 continue
             try:
                 meta = json.loads(remap.read_text(encoding="utf-8"))
+                headline = read_headline(folder)
                 entry = ExportEntry(name, where, str(folder),
                                     f"{meta['src_lang']}-{meta['tgt_lang']}", meta["encoder"],
                                     int(meta["layer"]), meta["mapping_type"],
-                                    *card_headline(folder, name.split("/")[0]),
-                                    meta["signature"])
+                                    headline.value() if headline else None,
+                                    headline.row if headline else None, meta["signature"])
             except (OSError, ValueError, KeyError, TypeError):
                 continue
             entries[name] = entry

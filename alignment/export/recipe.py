@@ -1,7 +1,8 @@
-"""An export's recipe: the public data and the one ``crossalign train`` command that made it,
-kept in the export as ``recipe.json``, so that an export is provenance rather than a binary to
-trust. ``crossalign export --build NAME --from CLONE`` replays it and compares what it made
-with the export, fingerprint by fingerprint (``compare``)."""
+"""An export's recipe: the public data, the one ``crossalign train`` command that made it, the
+scoring options its card measures it with, and variants built on demand (a flow), kept in the
+export as ``recipe.json``, so that an export is provenance rather than a binary to trust.
+``crossalign export --build NAME --from CLONE`` replays it and compares what it made with the
+export, fingerprint by fingerprint (``compare``)."""
 from __future__ import annotations
 
 import json
@@ -16,25 +17,42 @@ RECIPE_FILE = "recipe.json"
 RECIPE_FORMAT = "crossalign-recipe-1"
 # options the build sets itself: the text comes from the data folder, the output is its own
 SET_BY_BUILD = ("--src", "--tgt", "--out", "--overwrite", "--config")
+# data sets built from the machine's own packages: no clone, no pair folder
+LOCAL_DATA = ("bible",)
 # what must be equal for a rebuilt export to be the shipped one (remap.json fields)
 COMPARED = ("mapping_fingerprint", "data_fingerprint", "n_pairs", "sentence_map", "signature")
-REBUILD_HEADING = "## Rebuild it"
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """``benchmark``'s data folder (``crossalign data BENCHMARK --from CLONE``) gives
-    ``PAIR/train.xx`` and ``PAIR/train.yy``; ``train`` is every other option of the
-    ``crossalign train`` command run on them."""
+    """``benchmark``'s data folder (``crossalign data BENCHMARK --from CLONE``; ``bible``:
+    from the machine's SWORD modules) gives ``train.xx`` and ``train.yy``; ``train`` is every
+    other option of the ``crossalign train`` command run on them; ``score`` the options the
+    export is scored and measured with (``--lm smollm2-135m --lm-coef 0.01``); ``variants``
+    other exports of the same recipe, each the train options it replaces (``flow``)."""
 
     benchmark: str
     pair: str
     train: tuple[str, ...]
+    score: tuple[str, ...] = ()
+    variants: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
-        problem = _problem(self.pair, self.train)
+        problem = _problem(self.pair, self.train) or next(
+            (p for _, opts in self.variants if (p := _problem(self.pair, opts))), None)
         if problem:
             raise InputError(problem, parameter="recipe")
+
+    def variant(self, name: str) -> "Recipe":
+        """The recipe of variant ``name``: its options set over the train command's."""
+        from alignment.catalogue import check_choice
+
+        check_choice(name, dict(self.variants), "variant", "variant")
+        options = dict(self.variants)[name]
+        out = Recipe(self.benchmark, self.pair, self.train, self.score)
+        for flag, value in zip(options[::2], options[1::2]):
+            out = out.with_option(flag, value)
+        return out
 
     def with_option(self, flag: str, value: str) -> "Recipe":
         """This recipe with ``flag value`` set (replaced where it is, else added)."""
@@ -43,15 +61,26 @@ class Recipe:
             train[train.index(flag) + 1] = value
         else:
             train += [flag, value]
-        return Recipe(self.benchmark, self.pair, tuple(train))
+        return Recipe(self.benchmark, self.pair, tuple(train), self.score, self.variants)
+
+    @property
+    def needs_clone(self) -> bool:
+        return self.benchmark not in LOCAL_DATA
+
+    def folder(self, data: str | Path) -> Path:
+        """The pair's folder in a data folder (``test.tsv``, ``train.xx``)."""
+        base = Path(data) / self.benchmark
+        return base if not self.needs_clone else base / self.pair
 
     def text(self, data: str | Path) -> tuple[Path, Path]:
         """(source text, target text) of the pair in a data folder."""
         src, tgt = self.pair.split("-")
-        folder = Path(data) / self.benchmark / self.pair
-        return folder / f"train.{src}", folder / f"train.{tgt}"
+        return self.folder(data) / f"train.{src}", self.folder(data) / f"train.{tgt}"
 
     def data_command(self, clone: str = "CLONE", out: str = "data") -> list[str]:
+        if not self.needs_clone:
+            return ["crossalign", "data", self.benchmark, "--pair", self.pair, "--out",
+                    f"{out}/{self.benchmark}"]
         return ["crossalign", "data", self.benchmark, "--from", clone, "--out",
                 f"{out}/{self.benchmark}", "--pairs", self.pair]
 
@@ -65,8 +94,13 @@ class Recipe:
         return "\n".join(shlex.join(c) for c in (self.data_command(), self.train_command()))
 
     def as_dict(self) -> dict:
-        return {"format": RECIPE_FORMAT, "benchmark": self.benchmark, "pair": self.pair,
-                "train": list(self.train), "commands": self.shell().splitlines()}
+        out = {"format": RECIPE_FORMAT, "benchmark": self.benchmark, "pair": self.pair,
+               "train": list(self.train)}
+        if self.score:
+            out["score"] = list(self.score)
+        if self.variants:
+            out["variants"] = {k: list(v) for k, v in self.variants}
+        return {**out, "commands": self.shell().splitlines()}
 
     def write(self, export: str | Path) -> Path:
         path = Path(export) / RECIPE_FILE
@@ -89,30 +123,36 @@ class Recipe:
         for key, kind in (("benchmark", str), ("pair", str), ("train", list)):
             if not isinstance(raw.get(key), kind):
                 raise InputError(f"'{key}' must be a {kind.__name__}", path=path)
-        if not all(isinstance(a, str) for a in raw["train"]):
-            raise InputError("'train' must be a list of strings", path=path)
-        problem = _problem(raw["pair"], raw["train"])
-        if problem:
-            raise InputError(problem, path=path)
-        return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]))
+        variants = raw.get("variants", {})
+        lists = [("train", raw["train"]), ("score", raw.get("score", [])),
+                 *((f"variants.{k}", v) for k, v in (variants.items()
+                                                     if isinstance(variants, dict) else []))]
+        if not isinstance(variants, dict):
+            raise InputError("'variants' must be an object of option lists", path=path)
+        for key, value in lists:
+            if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+                raise InputError(f"'{key}' must be a list of strings", path=path)
+        for _, options in [("train", raw["train"]), *variants.items()]:
+            problem = _problem(raw["pair"], options)
+            if problem:
+                raise InputError(problem, path=path)
+        return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
+                   tuple(raw.get("score", [])), tuple((k, tuple(v)) for k, v in variants.items()))
 
 
-def card_section(name: str, recipe: Recipe, repository: str = "", note: str = "") -> str:
-    """What an export's card says of its recipe: the one command that rebuilds and checks it
-    (``note``: what is known of how it reproduces, when not every fingerprint does)."""
-    clone = f" (a clone of https://github.com/{repository})" if repository else ""
-    return "\n".join([
-        REBUILD_HEADING, "",
-        f"`recipe.json` holds the public data and the one `train` command that made this "
-        f"export. This replays them from CLONE{clone} and compares every fingerprint with the "
-        "shipped one (docs/exports.md):", "", "```sh",
-        f"crossalign export --build {name} --from CLONE --out rebuilt/{name}", "```", "",
-        "It runs:", "", "```sh", recipe.shell(), "```", "", *([note, ""] if note else [])])
-
-
-def with_card_section(card: str, section: str) -> str:
-    """``card`` with its rebuild section replaced by (or ended with) ``section``."""
-    return card.split(REBUILD_HEADING)[0].rstrip("\n") + "\n\n" + section
+def rebuild_section(name: str, recipe: Recipe, variant: str | None = None) -> list[str]:
+    """What an export's card says of its recipe: the one command that rebuilds and checks it."""
+    clone = "" if not recipe.needs_clone else " --from CLONE"
+    build = f"crossalign export --build {name.rpartition('-')[0] if variant else name}" + (
+        f" --variant {variant}" if variant else "") + clone
+    return [
+        "`recipe.json` holds the data and the one `train` command that made this export. This "
+        "replays them" + (" from CLONE (a clone of the benchmark's public repository)"
+                          if recipe.needs_clone else "") + (
+            " into the cache, where the name finds it" if variant else
+            " and compares every fingerprint with the shipped one") + " (docs/exports.md):", "",
+        "```sh", build + ("" if variant else f" --out rebuilt/{name}"), "```", "",
+        "It runs:", "", "```sh", recipe.shell(), "```"]
 
 
 def _problem(pair: str, train) -> str | None:

@@ -235,11 +235,13 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         scored.append(Row("sentence alone", sentence, " ; ".join(sorted(term_sigs))))
     scored += list(extra)
     if agreement is not None:
-        from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE, standardise, \
-            standardised_sum
+        from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE
+        from alignment.xmover.setting import Setting, standardise
 
-        scored += [Row(f"{r.label} ⊕ consensus", standardised_sum([r.scores, agreement], lp),
-                       f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}") for r in scored]
+        with_it = Setting.of(consensus=1.0)
+        scored += [Row(with_it.label(r.label), with_it.combine(
+            {"xmover": r.scores, "consensus": agreement}, lp),
+            f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}") for r in scored]
         scored.append(Row("consensus alone", standardise(agreement, lp), SIGNATURE))
     if with_baselines:
         scored += [Row(label, data.baselines[col], f"the data's '{col}' column")

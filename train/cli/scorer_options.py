@@ -43,18 +43,60 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--idf-src", help="corpus (one sentence a line) for source idf weights")
     p.add_argument("--idf-hyp", help="corpus for hypothesis idf weights")
     p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
-    p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
-                   "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
-    p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
-                   help="XMoverScore's own weight in the score (default 1); 0 leaves it out, "
-                   "scoring with the sentence term and the LM alone — from English, the sentence "
-                   "map alone is the row that agrees (docs/single_system.md)")
+    add_weight_options(p)
     add_sentence_options(p)
     add_speed_options(p)
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
     p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
     p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
                    "cores above two, else one)")
+
+
+def add_weight_options(p: argparse.ArgumentParser) -> None:
+    """The weight of each term of the scoring setting (``alignment.xmover.setting``):
+    ``--xmover-coef``, ``--lm-coef`` and ``--term NAME=W`` for a registered term (the
+    sentence term's weight is ``add_sentence_options``'s)."""
+    p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
+                   "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
+    p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
+                   help="XMoverScore's own weight in the score (default 1); 0 leaves it out, "
+                   "scoring with the sentence term and the LM alone — from English, the sentence "
+                   "map alone is the row that agrees (docs/single_system.md)")
+    p.add_argument("--term", action="append", metavar="NAME=W",
+                   help="add a registered term with this weight (repeatable; "
+                   "alignment.xmover.setting.register_term)")
+
+
+def add_grid_options(p: argparse.ArgumentParser) -> None:
+    """The weights ``choose`` searches, for every term of the setting."""
+    from alignment.xmover.setting import TERMS
+
+    for name in ("lm", "sentence"):
+        p.add_argument(f"--{name}-weights", nargs="+", type=float,
+                       default=list(TERMS[name].grid), help=f"{TERMS[name].label} weights "
+                       "searched" + (" (0 alone: no sentence term)" if name == "sentence" else ""))
+    p.add_argument("--term-weights", action="append", metavar="NAME=W,W,…",
+                   help="a registered term and the weights searched for it (repeatable)")
+
+
+def check_weights(args: argparse.Namespace, many: bool = False) -> None:
+    """``--xmover-coef`` and the registered terms' weights, refused before anything loads."""
+    import math
+
+    from alignment.errors import InputError
+
+    value = getattr(args, "xmover_coef", 1.0)
+    if not (math.isfinite(value) and value >= 0):
+        raise InputError(f"must be finite and >= 0, got {value}", parameter="xmover-coef")
+    term_weights(args, many)
+
+
+def term_weights(args: argparse.Namespace, many: bool = False) -> dict:
+    """The registered terms' weights the options give (``many``: the lists to search)."""
+    from alignment.xmover.setting import parse_term_weights
+
+    found = parse_term_weights(getattr(args, "term_weights" if many else "term", None), many)
+    return found if many else {k: v[0] for k, v in found.items()}
 
 
 def add_speed_options(p: argparse.ArgumentParser, reuse_default: bool = False) -> None:
@@ -120,6 +162,7 @@ def check_scorer_options(args: argparse.Namespace) -> None:
         raise InputError("must be >= 1", parameter="ngram")
     if bool(args.src_lang) != bool(args.tgt_lang):
         raise InputError("give both --src-lang and --tgt-lang, or neither", parameter="src-lang")
+    check_weights(args)
     if args.public_gbdd and not args.mapping:
         raise InputError("--public-gbdd applies to a --mapping .GBDD file; none given",
                          parameter="public-gbdd")
@@ -145,7 +188,7 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
         languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer,
         sentence_map=args.sentence_map, precision=getattr(args, "precision", "fp32"),
-        xmover_coef=getattr(args, "xmover_coef", 1.0),
+        xmover_coef=getattr(args, "xmover_coef", 1.0), terms=term_weights(args),
         reuse=speed_options(args) if hasattr(args, "reuse") else None)
     if not quiet:
         for note in scorer.notes:

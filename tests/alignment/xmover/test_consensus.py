@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.xmover.consensus import (chrf, consensus_scores, other_outputs, standardise,
-                                        standardised_sum)
+from alignment.xmover.consensus import chrf, consensus_scores, other_outputs
+from alignment.xmover.setting import Setting, standardise
 
 
 def test_chrf_is_one_for_equal_strings_zero_for_disjoint_and_ignores_spaces():
@@ -40,6 +40,8 @@ def test_standardising_is_within_each_pair_and_missing_values_take_the_mean():
     z = standardise(values, groups)
     assert z[:3] == pytest.approx([-1.2247449, 0.0, 1.2247449])
     assert z[3:] == pytest.approx([-1.0, 1.0, 0.0])  # NaN → its pair's mean
-    summed = standardised_sum([values, -values], groups)
+    summed = Setting.of(consensus=1.0).combine({"xmover": values, "consensus": -values}, groups)
     assert summed == pytest.approx(np.zeros(6))  # equal weights, opposite terms
-    assert standardised_sum([values], groups, [2.0]) == pytest.approx(2 * z)
+    doubled = Setting.of(consensus=2.0).combine({"xmover": 0 * values, "consensus": values},
+                                                groups)
+    assert doubled == pytest.approx(2 * z)

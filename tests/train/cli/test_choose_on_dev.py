@@ -76,7 +76,7 @@ def _ro_export(folder: Path, tiny_bert) -> Path:
 @pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
 def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_dev, tiny_bert,
                                                                  tiny_gpt2, capsys):
-    from alignment.export.named import card_headline
+    from alignment.export.card import read_headline
     from alignment.export.remapped import load_remapped
 
     import tempfile
@@ -97,9 +97,10 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     for row, (lo, hi) in chosen["intervals"].items():
         assert lo <= chosen["best"][row]["pearson"] <= hi
     assert {"unmapped", "clp", "LM", "sentence"} <= set(chosen["signatures"])
-    value, row = card_headline(out, "mlqe")
-    assert float(value.split()[0].replace("−", "-")) == pytest.approx(best, abs=5e-4)
-    assert row.startswith(chosen["chosen"]["row"])
+    headline = read_headline(out)
+    assert headline.pearson == pytest.approx(best, abs=5e-4) and headline.on == "mlqe dev"
+    assert headline.lo <= headline.pearson <= headline.hi
+    assert headline.row.startswith(chosen["chosen"]["row"])
     assert f"crossalign score --encoder {out} --src SRC" in (out / "README.md").read_text()
     meta = json.loads((out / "remap.json").read_text())
     assert (meta["src_lang"], meta["tgt_lang"]) == ("ro", "en")

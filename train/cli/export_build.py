@@ -1,0 +1,178 @@
+"""``crossalign export --build``: an export made from its recipe by the product's own verbs —
+``data`` and ``train`` replayed in a scratch folder, compared with the shipped export field by
+field, and with ``--card`` measured by ``evaluate`` on its benchmark's test split and given its
+card. ``--variant`` builds what a recipe offers on demand (a flow) into the cache."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from alignment.errors import InputError
+
+UNMAPPED, THIS = "unmapped", "this export"
+
+
+def _target(args: argparse.Namespace):
+    """(the recipe, the export it is compared with or None, the name) ``--build`` names."""
+    from alignment.export.named import resolve_export
+    from alignment.export.recipe import RECIPE_FILE, Recipe
+    from alignment.export.remapped import REMAP_FILE
+
+    given = Path(args.build)
+    if given.is_file() and given.name == RECIPE_FILE:  # a recipe: named BENCHMARK/PAIR
+        recipe = Recipe.read(given.parent)
+        return recipe, None, f"{recipe.benchmark}/{recipe.pair}"
+    export = Path(resolve_export(args.build))
+    if not (export / REMAP_FILE).is_file():
+        raise InputError(f"'{args.build}' is no export here or by name (crossalign exports "
+                         "lists them), nor a recipe.json", parameter="build")
+    recipe = Recipe.read(export)
+    if args.variant:
+        return recipe.variant(args.variant), None, f"{args.build}-{args.variant}"
+    return recipe, export, args.build
+
+
+def default_out(name: str) -> Path:
+    """Where a variant goes without ``--out``: the cache's exports, found by name."""
+    from alignment.data.cache import default_cache_dir
+
+    return default_cache_dir() / "exports" / name
+
+
+def build(args: argparse.Namespace) -> None:
+    """Replay the recipe (its data command on ``--from CLONE``, then its ``train`` command) in
+    a scratch folder, write what it made to ``--out`` with its recipe and a ``build.json``
+    report, compare it with the shipped export, and with ``--card`` measure and describe it."""
+    from alignment.atomic import atomic_dir, check_output_dir, write_text
+    from alignment.export.recipe import compare
+    from alignment.export.remapped import REMAP_FILE
+
+    from . import main
+
+    if args.run is not None or args.export is not None or args.upgrade is not None:
+        raise InputError("--build takes no --run, --export or --upgrade", parameter="build")
+    recipe, shipped_at, name = _target(args)
+    if recipe.needs_clone and (args.clone is None or not Path(args.clone).is_dir()):
+        raise InputError(f"--build needs --from CLONE, a folder holding a clone of the "
+                         f"{recipe.benchmark} repository (got {args.clone})", parameter="from")
+    if args.out is None and not args.variant:
+        raise InputError("give --out (a variant goes to the cache by default)", parameter="out")
+    out = Path(args.out) if args.out else default_out(name)
+    inputs = tuple(p for p in (shipped_at, args.clone) if p is not None)
+    check_output_dir(out, REMAP_FILE, args.overwrite, inputs=inputs)
+    shipped = None if shipped_at is None else \
+        json.loads((shipped_at / REMAP_FILE).read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="crossalign-build-") as scratch:
+        data, run_dir = Path(scratch) / "data", Path(scratch) / "run"
+        for step in (recipe.data_command(str(args.clone), str(data)),
+                     recipe.train_command(data, str(run_dir))):
+            print("$ " + " ".join(step), flush=True)
+            if main(step[1:]) != 0:
+                raise InputError(f"the recipe of {name} failed at `{' '.join(step[:3])}` "
+                                 "(its error is above)", parameter="build")
+        built = run_dir / "export"
+        meta = json.loads((built / REMAP_FILE).read_text(encoding="utf-8"))
+        rows = [] if shipped is None else compare(shipped, meta)
+        card = measured_card(recipe, name, data, built, Path(scratch), args) if args.card \
+            else None
+        with atomic_dir(out, REMAP_FILE, args.overwrite, inputs=inputs) as tmp:
+            for item in built.iterdir():
+                if not item.name.startswith("."):
+                    (shutil.copytree if item.is_dir() else shutil.copy2)(item, tmp / item.name)
+            recipe.write(tmp)
+            if card is not None:
+                write_text(tmp / "README.md", card.replace(str(built), name))
+            write_text(tmp / "build.json", json.dumps({
+                "export": name, "recipe": recipe.as_dict(),
+                "reproduced": all(r[3] for r in rows) if rows else None,
+                "fields": [{"field": f, "shipped": a, "rebuilt": b, "equal": e}
+                           for f, a, b, e in rows]}, indent=2, ensure_ascii=False) + "\n")
+    for field, a, b, equal in rows:
+        print(f"{'same' if equal else 'DIFFERS':8} {field}: {b}" + ("" if equal else f" (shipped: {a})"))
+    differ = [r[0] for r in rows if not r[3]]
+    if differ:
+        raise InputError(f"the rebuilt export in {out} is not {shipped_at}: {', '.join(differ)} "
+                         "differ (build.json lists both)", parameter="build")
+    if rows:
+        print(f"reproduced {args.build} in {out}: every fingerprint is the shipped one")
+    else:
+        print(f"built {name} from its recipe in {out}" + (
+            f" (use it by name: --encoder {name})" if args.out is None else ""))
+
+
+def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: Path) -> dict:
+    """``crossalign evaluate BENCHMARK`` of ``rows`` on the pair's test split, as JSON."""
+    from . import main
+
+    argv = ["evaluate", recipe.benchmark, "--data", str(data / recipe.benchmark), "--pairs",
+            recipe.pair, "--encoder", *rows, "--labels", *labels, *recipe.score, "--format",
+            "json", "-q", "--out", str(scratch / "measured")]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(argv)
+    if code != 0:
+        raise InputError(f"measuring the built export failed (`crossalign {' '.join(argv[:2])}`;"
+                         " its error is above)", parameter="card")
+    return json.loads(printed.getvalue())
+
+
+def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
+                  args: argparse.Namespace) -> str:
+    """The card of a built export: its agreement with people on the benchmark's test split
+    (beside the unmapped encoder and, for a variant, the export it varies), how to use it and
+    how to rebuild it. A recipe without human judgments gets no agreement table."""
+    from alignment.export.card import Headline, card_text, fmt_r, markdown_table
+    from alignment.export.recipe import rebuild_section
+
+    meta = json.loads((built / "remap.json").read_text(encoding="utf-8"))
+    score = " ".join(recipe.score)
+    use = ["```sh", f"crossalign score --encoder {name} --src SRC --hyp MT {score}".rstrip(),
+           "```"]
+    sections = []
+    headline = None
+    if recipe.needs_clone:
+        rows, labels = [meta["encoder"], str(built)], [UNMAPPED, THIS]
+        if args.variant:
+            rows.insert(1, args.build)
+            labels.insert(1, f"{args.build} (shipped)")
+        found = _evaluate(recipe, data, rows, labels, scratch)
+        metrics, shown = found["metrics"], [r["label"] for r in found["rows"]]
+        own = [r for r in shown if r.startswith(THIS)][-1]
+        p = f"{own}/avg"
+        headline = Headline(own.replace(THIS, name), metrics[f"{p}/pearson"],
+                            metrics[f"{p}/pearson_lo"], metrics[f"{p}/pearson_hi"],
+                            f"{recipe.benchmark} test")
+        first = shown[0]
+        table = markdown_table(
+            ["row", "Pearson [95% CI]", f"Δ vs {first} [95% CI]"],
+            [[r, f"{fmt_r(metrics[f'{r}/avg/pearson'])} [{fmt_r(metrics[f'{r}/avg/pearson_lo'])}"
+              f", {fmt_r(metrics[f'{r}/avg/pearson_hi'])}]",
+              "" if r == first or f"{r}/avg/diff" not in metrics else
+              f"{metrics[f'{r}/avg/diff']:+.3f} [{metrics[f'{r}/avg/diff_lo']:+.3f}, "
+              f"{metrics[f'{r}/avg/diff_hi']:+.3f}]"] for r in shown])
+        segments = int(metrics[f"{first}/{recipe.pair}/segments"])
+        command = (f"crossalign data {recipe.benchmark} --from CLONE --pairs {recipe.pair} && "
+                   f"crossalign evaluate {recipe.benchmark} --pairs {recipe.pair} --encoder "
+                   f"{' '.join(rows[:-1])} {name} --labels "
+                   + " ".join(f"'{x}'" if " " in x else x for x in labels) + f" {score}")
+        sections.append(("Agreement with people", [
+            f"Segment-level Pearson with the human scores of {recipe.benchmark} test "
+            f"({segments} segments of {recipe.pair}; 95% bootstrap intervals over segments; "
+            f"Δ: paired bootstrap against the first row). No row reads the reference but the "
+            "data's own baselines. Measured by `crossalign export --build … --card`, which runs:",
+            "", "```sh", command.replace("  ", " "), "```", "", *table, "",
+            "Signatures:", "", *[f"- {r['label']}: `{r['signature']}`" for r in found["rows"]
+                                 if r["label"] in (own, first)]]))
+    sections += [("Use it", use), ("Rebuild it", rebuild_section(name, recipe, args.variant))]
+    if recipe.variants:
+        sections.append(("Variants built on demand", [
+            f"- `{v}`: `crossalign export --build {name} --variant {v} --from CLONE` (train "
+            f"options {' '.join(opts)}), then `--encoder {name}-{v}`" for v, opts in recipe.variants]))
+    title = (f"{name}: {meta['encoder']}, layer {meta['layer']}, `{meta['mapping_type']}`"
+             + (" + sentence map" if meta.get("sentence_map") else "") + f", {recipe.pair}")
+    return card_text(title, headline, sections)
