@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -18,14 +17,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from alignment.atomic import atomic_path  # noqa: E402
-from alignment.evaluation.criteria import mmd  # noqa: E402
-from alignment.unsupervised.self_training import SelfTrainingConfig  # noqa: E402
-from alignment.unsupervised.constraints import cross_correlation  # noqa: E402
-from tests.conftest import identity_flow, planted_rotation  # noqa: E402
-from train.unsupervised.self_training import refit_flow  # noqa: E402
+from alignment.atomic import atomic_path
+from alignment.evaluation.criteria import mmd
+from alignment.unsupervised.self_training import SelfTrainingConfig
+from alignment.unsupervised.constraints import cross_correlation
+from tests.conftest import identity_flow, planted_rotation
+from train.unsupervised.self_training import refit_flow
 
 
 def measure(flow, x: torch.Tensor, truth: torch.Tensor, pool: torch.Tensor) -> dict[str, float]:

@@ -20,44 +20,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
-from alignment.judgments import get_benchmark  # noqa: E402
-from alignment.judgments.agreement import Row, format_agreement, segment_agreement  # noqa: E402
-from alignment.judgments.scoring import segment_consensus  # noqa: E402
-from alignment.judgments.dev_choice import best_weight, choose_on_dev  # noqa: E402
-from alignment.judgments.dev_choice import combined as add_terms  # noqa: E402
-from alignment.xmover.consensus import standardise, standardised_sum  # noqa: E402
+from alignment.judgments import get_benchmark
+from alignment.judgments.agreement import Row, format_agreement, segment_agreement
+from alignment.judgments.scoring import segment_consensus
+from alignment.judgments.dev_choice import best_weight, choose_on_dev
+from alignment.xmover.setting import TERMS, Setting, standardise
+from benchmarks.harness import pairs as benchmark_pairs
+from benchmarks.harness import run_once as run
 
 ENCODER = "multilingual-e5-small-q4"
 LAYER = 8  # the 2022 formula's default layer: the metric as users get it
-PAIRS = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
-         "mlqe": ["ro-en", "et-en", "ne-en", "si-en", "ru-en"]}
+PAIRS = {b: benchmark_pairs(b, into_english=True) for b in ("wmt17", "mlqe")}
 MAPS = {"center > clp": "clp", "clp_flow": "flow", "mining": "mining",
         "mining (comparable)": "mining-comparable"}
 LM = "smollm2-135m"
-COEFS = [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
-SENTENCE_COEFS = [0.0, 0.05, 0.1, 0.2, 0.5, 1.0]  # the sentence-level term's weights tried on dev
-
-
-def run(cmd: list[str], folder: Path) -> float:
-    """Run ``cmd`` unless ``folder`` already holds its result; its wall-clock seconds."""
-    stamp = folder.parent / f"{folder.name}.wall.json"  # beside the run: never inside it
-    if stamp.is_file():
-        return json.loads(stamp.read_text())["seconds"]
-    print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True)
-    seconds = time.perf_counter() - start
-    stamp.write_text(json.dumps({"seconds": seconds, "command": cmd}))  # written last: done
-    return seconds
+COEFS, SENTENCE_COEFS = TERMS["lm"].grid, TERMS["sentence"].grid  # the weights tried on dev
 
 
 def train_maps(root: Path, data: Path, bench: str, pair: str, sentences: int,
@@ -180,10 +162,12 @@ def rows_with_lm(rows: dict[str, np.ndarray], coef: dict[str, float],
     lm = rows["LM alone"]
     base = [k for k in rows if not k.endswith("⊕ LM") and k not in TERMS]
     weight = {k: coef.get(k, coef["unmapped"]) for k in base}
-    listed = [(k, rows[k]) for k in base] + [(f"{k} ⊕ LM", rows[k] + weight[k] * lm) for k in base]
+    listed = [(k, rows[k]) for k in base] + [
+        (f"{k} ⊕ LM", Setting.of(lm=weight[k]).combine({"xmover": rows[k], "lm": lm}))
+        for k in base]
     listed.append(("LM alone", lm))
     if "sentence alone" in rows:
-        listed += [(f"{k} ⊕ LM ⊕ sentence", rows[k] + weight[k] * lm + sentence[k] * rows["sentence alone"])
+        listed += [(f"{k} ⊕ LM ⊕ sentence", combined(rows, k, weight[k], sentence[k]))
                    for k in ("unmapped", "clp_flow") if k in rows and k in sentence]
         listed.append(("sentence alone", rows["sentence alone"]))
     return listed
@@ -197,14 +181,16 @@ def choose_coefficients(root: Path, data: Path) -> dict[str, dict[str, float]]:
     for label in [k for k in rows if k != "LM alone" and "⊕" not in k and k in
                   ["unmapped", *MAPS]]:
         chosen[label], grid[label] = best_weight(segs, rows[label], rows["LM alone"], COEFS)
-        with_lm = add_terms(rows[label], rows["LM alone"], None, chosen[label], 0.0)
+        with_lm = Setting.of(lm=chosen[label]).combine({"xmover": rows[label],
+                                                        "lm": rows["LM alone"]})
         sentence[label], _ = best_weight(segs, with_lm, rows["sentence alone"], SENTENCE_COEFS)
     return {"chosen": chosen, "grid": grid, "sentence": sentence}
 
 
 def combined(rows: dict[str, np.ndarray], label: str, lm: float, sentence: float) -> np.ndarray:
     """A row ⊕ lm × the LM term ⊕ sentence × the sentence-level term."""
-    return add_terms(rows[label], rows["LM alone"], rows["sentence alone"], lm, sentence)
+    return Setting.of(lm=lm, sentence=sentence).combine(
+        {"xmover": rows[label], "lm": rows["LM alone"], "sentence": rows["sentence alone"]})
 
 
 def choose_per_pair(root: Path, data: Path) -> dict[str, tuple[str, float, float]]:
@@ -239,7 +225,9 @@ def table(root: Path, data: Path, bench: str, split: str, coef: dict[str, dict],
     if benchmark.systems is not None:  # several systems translated each source: the consensus
         agreement = segment_consensus(benchmark, segs, data / bench)
         lp = np.asarray(segs.lp)
-        listed += [Row(f"{r.label} ⊕ consensus", standardised_sum([r.scores, agreement], lp), "")
+        with_it = Setting.of(consensus=1.0)
+        listed += [Row(with_it.label(r.label), with_it.combine(
+            {"xmover": r.scores, "consensus": agreement}, lp), "")
                    for r in listed if r.label == "unmapped" or r.label.endswith(("⊕ LM", "⊕ sentence"))]
         listed.append(Row("consensus alone", standardise(agreement, lp), ""))
     listed += [Row(label, segs.baselines[col], "") for col, label in benchmark.baselines.items()]
@@ -293,108 +281,6 @@ def delta_markdown(metrics: dict, rows: list[str], pairs: list[str]) -> str:
     return "\n".join(lines)
 
 
-WMT17_CHOICE = ("clp_flow", 0.01, 0.0)  # no WMT17 dev set: the best trained map (Bible) and
-                                         # the LM weight MLQE-PE dev chose for every row
-CARD_ROWS = {"wmt17": ["unmapped", "unmapped ⊕ LM", "center > clp ⊕ LM", "clp_flow",
-                       "clp_flow ⊕ LM", "clp_flow ⊕ LM ⊕ consensus", "consensus alone",
-                       "SentBLEU (reads the reference)"],
-             "mlqe": ["unmapped", "unmapped ⊕ LM", "center > clp ⊕ LM", PER_PAIR,
-                      "MT system's log-probability (glass-box)"]}
-
-
-def ship(root: Path, data: Path, out: Path, per_pair: dict[str, tuple[str, float, float]],
-         tables: dict[str, dict]) -> None:
-    """``out/BENCH/PAIR/``: the chosen export of every pair (an ``identity`` export where the
-    unmapped encoder was chosen) with a README card giving its measured agreement with people
-    and the commands that measure and use it; written beside, then renamed into place."""
-    import shutil
-    import tempfile
-
-    for bench, metrics in (("wmt17", tables.get("wmt17/test")), ("mlqe", tables.get("mlqe/test"))):
-        if metrics is None:
-            continue
-        for pair in PAIRS[bench]:
-            label, coef, sentence = WMT17_CHOICE if bench == "wmt17" else per_pair[pair]
-            kind = {"unmapped": "identity", **MAPS}[label]
-            source = root / f"{bench}-{pair}-{kind}" / "export"
-            if kind == "identity" and not (source / "remap.json").is_file():
-                lang = pair.split("-")[0]
-                run(["crossalign", "train", "--method", "identity", "--src",
-                     str(data / bench / pair / f"train.{lang}"), "--tgt",
-                     str(data / bench / pair / "train.en"), "--max-sentences", "1000",
-                     "--encoder", ENCODER, "--layer", str(LAYER), "--threads", "2",
-                     "--out", str(source.parent)], source.parent)
-            target = out / bench / pair
-            if target.exists():
-                raise SystemExit(f"{target} exists: ship into a new folder")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=target.parent))  # a new name
-            shutil.copytree(source, tmp, dirs_exist_ok=True)
-            (tmp / "README.md").write_text(card(bench, pair, label, coef, sentence, metrics),
-                                           encoding="utf-8")
-            tmp.rename(target)
-
-
-def card(bench: str, pair: str, label: str, coef: float, sentence: float, metrics: dict) -> str:
-    """An export's card: what it is, how it was chosen, its measured rows, the commands."""
-    name = {"wmt17": "WMT17 segment-level DA (newstest2017, 560 judged segments a pair; lv 435)",
-            "mlqe": "MLQE-PE test (1,000 judged segments of one NMT system's output)"}[bench]
-    if bench == "wmt17":
-        why = ("WMT17 has no dev set with human scores, so nothing here was chosen on WMT17: the "
-               "map is `clp_flow` (the best trained map on the Bible, docs/results.md), trained "
-               "on 1,000 pairs of the pair's own news text (newstest2018/2019), and the LM "
-               f"weight {coef} is the one MLQE-PE dev chose for every row.")
-    else:
-        what = "the unmapped encoder (an identity export)" if label == "unmapped" else f"`{label}`"
-        why = (f"Chosen on this pair's MLQE-PE dev set among the unmapped encoder, `center > clp` "
-               f"and `clp_flow` (trained on 1,000 post-edited pairs of the train split), LM "
-               f"weights {', '.join(f'{c:g}' for c in COEFS)} and sentence-term weights "
-               f"{', '.join(f'{w:g}' for w in SENTENCE_COEFS)}: {what}, LM weight {coef:g}, "
-               f"sentence-term weight {sentence:g}.")
-    rows = [r for r in CARD_ROWS[bench] if f"{r}/{pair}/pearson" in metrics]
-    # the per-pair row, as `evaluate` labels it
-    chosen = "chosen" + (" ⊕ sentence" if sentence else "") + (" ⊕ LM" if coef else "")
-    shown = {PER_PAIR: f"{chosen} ({label}, LM {coef:g}, sentence {sentence:g})"}
-    table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
-        f"| {shown.get(r, r)} | {corr(metrics[f'{r}/{pair}/pearson'])} "
-        f"[{corr(metrics[f'{r}/{pair}/pearson_lo'])}, {corr(metrics[f'{r}/{pair}/pearson_hi'])}] |"
-        for r in rows]
-    lm = (f" --lm smollm2-135m --lm-coef {coef:g}" if coef else "") + (
-        f" --sentence-coef {sentence:g}" if sentence else "")
-    labels = f"unmapped {label}" if bench == "wmt17" else "unmapped chosen"
-    measure = (f"crossalign evaluate {bench} --pairs {pair} --encoder multilingual-e5-small-q4 "
-               f"exports/{bench}/{pair} --labels {labels}{lm}"
-               + (" --consensus" if bench == "wmt17" else ""))
-    lang = pair.split("-")[0]
-    if bench == "wmt17":
-        note = ("`⊕ LM` adds 0.01 × SmolLM2-135M's mean token log-probability of the MT output; "
-                "`⊕ consensus` (several systems translated every source) adds, in standard "
-                "units, the output's chrF against the other systems' outputs of its source. No "
-                "row reads the reference but SentBLEU. `center > clp ⊕ LM` is the strongest "
-                "simple map, from the benchmark; the `measure` command below prints the others.")
-    else:
-        note = ("`⊕ LM` adds a weight × SmolLM2-135M's mean token log-probability of the MT "
-                "output: 0.01 in the `unmapped ⊕ LM` row (the weight MLQE-PE dev chose for "
-                "every row and for `center > clp ⊕ LM`, the strongest simple map), this "
-                "pair's own in the chosen row; `⊕ sentence` adds a weight × "
-                "the cosine of e5's own sentence embeddings of source and output. The "
-                f"`measure` command below prints the chosen row as `{chosen}`. No row reads a "
-                "reference; the glass-box row needs the MT model.")
-    return "\n".join([
-        f"# {pair}: multilingual-e5-small (4-bit), XMoverScore 2022, layer 8 — scored by people",
-        "", f"Measured on {name}. {why}", "",
-        "Agreement with people (segment-level Pearson; 95% bootstrap interval over segments):", "",
-        *table, "",
-        note, "",
-        "Use it (several systems: `--hyp A.en B.en C.en --consensus`):", "", "```sh",
-        f"crossalign score --encoder exports/{bench}/{pair} --src test.{lang} --hyp mt.en{lm}",
-        "```", "", "Measure it again (from `crossalign data " + bench + " --from CLONE`):", "",
-        "```sh", measure, "```", "",
-        "Made by `python benchmarks/agreement_with_people.py --skip-mlqe mining \"mining "
-        "(comparable)\" --joint-align 500 --ship exports` (docs/human_judgments.md); "
-        "`remap.json` holds the export's signature.", ""])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="data", help="folder holding wmt17/ and mlqe/ (crossalign data)")
@@ -411,8 +297,6 @@ def main() -> None:
     ap.add_argument("--joint-align", type=int, default=0, metavar="N",
                     help="also Joint-Align ⊕ NORM on N sentence pairs a WMT17 language (0: not)")
     ap.add_argument("--report-only", action="store_true")
-    ap.add_argument("--ship", metavar="DIR", help="also write each pair's chosen export with its "
-                    "card to DIR/BENCH/PAIR (a new folder)")
     ap.add_argument("--out", default="benchmarks/results/judged")
     args = ap.parse_args()
     root, data = Path(args.root), Path(args.data)
@@ -450,8 +334,6 @@ def main() -> None:
             tables_md.append(f"### {bench} {split}\n\n{md}")
             out["tables"][f"{bench}/{split}"] = m
     print("\n\n".join(text))
-    if args.ship:
-        ship(root, data, Path(args.ship), per_pair, out["tables"])
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out + ".md").write_text("\n\n".join([*text[:2], *tables_md]) + "\n", encoding="utf-8")
     Path(args.out + ".json").write_text(json.dumps(out, indent=2), encoding="utf-8")

@@ -78,7 +78,7 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
     import numpy as np
     import torch
 
-    from alignment.data.simulation import _rotation, simulate, word_p1
+    from alignment.data.simulation import rotation, simulate, word_p1
     from alignment.mappings import parse_method
     from alignment.unsupervised.critic import interpolate_gradient_norms
     from train.experiments.unpaired_simulation import BATCH
@@ -88,7 +88,7 @@ def true_start_run(critic: str, k: int, seed: int, map_steps: int) -> dict:
 
     torch.set_num_threads(1)
     theta = np.random.default_rng(seed + 10_007).uniform(0.3, 1.2)  # simulate's T at t = 1
-    rot = _rotation(theta).T.astype(np.float32)
+    rot = rotation(theta).T.astype(np.float32)
     data = simulate(1, k, 0.0, seed=seed)
     x_train, x_val, x_test = data.x_train @ rot, data.x_val @ rot, data.x_test @ rot
     rng = np.random.default_rng(seed + 1000)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -19,15 +18,13 @@ import numpy as np
 import pytorch_lightning as pl
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from alignment.atomic import atomic_path  # noqa: E402
-from alignment.evaluation.retrieval import evaluate_mapping  # noqa: E402
-from train.data.paired import PairedVectorDataModule  # noqa: E402
-from train.experiments.comparison_config import CompareConfig  # noqa: E402
-from train.experiments.testbed import BibleConfig, prepare_bible  # noqa: E402
-from train.fitting.in_process import fit_module  # noqa: E402
-from alignment.data.vectors import aligned_pairs  # noqa: E402
+from alignment.atomic import atomic_path
+from alignment.evaluation.retrieval import evaluate_mapping
+from train.data.paired import PairedVectorDataModule
+from train.experiments.comparison_config import CompareConfig
+from train.experiments.testbed import BibleConfig, prepare_bible
+from train.fitting.in_process import fit_module
+from alignment.data.vectors import aligned_pairs
 
 VARIANTS = {
     "realnvp (default: lr 1e-3, nll 0.1, dual)": ("realnvp", {}),

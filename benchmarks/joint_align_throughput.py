@@ -17,7 +17,6 @@ import argparse
 import copy
 import json
 import random
-import sys
 import time
 from pathlib import Path
 
@@ -28,8 +27,7 @@ from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.encoding.joint_align import (collate_pairs, joint_align_loss, pooled_words, side_states,
                                             tokenize_pair)
 
-sys.path.insert(0, str(Path(__file__).parent))
-from encode import random_encoder_dir  # noqa: E402
+from benchmarks.encode_throughput import random_encoder_dir
 
 
 def settings(device: str) -> list[tuple[str, bool]]:

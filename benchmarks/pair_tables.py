@@ -25,11 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
-from alignment.data.pair_corpus import corpus_folder  # noqa: E402
-from train.experiments.testbed import FREEDICT_CODES  # noqa: E402
+from alignment.data.pair_corpus import corpus_folder
+from train.experiments.testbed import FREEDICT_CODES
 
-from pair_tables_report import (ROUTES, challenge_summary, joint_align_summary, print_challenge,  # noqa: E402
+from benchmarks.pair_tables_report import (ROUTES, challenge_summary, joint_align_summary, print_challenge,
                           print_joint_align, print_supervised, print_trained, print_unsupervised,
                           summary, trained_summary, unsupervised_summary)
 

@@ -61,10 +61,7 @@ def main() -> None:
     src, hyp = read_lines(args.src)[:args.n], read_lines(args.hyp)[:args.n]
     name = args.encoder
     if args.random_config:
-        import sys
-
-        sys.path.insert(0, str(Path(__file__).parent))
-        from encode import random_encoder_dir
+        from benchmarks.encode_throughput import random_encoder_dir
 
         name = str(random_encoder_dir(args.random_config, args.encoder, Path(".cache") / f"random-{args.random_config}"))
     baseline = XMoverScorer(name, args.version, args.layer, batch_size=32, n_jobs=1)

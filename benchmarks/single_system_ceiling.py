@@ -28,16 +28,14 @@ import argparse
 import itertools
 import json
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
-from alignment.judgments.agreement import Row, segment_agreement  # noqa: E402
-from alignment.judgments.mlqe import _segments as mlqe_archive  # noqa: E402
-from alignment.xmover.sentence_map import fit_matrix  # noqa: E402
-from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, average_pearson,  # noqa: E402
+from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
+from alignment.judgments.mlqe import archive_segments as mlqe_archive
+from alignment.xmover.sentence_map import fit_matrix
+from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors,
                                       chunked, get_benchmark, training_text)
 
 STUDENT_KEY = "lr2e-05:e2/wmt17/test/centred"  # the student of docs/single_system.md
@@ -157,17 +155,17 @@ def supervised_head(maps: SentenceMaps, root: Path, clone: Path, wmt17, n: int =
     ridge_fit = (lambda r: np.linalg.solve(gram + r * np.eye(len(gram)), rhs))
     dev, dev_f, shipped_dev = mlqe_split(maps, root, "dev")
     score = (lambda w, f: ((f - mu) / sd) @ w)
-    ridges = {r: average_pearson(dev, score(ridge_fit(r), dev_f), TO_ENGLISH_DEV)
+    ridges = {r: mean_pearson(dev, score(ridge_fit(r), dev_f), TO_ENGLISH_DEV)
               for r in (1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6)}
     ridge = max(ridges, key=ridges.get)
     w = ridge_fit(ridge)
     head_dev = score(w, dev_f)
-    weights = {c: average_pearson(dev, shipped_dev + c * head_dev, TO_ENGLISH_DEV)
+    weights = {c: mean_pearson(dev, shipped_dev + c * head_dev, TO_ENGLISH_DEV)
                for c in (0, .01, .02, .05, .1, .2, .5, 1)}
     weight = max(weights, key=weights.get)
     test, mlqe_f, shipped_test = mlqe_split(maps, root, "test")
-    own = {"head": average_pearson(test, score(w, mlqe_f), TO_ENGLISH_DEV),
-           "shipped": average_pearson(test, shipped_test, TO_ENGLISH_DEV)}
+    own = {"head": mean_pearson(test, score(w, mlqe_f), TO_ENGLISH_DEV),
+           "shipped": mean_pearson(test, shipped_test, TO_ENGLISH_DEV)}
     return score(w, maps.of_segments("wmt17", wmt17, PAIRS["wmt17"])), ridge, weight, own
 
 
@@ -189,7 +187,7 @@ def main() -> None:
     for token in GRID["token"]:
         for ws in itertools.product(*(GRID[k] for k in grid_terms)):
             s = t[token] + sum(w * t[k] for k, w in zip(grid_terms, ws))
-            r = average_pearson(segs, s, pairs)
+            r = mean_pearson(segs, s, pairs)
             if r > best_r:
                 best, best_r = (token, *ws), r
     label = f"oracle, one setting: {best[0]} ⊕ " + " ⊕ ".join(

@@ -36,7 +36,7 @@ class SimulatedLanguages:
     y_test_true: np.ndarray | None = None  # T(x_test): where the true map sends the sources
 
 
-def _rotation(theta: float) -> np.ndarray:
+def rotation(theta: float) -> np.ndarray:
     return np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
 
 
@@ -44,7 +44,7 @@ def transform(x: np.ndarray, t: int, rng: np.random.Generator) -> np.ndarray:
     """T_t: a rotation for t = 1; t swirl-rotation + translation alternations for t > 1."""
     params = [(rng.uniform(0.3, 1.2), rng.uniform(-2, 2, size=2)) for _ in range(t)]
     if t == 1:
-        return x @ _rotation(params[0][0]).T
+        return x @ rotation(params[0][0]).T
     y = x.copy()
     for theta, shift in params:
         r = np.linalg.norm(y, axis=1)

@@ -21,6 +21,11 @@ def fmt_r(value: float) -> str:
     return text.replace("-", "−")
 
 
+def fmt_delta(value: float) -> str:
+    """A difference as cards print it: signed, three decimals, a true minus sign."""
+    return f"{value:+.3f}".replace("0.", ".", 1).replace("-", "−")
+
+
 def _number(text: str) -> float:
     return float(text.replace("−", "-"))
 

@@ -38,11 +38,13 @@ def _interval(stats: np.ndarray, level: float) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def mean_pearson(data: JudgedSegments, scores: np.ndarray) -> float:
-    """The mean over ``data``'s pairs of each pair's Pearson with the human scores: the one
-    number a setting is chosen by and a table's ``avg`` column."""
+def mean_pearson(data: JudgedSegments, scores: np.ndarray, pairs: list[str] | None = None
+                 ) -> float:
+    """The mean over ``data``'s pairs (or ``pairs``) of each pair's Pearson with the human
+    scores: the one number a setting is chosen by and a table's ``avg`` column."""
     lp, scores = np.asarray(data.lp), np.asarray(scores, dtype=np.float64)
-    return float(np.mean([pearson(scores[lp == p], data.human[lp == p]) for p in data.pairs]))
+    return float(np.mean([pearson(scores[lp == p], data.human[lp == p])
+                          for p in (pairs or data.pairs)]))
 
 
 def segment_agreement(data: JudgedSegments, rows: list[Row], resamples: int = 1000,

@@ -37,7 +37,7 @@ ANCHORS = (
 )
 
 
-def _segments(archive: Path, pair: str) -> JudgedSegments:
+def archive_segments(archive: Path, pair: str) -> JudgedSegments:
     """The judged segments of one ``<pair>-<split>.tar.gz``."""
     files = tar_members(archive)
     name, lines = member_lines(files, ".df.short.tsv", archive)
@@ -102,7 +102,7 @@ def prepare(source: str | Path | None, out: str | Path, pairs: list[str] | None 
         counts, labelled = {}, {}
         for split in SPLITS:
             archive = clone / "data" / "direct-assessments" / split / f"{pair}-{split}.tar.gz"
-            data = _segments(archive, pair)
+            data = archive_segments(archive, pair)
             used[archive.relative_to(clone).as_posix()] = sha256(archive)
             files[f"{pair}/{split}.tsv"] = format_judgments(data)
             judged |= {normalised(s) for s in data.src}

@@ -7,6 +7,7 @@ in ``crossalign --help`` from their ``VERBS`` line alone, so help and errors com
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import pickle
@@ -92,9 +93,41 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             for verb, help_ in module.VERBS.items():
                 sub.add_parser(verb, help=help_, add_help=False)
     for verb_parser in sub.choices.values():
-        if verb_parser.add_help:  # a built verb: every one takes --threads
+        if verb_parser.add_help:  # a built verb: every one takes --threads and -q
             add_threads_option(verb_parser, argparse.SUPPRESS)
+            for each in (verb_parser, *_tasks(verb_parser)):
+                if "--quiet" not in each._option_string_actions:
+                    each.add_argument("-q", "--quiet", action="store_true",
+                                      help="no notes, warnings or progress bars")
     return p
+
+
+def _tasks(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers of a verb's tasks (``evaluate wmt17``, ``data bible``)."""
+    return [p for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+            for p in action.choices.values()]
+
+
+@contextlib.contextmanager
+def _quiet(on: bool):
+    """``-q``: progress bars (tqdm's, Lightning's) off and warnings silenced while the verb
+    runs; both restored after it."""
+    if not on:
+        yield
+        return
+    import warnings
+
+    before = os.environ.get("TQDM_DISABLE")
+    os.environ["TQDM_DISABLE"] = "1"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        if before is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = before
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     signals = _Signals()
     try:
         use_threads(getattr(args, "threads", None))
-        with signals:
+        with signals, _quiet(getattr(args, "quiet", False)):
             args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
             sys.stdout.flush()  # a full disk under stdout fails here, not at exit
         if not getattr(args, "quiet", False):  # after the work: an error stays one line

@@ -126,7 +126,7 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
     """The card of a built export: its agreement with people on the benchmark's test split
     (beside the unmapped encoder and, for a variant, the export it varies), how to use it and
     how to rebuild it. A recipe without human judgments gets no agreement table."""
-    from alignment.export.card import Headline, card_text, fmt_r, markdown_table
+    from alignment.export.card import Headline, card_text, fmt_delta, fmt_r, markdown_table
     from alignment.export.recipe import rebuild_section
 
     meta = json.loads((built / "remap.json").read_text(encoding="utf-8"))
@@ -153,8 +153,8 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
             [[r, f"{fmt_r(metrics[f'{r}/avg/pearson'])} [{fmt_r(metrics[f'{r}/avg/pearson_lo'])}"
               f", {fmt_r(metrics[f'{r}/avg/pearson_hi'])}]",
               "" if r == first or f"{r}/avg/diff" not in metrics else
-              f"{metrics[f'{r}/avg/diff']:+.3f} [{metrics[f'{r}/avg/diff_lo']:+.3f}, "
-              f"{metrics[f'{r}/avg/diff_hi']:+.3f}]"] for r in shown])
+              f"{fmt_delta(metrics[f'{r}/avg/diff'])} [{fmt_delta(metrics[f'{r}/avg/diff_lo'])}, "
+              f"{fmt_delta(metrics[f'{r}/avg/diff_hi'])}]"] for r in shown])
         segments = int(metrics[f"{first}/{recipe.pair}/segments"])
         command = (f"crossalign data {recipe.benchmark} --from CLONE --pairs {recipe.pair} && "
                    f"crossalign evaluate {recipe.benchmark} --pairs {recipe.pair} --encoder "

@@ -97,18 +97,19 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
 
 def check_sentence_map(args: argparse.Namespace) -> None:
-    """``--sentence-map``/``--sentence-space``/``--sentence-coef`` values, before anything loads."""
+    """``--sentence-map-kind``/``--sentence-space``/``--sentence-coef`` values, before anything
+    loads."""
     from alignment.xmover.sentence_map import KINDS
 
-    check_choice(args.sentence_map, ("none", *KINDS), "sentence map kind", "sentence-map")
+    check_choice(args.sentence_map, ("none", *KINDS), "sentence map kind", "sentence-map-kind")
     if args.sentence_space and args.sentence_map in ("orthogonal", "centre"):
         raise InputError(f"'{args.sentence_map}' stays in the encoder's own space; another "
-                         "encoder's space needs --sentence-map least-squares",
+                         "encoder's space needs --sentence-map-kind least-squares",
                          parameter="sentence-space")
     if args.sentence_map == "none" and (args.sentence_space or args.sentence_coef is not None
                                         or args.sentence_pairs is not None):
         raise InputError("--sentence-space, --sentence-coef and --sentence-pairs need "
-                         "--sentence-map KIND", parameter="sentence-map")
+                         "--sentence-map-kind KIND", parameter="sentence-map-kind")
     if args.sentence_pairs is not None and args.sentence_pairs < 2:
         raise InputError(f"--sentence-pairs must be at least 2, got {args.sentence_pairs}",
                          parameter="sentence-pairs")
@@ -185,11 +186,13 @@ def register(sub) -> None:
     p.add_argument("--device", default="auto", help="auto, cpu, gpu (cuda), cuda:N or mps")
     add_old_name(p, "--accelerator", "--device", "device")
     add_old_name(p, "--ref", "--tgt", "tgt")
-    p.add_argument("--sentence-map", default="none",
-                   help="also fit a sentence-level map on the same pairs and put it into the "
-                   "export, so that scoring with it adds the sentence-level term: "
+    p.add_argument("--sentence-map-kind", dest="sentence_map", default="none",
+                   help="also fit a sentence-level map of this kind on the same pairs and put it "
+                   "into the export, so that scoring with it adds the sentence-level term: "
                    "least-squares (the setting chosen in docs/single_system.md), orthogonal, "
-                   "centre; none (default): no sentence map")
+                   "centre; none (default): no sentence map. (score's --sentence-map names a "
+                   "map folder; --sentence-map here is the old name of this option)")
+    add_old_name(p, "--sentence-map", "--sentence-map-kind", "sentence_map")
     p.add_argument("--sentence-space", help="an English paraphrase encoder (name or path) whose "
                    "space the sentence map maps into (least-squares; default: the encoder's own)")
     p.add_argument("--sentence-pairs", type=int, metavar="N", help="fit the sentence map on "

@@ -16,7 +16,7 @@ CLONE = Path(__file__).parents[2] / "fixtures" / "mlqe-clone"
 
 def _recipe(tiny_bert, sentence_pairs: int = 10) -> Recipe:
     return Recipe("mlqe", "ro-en", ("--method", "center > clp", "--encoder", str(tiny_bert),
-                                    "--layer", "1", "--sentence-map", "least-squares",
+                                    "--layer", "1", "--sentence-map-kind", "least-squares",
                                     "--sentence-pairs", str(sentence_pairs),
                                     "--sentence-coef", "0.5"))
 

@@ -14,7 +14,7 @@ from train.cli import main
 def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, tiny_bert, capsys):
     src, tgt, align = _text(tmp_path / "in")
     out = tmp_path / "run"
-    assert main(_train(src, tgt, align, out, tiny_bert, "--sentence-map", "orthogonal",
+    assert main(_train(src, tgt, align, out, tiny_bert, "--sentence-map-kind", "orthogonal",
                        "--sentence-coef", "0.3")) == 0
     export = out / "export"
     smap = load_sentence_map(export / "sentence_map")
@@ -44,7 +44,7 @@ def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, t
     assert "|xm:0|" in alone["signature"] and "|xm:" not in scored["signature"]
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
                  "--xmover-coef", "0", "--sentence-map", "none", "-q"]) == 2
-    assert "needs the sentence term or the LM" in capsys.readouterr().err
+    assert "needs another term" in capsys.readouterr().err
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
                  "--xmover-coef", "-1", "-q"]) == 2
     assert "xmover-coef" in capsys.readouterr().err
