@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from alignment.atomic import MANIFEST
-from alignment.catalogue import Registry
+from alignment.catalogue import Registry, unknown_name
 from alignment.errors import InputError
 
 # Encoders that ship inside PyPI packages: name -> (module, function returning the model dir,
@@ -68,10 +68,12 @@ def load_failure(name: str, local: bool, err: Exception, what: str = "encoder",
     if not local and not allow_download():
         # the library's own text ("couldn't connect to the hub") would contradict the offline
         # default: say what was looked for instead
-        packaged = f", not a packaged encoder ({', '.join(PACKAGED_ENCODERS)})" \
-            if label == "encoder" else ""
-        return InputError(f"no {label} '{name}': not a local folder{packaged} and not in the "
-                          f"local HF cache ({DOWNLOAD_HINT})", parameter=what)
+        if label == "encoder":  # the catalogue's wording, the packaged ones as the known names
+            return unknown_name("encoder", name, PACKAGED_ENCODERS, what, advice=(
+                "not a local folder, not an export name (crossalign exports lists them) and "
+                f"not in the local HF cache; {DOWNLOAD_HINT}"))
+        return InputError(f"no {label} '{name}': not a local folder and not in the local HF "
+                          f"cache ({DOWNLOAD_HINT})", parameter=what)
     hint = "" if local else f" ({DOWNLOAD_HINT})"
     return InputError(f"cannot load {label} '{name}'{hint}: {str(err).splitlines()[0]}",
                       parameter=what)

@@ -54,8 +54,8 @@ def test_unknown_encoder_is_a_parameter_error_offline(monkeypatch):
     """Offline, the message says where it looked and how to allow a download — never the
     library's 'couldn't connect' text, which reads as a network fault."""
     monkeypatch.delenv("CROSSALIGN_ALLOW_DOWNLOAD", raising=False)
-    with pytest.raises(InputError, match="parameter 'encoder': no encoder 'no-such/model': not "
-                       "a local folder") as err:
+    with pytest.raises(InputError, match="parameter 'encoder': unknown encoder 'no-such/model' "
+                       r"\(known: .*multilingual-e5-small-q4.*not a local folder") as err:
         load_encoder("no-such/model")
     assert "CROSSALIGN_ALLOW_DOWNLOAD=1" in str(err.value)
     assert "connect" not in str(err.value)

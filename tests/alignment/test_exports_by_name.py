@@ -39,12 +39,15 @@ def test_every_shipped_export_is_listed_with_its_card(monkeypatch, tmp_path):
     listed = {e.name: e for e in list_exports()}
     shipped = {p.parent.relative_to(SHIPPED).as_posix() for p in SHIPPED.rglob("remap.json")}
     assert set(listed) == shipped and len(shipped) >= 13
+    from alignment.export.recipe import Recipe
+
     for name in shipped:
         assert (SHIPPED / name / "README.md").is_file(), f"{name} has no card"
+        Recipe.read(SHIPPED / name)  # every shipped export says how to rebuild it
     judged = [e for e in listed.values() if e.name.startswith(("wmt17/", "mlqe/"))]
     assert all(e.agreement and e.agreement_row for e in judged)
     value = float(listed["wmt17/de-en"].agreement.split()[0])
-    assert -1 <= value <= 1 and listed["wmt17/de-en"].agreement.endswith("on wmt17")
+    assert -1 <= value <= 1 and listed["wmt17/de-en"].agreement.endswith("on wmt17 test")
 
 
 def _tiny_export(root: Path, tiny_bert) -> Path:
@@ -86,13 +89,25 @@ def test_score_and_exports_take_a_users_export_by_name(monkeypatch, tmp_path, ti
     assert "mine/es-en" in capsys.readouterr().out
 
 
-def test_an_unknown_name_fails_as_a_missing_encoder_does(monkeypatch, tmp_path, capsys):
+def test_a_mistyped_export_name_is_refused_with_the_close_matches(monkeypatch, tmp_path,
+                                                                 capsys):
     from train.cli import main
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
     (tmp_path / "s").write_text("a\n")
-    assert main(["score", "--encoder", "wmt17/xx-en", "--src", "s", "--hyp", "s"]) == 2
-    assert "wmt17/xx-en" in capsys.readouterr().err
+    assert main(["score", "--encoder", "wmt17/de-em", "--src", "s", "--hyp", "s"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown export 'wmt17/de-em' (known: " in err and "did you mean wmt17/de-en" in err
+    # an export that left the repository says how to build it
+    assert main(["score", "--encoder", "center-clp-realnvp", "--src", "s", "--hyp", "s"]) == 2
+    assert "built on demand: crossalign export --build bible/es-en --variant flow" in \
+        capsys.readouterr().err
+    assert main(["score", "--encoder", "wmt17/de-en-flow", "--src", "s", "--hyp", "s"]) == 2
+    assert "--build wmt17/de-en --variant flow" in capsys.readouterr().err
+    # a name like no export's is an encoder name: the catalogue's wording for encoders
+    assert main(["score", "--encoder", "no-such-model", "--src", "s", "--hyp", "s"]) == 2
+    assert "unknown encoder 'no-such-model'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("where", ["wmt17", "mlqe"])
