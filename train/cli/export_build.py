@@ -171,8 +171,9 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
     sections += [("Use it", use), ("Rebuild it", rebuild_section(name, recipe, args.variant))]
     if recipe.variants:
         sections.append(("Variants built on demand", [
-            f"- `{v}`: `crossalign export --build {name} --variant {v} --from CLONE` (train "
-            f"options {' '.join(opts)}), then `--encoder {name}-{v}`" for v, opts in recipe.variants]))
+            f"- `{v}`: `crossalign export --build {name} --variant {v}"
+            f"{' --from CLONE' if recipe.needs_clone else ''}` (train options "
+            f"{' '.join(opts)}), then `--encoder {name}-{v}`" for v, opts in recipe.variants]))
     title = (f"{name}: {meta['encoder']}, layer {meta['layer']}, `{meta['mapping_type']}`"
              + (" + sentence map" if meta.get("sentence_map") else "") + f", {recipe.pair}")
     return card_text(title, headline, sections)

@@ -116,7 +116,7 @@ def register(sub) -> None:
                        description="XMoverScore of each hypothesis against its source, and the "
                        "system score (their mean), with a signature saying how it was made.",
                        epilog="examples:\n"
-                       "  crossalign score --encoder exports/center-clp-realnvp --src test.es "
+                       "  crossalign score --encoder bible/es-en --src test.es "
                        "--hyp test.en\n"
                        "  my_mt < test.es | crossalign score --encoder EXPORT --src test.es "
                        "--hyp - --format json\n"
