@@ -32,9 +32,11 @@ def _target(args: argparse.Namespace):
         raise InputError(f"'{args.build}' is no export here or by name (crossalign exports "
                          "lists them), nor a recipe.json", parameter="build")
     recipe = Recipe.read(export)
+    name = f"{recipe.benchmark}/{recipe.pair}" if Path(args.build).expanduser().exists() \
+        else args.build  # a folder is named by its recipe, as a recipe file is
     if args.variant:
-        return recipe.variant(args.variant), None, f"{args.build}-{args.variant}"
-    return recipe, export, args.build
+        return recipe.variant(args.variant), None, f"{name}-{args.variant}"
+    return recipe, export, name
 
 
 def default_out(name: str) -> Path:

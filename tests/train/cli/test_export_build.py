@@ -89,3 +89,38 @@ def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
     with pytest.raises(InputError, match=message) as err:
         Recipe.read(tmp_path)
     assert str(tmp_path / RECIPE_FILE) in str(err.value)
+
+
+@pytest.mark.filterwarnings("ignore:.*lost to truncation", "ignore:.*subword pieces",
+                            "ignore:.*longer than the LM's context")
+def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_to_the_cache(
+        tmp_path, tiny_bert, tiny_gpt2, monkeypatch, capsys):
+    from alignment.export.card import read_headline
+    from alignment.export.named import find_export
+
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("CROSSALIGN_EXPORTS", raising=False)
+    recipe = Recipe("mlqe", "ro-en", _recipe(tiny_bert).train, ("--lm", str(tiny_gpt2)),
+                    (("plain", ("--method", "center")),))
+    recipe.write(tmp_path / "new")
+    out = tmp_path / "made"
+    assert main(["export", "--build", str(tmp_path / "new" / RECIPE_FILE), "--from", str(CLONE),
+                 "--out", str(out), "--card", "-q"]) == 0
+    assert "built mlqe/ro-en from its recipe" in capsys.readouterr().out
+    assert Recipe.read(out) == recipe and json.loads((out / "build.json").read_text())[
+        "reproduced"] is None  # nothing shipped to compare with
+    headline = read_headline(out)
+    card = (out / "README.md").read_text()
+    assert headline.on == "mlqe test" and headline.row.startswith("mlqe/ro-en ⊕ sentence ⊕ LM")
+    assert f"{headline.value().split(' on ')[0]} | " in card  # the headline is a measured row
+    assert "crossalign export --build mlqe/ro-en --variant plain --from CLONE" in card
+    # the variant: the recipe with its options replaced, built into the cache, found by name
+    assert main(["export", "--build", str(out), "--variant", "plain", "--from", str(CLONE),
+                 "-q"]) == 0
+    variant = find_export("mlqe/ro-en-plain")
+    assert variant == tmp_path / "cache" / "exports" / "mlqe" / "ro-en-plain"
+    assert json.loads((variant / "remap.json").read_text())["mapping_type"] == "center"
+    assert dict(zip(Recipe.read(variant).train[::2], Recipe.read(variant).train[1::2]))[
+        "--method"] == "center"
+    assert main(["export", "--build", str(out), "--variant", "nosuch", "--from", str(CLONE)]) == 2
+    assert "unknown variant 'nosuch' (known: plain" in capsys.readouterr().err
