@@ -39,8 +39,9 @@ def run_public(clone: str, encoder_dir: str, src: str, hyp: str, n: int, formula
     """Score with the public code (``score_utils`` for 2020, ``score_utils_2`` for 2022) and
     write one score a line. Two shims, neither touching its arithmetic: its ``bert_encode``
     unpacks the 4-tuple of transformers 2.x (today's tuple has the same hidden states at [2]),
-    and its 2020 ``load_ngram`` is called without a device and defaults to CUDA."""
-    sys.path.insert(0, clone)
+    and its 2020 ``load_ngram`` is called without a device and defaults to CUDA. Run in its own
+    process with the clone on ``PYTHONPATH`` (``part_score``), so its modules import as it
+    expects."""
     import torch
     from transformers import BertConfig, BertModel, BertTokenizer
 
@@ -109,7 +110,9 @@ def part_score(args, env) -> dict:
             for r in range(args.repeats):
                 order = list(paths) if r % 2 == 0 else list(reversed(paths))
                 for name in order:
-                    (wall, peak), _, out = timed_rss(paths[name], env)
+                    (wall, peak), _, out = timed_rss(paths[name], {**env, "PYTHONPATH": os.pathsep.join(
+                    filter(None, [args.public, env.get("PYTHONPATH")]))}
+                    if name == "public code" else env)
                     runs[name].append((wall, peak))
                     scores[name] = np.loadtxt(tmp / f"public-{formula}") if name == "public code" \
                         else np.array(json.loads(out)["segments"])
