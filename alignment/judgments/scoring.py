@@ -11,6 +11,7 @@ import numpy as np
 
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
+from alignment.xmover.setting import Setting
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -175,6 +176,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
 
         lm_coef = get_version(options.get("formula") or "2022").lm_coef
     pairs = data.pairs
+    with_lm = Setting.of(lm=lm_coef)  # a row's scores (its own setting) ⊕ the LM term
     agreement = segment_consensus(benchmark, data, system_data, log) if consensus else None
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
@@ -228,7 +230,8 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
               for r in rows]
     if lm_scorer is not None:
-        scored += [Row(f"{r.label}{suffix[r.label]} ⊕ LM", xm[r.label] + lm_coef * fluency,
+        scored += [Row(f"{r.label}{suffix[r.label]} ⊕ LM", with_lm.combine(
+                           {"xmover": xm[r.label], "lm": fluency}),
                        joint_signature(lm_sigs[r.label])) for r in rows]
         scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.ident}"))
     if term_row is not None and not np.isnan(sentence).any():
@@ -236,7 +239,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     scored += list(extra)
     if agreement is not None:
         from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE
-        from alignment.xmover.setting import Setting, standardise
+        from alignment.xmover.setting import standardise
 
         with_it = Setting.of(consensus=1.0)
         scored += [Row(with_it.label(r.label), with_it.combine(
@@ -269,7 +272,8 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                     res = scorer_for(row.encoder_for(pair), pair).score(src, hyp)
                     per_row[row.label][name] = float(res.final.mean())
                     if flu is not None:
-                        per_lm[row.label][name] = float((res.final + lm_coef * flu).mean())
+                        per_lm[row.label][name] = float(with_lm.combine(
+                            {"xmover": res.final, "lm": flu}).mean())
             for label, values in per_row.items():
                 for k, v in system_agreement(values, outputs.human).items():
                     system_metrics[f"{label}{suffix[label]}/{pair}/{k}"] = v
