@@ -90,6 +90,11 @@ def test_a_registered_term_reaches_score_evaluate_choose_and_the_card(tmp_path, 
     doc = json.loads(capsys.readouterr().out)
     assert "terms:toy:toy-v1*1" in doc["rows"][0]["signature"]
     assert doc["metrics"][f"{doc['rows'][0]['label']}/avg/pearson"] > 0.9  # the toy dominates
+    # XMoverScore left out (the from-English setting): the row is the toy term alone
+    assert main(["evaluate", "rfeval", *base, "--term", "toy=1", "--xmover-coef", "0"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert "|xm:0|" in alone["rows"][0]["signature"]
+    assert alone["metrics"][f"{alone['rows'][0]['label']}/avg/pearson"] == pytest.approx(1.0)
 
     out = tmp_path / "chosen"
     assert main(["choose", "--dev", str(judged), "--candidates", str(tiny_bert), "--labels",
