@@ -26,6 +26,8 @@ from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noq
 from .costs import batched_costs
 from .transport import solve_all
 from .versions import Version, get_version
+
+
 class XMoverScorer:
     """Reference-free score of hypotheses against their sources.
 
@@ -45,9 +47,9 @@ class XMoverScorer:
     ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
     ``"none"``: not) puts that term through a sentence-level remap, and its weight then
     defaults to the map's ``coef`` (the one chosen for it on dev data); ``xmover_coef``
-    weighs XMoverScore itself (0: the other terms alone); ``terms``: the weights of registered
-    terms (``alignment.xmover.setting``). ``precision``: ``fp32`` (on a GPU
-    too: no bf16 autocast) or the opt-in ``int8`` (``prec:int8``); ``reuse``: a folder
+    weighs XMoverScore itself (0: the other terms alone); ``terms``: registered terms' weights
+    (``alignment.xmover.setting``). ``precision``: ``fp32`` (on a GPU too: no bf16 autocast)
+    or the opt-in ``int8`` (``prec:int8``); ``reuse``: a folder
     keeping vectors and LM scores across runs (``alignment.xmover.reuse``; the same numbers)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
@@ -66,11 +68,9 @@ class XMoverScorer:
         self.spec: Version = get_version(formula)
         self.version, self.ngram = self.spec.name, ngram
         self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
-        if not (np.isfinite(xmover_coef) and xmover_coef >= 0):
-            raise InputError(f"must be finite and >= 0, got {xmover_coef}", parameter="xmover-coef")
+        weights = Setting.of(xmover=xmover_coef, **(terms or {}))  # finite, >= 0, known terms
         self.xmover_coef = float(xmover_coef)
-        self.terms = {k: v for k, v in Setting.of(**(terms or {})).weights
-                      if v and k not in BUILT_IN}
+        self.terms = {k: v for k, v in weights.weights if v and k not in BUILT_IN}
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
         # a worker costs a process start and a POT import; on 2 cores solve in-process
@@ -151,8 +151,8 @@ class XMoverScorer:
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
         if not self.xmover_coef and self.sentence is None and self.lm is None and not self.terms:
-            raise InputError("with XMoverScore's weight 0 the score needs another term (a "
-                             "sentence map or --sentence-coef, --lm, --term)", parameter="xmover-coef")
+            raise InputError("with XMoverScore's weight 0 the score needs another term (a sentence"
+                             " map or --sentence-coef, --lm, --term)", parameter="xmover-coef")
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:
