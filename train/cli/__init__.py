@@ -117,17 +117,21 @@ def _quiet(on: bool):
         return
     import warnings
 
-    before = os.environ.get("TQDM_DISABLE")
-    os.environ["TQDM_DISABLE"] = "1"
+    from tqdm import std
+
+    shown = std.tqdm.__init__
+
+    def hidden(self, *args, **kwargs):  # every bar (Lightning's too) made disabled
+        kwargs["disable"] = True
+        shown(self, *args, **kwargs)
+
+    std.tqdm.__init__ = hidden
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield
     finally:
-        if before is None:
-            os.environ.pop("TQDM_DISABLE", None)
-        else:
-            os.environ["TQDM_DISABLE"] = before
+        std.tqdm.__init__ = shown
 
 
 def main(argv: list[str] | None = None) -> int:

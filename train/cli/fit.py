@@ -281,4 +281,6 @@ def finish_wandb_runs(loggers: list) -> None:
 def register(sub) -> None:
     p = sub.add_parser("fit", help=VERBS["fit"],
                        add_help=False)
+    p.add_argument("-q", "--quiet", action="store_true",  # the recipe's own flags pass on
+                   help="no notes, warnings or progress bars")
     p.set_defaults(func=run, takes_extra=True)

@@ -165,3 +165,17 @@ def test_shipped_vectors_recipe_logs_to_csv_and_to_wandb_offline(tmp_path, monke
     assert all(key in wandb_log for key in (b"semantic", b"structural", b"val_p1"))
     assert next(run.rglob("config.yaml")).is_file() and (run / "mapping" / "mapping.safetensors").is_file()
     assert any(p.name != "last.ckpt" for p in run.rglob("*.ckpt"))
+
+
+def test_every_verb_takes_quiet_and_it_hides_progress_bars(tmp_path, capsys):
+    from train.cli import build_parser
+
+    parser = build_parser()
+    verbs = next(a for a in parser._actions if hasattr(a, "choices") and a.choices).choices
+    for verb, sub in verbs.items():
+        assert "--quiet" in sub._option_string_actions, verb
+    argv = ["data", "bible", "--pair", "es-en", "--books", "Jude", "--n-test", "2", "--n-dev", "2"]
+    assert main([*argv, "--out", str(tmp_path / "loud")]) == 0
+    assert "%|" in capsys.readouterr().err  # the reading bar
+    assert main([*argv, "--out", str(tmp_path / "quiet"), "-q"]) == 0
+    assert "%|" not in capsys.readouterr().err
