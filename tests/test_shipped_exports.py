@@ -59,14 +59,16 @@ def test_each_shipped_export_keeps_the_recipe_that_rebuilds_it(bench, pair):
     assert json.loads((folder / "build.json").read_text())["export"] == f"{bench}/{pair}"
 
 
-def test_the_bible_export_is_linear_and_offers_its_flow_on_demand():
+def test_the_bible_export_is_its_recipes_flow_and_offers_the_linear_map_on_demand():
     from alignment.export.recipe import Recipe
 
     folder = EXPORTS / "bible" / "es-en"
     recipe = Recipe.read(folder)
-    assert not recipe.needs_clone and dict(recipe.variants)["flow"][:2] == ("--method", "clp_flow")
-    assert json.loads((folder / "remap.json").read_text())["mapping_type"] == "center > clp"
-    assert "crossalign export --build bible/es-en --variant flow" in (folder / "README.md").read_text()
+    assert not recipe.needs_clone and recipe.train[:2] == ("--method", "clp_flow")
+    assert dict(recipe.variants)["linear"] == ("--method", "center > clp")
+    meta = json.loads((folder / "remap.json").read_text())
+    assert meta["mapping_type"] == "center > clp > realnvp"
+    assert "crossalign export --build bible/es-en --variant linear" in (folder / "README.md").read_text()
 
 
 def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_linear_export_scores():

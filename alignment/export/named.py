@@ -21,8 +21,8 @@ from .card import read_headline
 REMAP_FILE = "remap.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?\Z")
 SHIPPED = Path(__file__).resolve().parents[2] / "exports"  # beside the packages, in the clone
-# exports that left the repository: their recipes build them on demand into the cache
-BUILT_ON_DEMAND = {"center-clp-realnvp": "bible/es-en --variant flow"}
+# exports that left the repository, and what took their place
+SUCCESSORS = {"center-clp-realnvp": "bible/es-en (the same preset, made by its recipe)"}
 
 
 def export_roots() -> list[tuple[str, Path]]:
@@ -66,14 +66,14 @@ def check_unknown_export(name: str) -> None:
     names = [e.name for e in list_exports()]
     groups = {n.split("/")[0] for n in names if "/" in n}
     variant = name.rpartition("-")[0] if "/" in name else ""
-    build = BUILT_ON_DEMAND.get(name) or (f"{variant} --variant {name.rpartition('-')[2]}"
-                                          if variant in names else None)
-    if build is None and name.split("/")[0] not in groups and not difflib.get_close_matches(
-            name, names, n=1, cutoff=0.85):
+    build = f"{variant} --variant {name.rpartition('-')[2]}" if variant in names else None
+    if build is None and name not in SUCCESSORS and name.split("/")[0] not in groups and \
+            not difflib.get_close_matches(name, names, n=1, cutoff=0.85):
         return
     advice = "crossalign exports lists them" + (
         f"; {name} is built on demand: crossalign export --build {build} --from CLONE"
-        if build else "")
+        if build else "") + (f"; {name} left the repository: its successor is "
+                             f"{SUCCESSORS[name]}" if name in SUCCESSORS else "")
     raise unknown_name("export", name, names, parameter="encoder", advice=advice)
 
 

@@ -101,7 +101,7 @@ def test_a_mistyped_export_name_is_refused_with_the_close_matches(monkeypatch, t
     assert "unknown export 'wmt17/de-em' (known: " in err and "did you mean wmt17/de-en" in err
     # an export that left the repository says how to build it
     assert main(["score", "--encoder", "center-clp-realnvp", "--src", "s", "--hyp", "s"]) == 2
-    assert "built on demand: crossalign export --build bible/es-en --variant flow" in \
+    assert "center-clp-realnvp left the repository: its successor is bible/es-en" in \
         capsys.readouterr().err
     assert main(["score", "--encoder", "wmt17/de-en-flow", "--src", "s", "--hyp", "s"]) == 2
     assert "--build wmt17/de-en --variant flow" in capsys.readouterr().err
