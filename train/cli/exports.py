@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> None:
     header = ("name", "pair", "encoder", "L", "map", "where", "agreement (card)",
               "its row (the export's default, else chosen on dev)")
     rows = [(e.name, e.pair, e.encoder, str(e.layer), e.mapping, e.where,
-             e.agreement or "— (no card)", e.agreement_row or "") for e in entries]
+             e.agreement or "— (not measured)", e.agreement_row or "") for e in entries]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
