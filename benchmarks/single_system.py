@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.judgments import get_benchmark
-from alignment.judgments.agreement import Row, segment_agreement
+from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.judgments.dev_choice import choose_on_dev
 from alignment.xmover.sentence_map import MAP_CHUNK, cosine, fit_matrix, map_vectors
 from alignment.xmover.setting import Setting
@@ -216,8 +216,7 @@ def choose(segs, feats: dict) -> dict:
                               feats["LM alone"][index], feats[k][index], tuple(LM_COEFS),
                               tuple(SENTENCE_COEFS), resamples=1)
         grid.update({(p.row, k, p.lm, p.sentence): p.pearson for p in found.grid})
-        alone[k] = next(p.pearson for p in choose_on_dev(
-            dev, {"alone": feats[k][index]}, resamples=1, lm_weights=(0.0,)).grid)
+        alone[k] = mean_pearson(dev, feats[k][index])
     best = max(grid, key=grid.get)
     return {"token": best[0], "map": best[1], "lm": best[2], "sentence": best[3],
             "dev": grid[best], "map_alone": max(alone, key=alone.get), "alone": alone,

@@ -63,7 +63,7 @@ def check_unknown_export(name: str) -> None:
     """Refuse a name that can only mean an export but names none — under an export group
     (``wmt17/de-xx``), close to an export's name, or one built on demand and not built yet —
     with the catalogue's wording and the close matches; any other name may be an encoder."""
-    names = [e.name for e in list_exports()]
+    names = export_names()
     groups = {n.split("/")[0] for n in names if "/" in n}
     variant = name.rpartition("-")[0] if "/" in name else ""
     build = f"{variant} --variant {name.rpartition('-')[2]}" if variant in names else None
@@ -94,6 +94,13 @@ class ExportEntry:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def export_names() -> list[str]:
+    """The short names of every export under every root, found by their ``remap.json`` alone
+    (nothing read: cheap enough for every name that is not an export)."""
+    return sorted({remap.parent.relative_to(root).as_posix() for _, root in export_roots()
+                   for remap in root.rglob(REMAP_FILE)} - {""})
 
 
 def list_exports() -> list[ExportEntry]:

@@ -102,9 +102,6 @@ class Setting:
     def weight(self, name: str) -> float:
         return dict(self.weights).get(name, get_term(name).default)
 
-    def with_weight(self, name: str, value: float) -> "Setting":
-        return Setting.of(**{**dict(self.weights), name: value})
-
     def active(self) -> list[str]:
         """The terms with a weight, in registry order."""
         return [n for n, w in self.weights if w]
@@ -158,9 +155,6 @@ class Setting:
         extra = [f"{n}:{TERMS[n].ident or n}*{w:g}" for n, w in self.weights
                  if w and n not in BUILT_IN]
         return "+".join(extra) or None
-
-    def as_dict(self) -> dict[str, float]:
-        return {n: self.weight(n) for n in TERMS}
 
 
 def parse_term_weights(specs: Sequence[str] | None, many: bool = False
