@@ -100,7 +100,7 @@ def test_top_level_imports_form_no_cycle():
 # The only imports by name: the library's public names (imported on first use), read here as
 # graph edges, and `crossalign fit` pointing recipes' former class paths at today's classes (the
 # top floor: no cycle through it). Fitter classes are found by reference (fitting.fitters).
-LOOKUPS = {"alignment/lazy.py", "alignment/encoding/hub.py", "alignment/xmover/lm.py",
+LOOKUPS = {"alignment/lazy.py", "alignment/encoding/hub.py", "alignment/xmover/gguf.py",
            "train/cli/fit.py"}
 
 
@@ -119,7 +119,7 @@ def lookups() -> dict[str, set[str]]:
 
 
 def test_only_the_known_lookups_import_by_name():
-    """No dotted-string module lookup but the lazy public names (``hub`` and ``lm`` import
+    """No dotted-string module lookup but the lazy public names (``hub`` and ``gguf`` import
     third-party packages that ship encoders and LMs, not ours)."""
     users = {str(p.relative_to(ROOT)) for pkg in ("alignment", "train") for p in modules(pkg)
              if "import_module(" in p.read_text()}

@@ -1,10 +1,7 @@
 """Target-side language-model fluency: mean token log-likelihood under any HF causal LM."""
 from __future__ import annotations
 
-import functools
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -14,6 +11,7 @@ from alignment.data.batching import make_batches
 from alignment.encoding.encoder import allow_download, load_failure, resolve_encoder, weights_fingerprint
 from alignment.catalogue import Registry
 from alignment.errors import InputError
+from .gguf import assembled_gguf, converted_gguf, gguf_fingerprint
 
 # Causal LMs that install from a package registry: name -> (module, GGUF file, pip names).
 # SmolLM2-135M reads English (Apache-2.0); Gemma 3 270M (base) reads 140 languages (Google's
@@ -51,87 +49,6 @@ def resolve_gguf(name: str) -> tuple[str, str] | None:
     return None
 
 
-def assembled_gguf(module: str, file: str) -> Path:
-    """The folder in the cache holding ``file`` as the package ``module`` joins it from its
-    parts (its ``assemble``, which checks the whole file's sha256), written under a temporary
-    name and renamed, so a half-joined file is never read."""
-    import importlib
-    import os
-
-    from alignment.data.cache import default_cache_dir
-
-    folder = default_cache_dir() / "lms" / "gguf"
-    if not (folder / file).is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        print(f"crossalign: joining {file} from its packages (once)", file=sys.stderr, flush=True)
-        tmp = folder / f".{file}.{os.getpid()}.partial"
-        try:
-            importlib.import_module(module).assemble(tmp, overwrite=True)
-            tmp.replace(folder / file)
-        finally:
-            tmp.unlink(missing_ok=True)
-    return folder
-
-
-@functools.lru_cache(maxsize=8)
-def gguf_fingerprint(folder: str, file: str) -> str:
-    """Content hash of a GGUF file (16 hex digits; hashed once a process)."""
-    import hashlib
-    from pathlib import Path
-
-    h = hashlib.sha256()
-    with (Path(folder) / file).open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            h.update(chunk)
-    return h.hexdigest()[:16]
-
-
-GGUF_BUILD = 1  # bump when the conversion changes: converted folders are then rebuilt
-GGUF_MARKER = "provenance.json"
-
-
-def converted_gguf(folder: str, file: str) -> Path:
-    """The GGUF LM as an HF folder (float32 safetensors, config, tokenizer) in the cache, made
-    on first use: transformers de-quantises a GGUF file on every load (about 45 s for
-    SmolLM2-135M on 2 cores, reading the file three times), a safetensors folder loads in a
-    second. The weights are the ones that load would give; the folder is named by the GGUF
-    file's content hash, so another file never reuses it."""
-    import json
-
-    from alignment.atomic import atomic_dir
-    from alignment.data.cache import default_cache_dir
-
-    fingerprint = gguf_fingerprint(folder, file)
-    target = default_cache_dir() / "lms" / f"{Path(file).stem}-{fingerprint}"
-    try:
-        if json.loads((target / GGUF_MARKER).read_text())["build"] == GGUF_BUILD:
-            return target
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    print(f"crossalign: converting LM {file} to float32 safetensors (once)", file=sys.stderr,
-          flush=True)
-    kwargs = {"local_files_only": True, "gguf_file": file}
-    tokenizer = AutoTokenizer.from_pretrained(folder, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
-    # transformers marks a model read from GGUF as quantised and will not save it; its weights
-    # are plain float32 tensors, so they go into a model built from the same config
-    config = model.config
-    if hasattr(config, "quantization_config"):
-        del config.quantization_config
-    plain = AutoModelForCausalLM.from_config(config)
-    plain.load_state_dict(model.state_dict())
-    with atomic_dir(target, GGUF_MARKER) as tmp:
-        plain.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        (tmp / GGUF_MARKER).write_text(json.dumps({
-            "build": GGUF_BUILD, "gguf_file": file, "gguf_sha256_16": fingerprint,
-            "conversion": "transformers' GGUF loader (de-quantised to float32), saved as is"},
-            indent=2))
-    return target
-
-
 def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-padded (input ids, attention mask) of one batch of token-id lists."""
     inp = torch.full((len(ids), max(len(x) for x in ids)), pad, dtype=torch.long)
@@ -149,6 +66,25 @@ def token_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor) -> tuple
     logp = torch.log_softmax(logits[:, :-1], -1).gather(-1, inp[:, 1:, None])[..., 0]
     valid = mask[:, 1:].float()
     return logp * valid, valid
+
+
+def continuation_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor,
+                                 starts: list[int]) -> list[torch.Tensor]:
+    """Per row, log p(token_t | tokens before t) for t from ``starts[row]`` to the row's end.
+    The output layer runs on those positions alone: a 262k-token vocabulary makes it most of
+    an LM's cost, and the prefix's positions need only the layers below it."""
+    hidden = model.base_model(input_ids=inp, attention_mask=mask).last_hidden_state
+    lengths = mask.sum(1).tolist()
+    rows = [torch.full((n - s,), k, dtype=torch.long) for k, (s, n) in enumerate(zip(starts, lengths))]
+    cols = [torch.arange(s - 1, n - 1) for s, n in zip(starts, lengths)]
+    r, c = torch.cat(rows).to(inp.device), torch.cat(cols).to(inp.device)
+    logits = model.get_output_embeddings()(hidden[r, c]).float()
+    cap = getattr(getattr(model.config, "get_text_config", lambda: model.config)(),
+                  "final_logit_softcapping", None)
+    if cap:
+        logits = torch.tanh(logits / cap) * cap
+    logp = torch.log_softmax(logits, -1).gather(-1, inp[r, c + 1][:, None])[:, 0]
+    return list(torch.split(logp, [n - s for s, n in zip(starts, lengths)]))
 
 
 class LanguageModelScorer:
@@ -251,6 +187,41 @@ class LanguageModelScorer:
                     tokens[i] = host[k, :max(len(ids[i]) - 1, 0)].copy()
         # kept for word_surprisals on the same sentences: words cost no second LM pass
         self._last_tokens = (_key(sentences), tokens)
+        return out
+
+    def score_given(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
+        """Mean log-likelihood of each sentence's tokens after its prefix (the prefix is
+        context, not scored: ``English: SRC\\nGerman:`` before a translation). Prefix and
+        sentence are tokenized apart, so each sentence's tokens are those ``score`` reads; a
+        pair longer than the context keeps the sentence and the prefix's end."""
+        if len(prefixes) != len(sentences):
+            raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences",
+                             parameter="prefixes")
+        lead = [] if self.bos is None else [self.bos]
+        tok = self.tokenizer
+        pre = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
+        own = [tok(s, add_special_tokens=False)["input_ids"] for s in sentences]
+        limit = self.context or 1 << 30
+        own = [x[:max(limit - len(lead) - 1, 1)] for x in own]
+        pre = [p[max(len(p) - (limit - len(lead) - len(x)), 0):] for p, x in zip(pre, own)]
+        ids = [lead + p + x for p, x in zip(pre, own)]
+        starts = [len(lead) + len(p) for p in pre]
+        out = np.zeros(len(sentences))
+        pad = tok.pad_token_id if tok.pad_token_id is not None else (tok.eos_token_id or 0)
+        from tqdm.auto import tqdm
+
+        batches = make_batches([len(x) for x in ids], self.batch_size, True)
+        with torch.inference_mode():
+            for batch in tqdm(batches, desc=f"{self.name} given the source", unit="batch",
+                              disable=None, leave=False):
+                todo = [i for i in batch if own[i] and starts[i] > 0]
+                if not todo:
+                    continue
+                inp, mask = pad_ids([ids[i] for i in todo], pad)
+                logp = continuation_log_likelihoods(self.model, inp.to(self.device),
+                                                    mask.to(self.device), [starts[i] for i in todo])
+                for i, values in zip(todo, logp):
+                    out[i] = float(values.mean())
         return out
 
     def word_surprisals(self, sentences: list[str]) -> list[np.ndarray]:

@@ -235,8 +235,7 @@ class XMoverScorer:
         for hypotheses in systems:
             validate_pairs(sources, hypotheses)
         t0 = time.perf_counter()
-        if self.text is not None:
-            sources = self.text(sources)
+        raw, sources = sources, self.text(sources) if self.text else sources  # terms: as given
         cut: dict[str, list[int]] = {}
         src_enc = [] if not self.xmover_coef else self.encoder.encode_tokens(  # 0: no token pass
             sources, self.batch_size, progress=progress, desc="encoding sources",
@@ -247,7 +246,7 @@ class XMoverScorer:
         results = []
         for hypotheses in systems:
             results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut),
-                                                  src_sentences, sources))
+                                                  src_sentences, raw))
             results[-1].seconds["sources"] = shared
         if warn:
             for where, lines in truncated_lines(results).items():

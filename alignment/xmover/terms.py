@@ -46,3 +46,57 @@ class UseSimilarity:
 register_term(Term("use", "USE", "--term use=W", (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
                    "the cosine of the Universal Sentence Encoder Multilingual v3 embeddings of "
                    "source and output", ident="use-multilingual-v3", compute=UseSimilarity()))
+
+
+# English names of language codes, for the prompts of a source-conditioned LM
+LANGUAGE_NAMES = {"en": "English", "de": "German", "zh": "Chinese", "ru": "Russian", "cs": "Czech",
+                  "fi": "Finnish", "lv": "Latvian", "tr": "Turkish", "et": "Estonian",
+                  "ro": "Romanian", "ne": "Nepali", "si": "Sinhala", "es": "Spanish",
+                  "fr": "French", "ja": "Japanese", "kk": "Kazakh", "lt": "Lithuanian",
+                  "gu": "Gujarati", "eu": "Basque", "ny": "Chichewa", "it": "Italian",
+                  "pt": "Portuguese", "pl": "Polish", "nl": "Dutch", "ar": "Arabic", "ko": "Korean"}
+PROMPT = "{source_language}: {source}\n{target_language}:"  # the output follows after a space
+
+
+def prompt_names(languages: tuple[str, str] | None) -> tuple[str, str]:
+    """The prompt's names of source and target language (``Source``/``Translation`` when the
+    pair is not known; a code with no name here is used as it is)."""
+    if not languages:
+        return "Source", "Translation"
+    return tuple(LANGUAGE_NAMES.get(x, x) for x in languages)  # type: ignore[return-value]
+
+
+class SourceConditionedLM:
+    """A multilingual LM's mean log-probability of the output after the prompt
+    ``English: SOURCE\\nGerman:``: how likely the output is as a translation of this source,
+    which neither the token transport nor a target-side LM sees. Values are reused across runs
+    (``alignment.xmover.reuse``); the LM loads on first use."""
+
+    def __init__(self, lm: str = "gemma3-270m") -> None:
+        self.lm_name = lm
+        self._lm = None
+
+    def prefixes(self, sources: list[str], languages: tuple[str, str] | None) -> list[str]:
+        a, b = prompt_names(languages)
+        return [PROMPT.format(source_language=a, source=" ".join(s.split()), target_language=b)
+                for s in sources]
+
+    def __call__(self, sources: list[str], hypotheses: list[str],
+                 languages: tuple[str, str] | None) -> np.ndarray:
+        from .lm import LanguageModelScorer
+        from .reuse import cached_array, default_reuse
+
+        if self._lm is None:
+            self._lm = LanguageModelScorer(self.lm_name)
+        prefixes = self.prefixes(sources, languages)
+        outputs = [" " + " ".join(h.split()) for h in hypotheses]
+        return cached_array(default_reuse(), f"lm-given|{self._lm.ident}|{self._lm.device.type}",
+                            [p + "\0" + h for p, h in zip(prefixes, outputs)],
+                            lambda _: self._lm.score_given(prefixes, outputs))
+
+
+register_term(Term("gemma-src", "Gemma | source", "--term gemma-src=W",
+                   (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
+                   "Gemma 3 270M's mean token log-probability of the output after the prompt "
+                   "'SOURCE-LANGUAGE: source\\nTARGET-LANGUAGE:'",
+                   ident="gemma3-270m-q4km+prompt1", compute=SourceConditionedLM()))

