@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 VERBS = {"data": "build data sets: the Bible test bed, help pages, human judgments (wmt17, mlqe)"}
@@ -28,6 +29,23 @@ def run_help(args: argparse.Namespace) -> None:
     rep = build_help_corpus(args.out or f"data/help-{src}-en", src, args.n_test, args.n_dev,
                             args.seed, args.max_ratio, args.help_root, fetch=not args.no_fetch)
     print(json.dumps(rep, indent=2))
+
+
+def run_parallel(args: argparse.Namespace) -> None:
+    from alignment.data.parallel_text import build_parallel_corpus
+    from alignment.data.splits import parse_pair
+
+    src = parse_pair(args.pair)
+    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    out = args.out or f"data/parallel-{src}-en"
+    rep = build_parallel_corpus(out, src, sources, args.n_test, args.n_dev, args.seed,
+                                args.max_ratio, args.min_words, args.locale_root, args.help_root,
+                                fetch=not args.no_fetch)
+    for source, n in rep["kept"].items():
+        why = ", ".join(f"{k} {v}" for k, v in sorted(rep["dropped"][source].items()))
+        print(f"crossalign: {source}: {n} pairs kept ({why or 'none'} dropped)", file=sys.stderr)
+    print(f"crossalign: wrote {out} ({', '.join(f'{k} {v}' for k, v in rep['splits'].items())}; "
+          f"provenance and licences in {out}/report.json)", file=sys.stderr)
 
 
 def register(sub) -> None:
@@ -67,6 +85,26 @@ def register(sub) -> None:
     help_.add_argument("--max-ratio", type=float, default=2.0,
                        help="drop pairs whose character-length ratio exceeds this")
     help_.set_defaults(func=run_help)
+    par = dsub.add_parser("parallel", help="X–English sentence pairs from this machine's packages: "
+                                           "gettext catalogues and LibreOffice's help pages")
+    par.add_argument("--pair", required=True, help="SOURCE-en (de-en, zh-en, ru-en, ...)")
+    par.add_argument("--sources", default="gettext,help",
+                     help="comma-separated, in order of preference (default: gettext,help)")
+    par.add_argument("--out", help="output folder (default: data/parallel-SOURCE-en)")
+    par.add_argument("--locale-root", default="/usr/share/locale",
+                     help="where the gettext catalogues are (<language>/LC_MESSAGES/*.mo)")
+    par.add_argument("--help-root", help="a folder holding <language>/text/... (default: "
+                                         "fetched with apt-get download into the cache)")
+    par.add_argument("--no-fetch", action="store_true",
+                     help="never download the help packages; fail if they are not there")
+    par.add_argument("--n-test", type=int, default=1000, help="held-out test pairs")
+    par.add_argument("--n-dev", type=int, default=1000, help="development pairs")
+    par.add_argument("--seed", type=int, default=0, help="seed of the hash that orders ids")
+    par.add_argument("--max-ratio", type=float, default=2.0,
+                     help="drop pairs whose length ratio exceeds this")
+    par.add_argument("--min-words", type=int, default=3,
+                     help="drop pairs whose English side has fewer words (UI labels)")
+    par.set_defaults(func=run_parallel)
     from .judged import register_data
 
     register_data(dsub)

@@ -1,0 +1,142 @@
+"""X–English pairs from the machine's packages (``crossalign data parallel``): compiled gettext
+catalogues read in their own charset, pairs checked and de-duplicated across sources, counted
+and split by id, the provenance of each source recorded."""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+from alignment.data.parallel_text import (build_parallel_corpus, clean_message, pair_problem,
+                                          read_mo)
+from alignment.errors import InputError
+from tests.alignment.test_help_pages import write_tree
+from train.cli import main
+
+
+def write_mo(path: Path, messages: list[tuple[bytes, bytes]], charset: str = "UTF-8",
+             big_endian: bool = False) -> Path:
+    """A compiled catalogue (GNU .mo format) holding a header and ``messages``."""
+    header = f"Content-Type: text/plain; charset={charset}\n".encode("ascii")
+    entries = sorted([(b"", header), *messages])
+    order = ">" if big_endian else "<"
+    n = len(entries)
+    originals, translations = 28, 28 + 8 * n
+    data_at = 28 + 16 * n
+    table_o, table_t, blob = b"", b"", b""
+    for msgid, _ in entries:
+        table_o += struct.pack(order + "2I", len(msgid), data_at + len(blob))
+        blob += msgid + b"\0"
+    for _, msgstr in entries:
+        table_t += struct.pack(order + "2I", len(msgstr), data_at + len(blob))
+        blob += msgstr + b"\0"
+    magic = 0x950412DE
+    head = struct.pack(order + "7I", magic, 0, n, originals, translations, 0, 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(head + table_o + table_t + blob)
+    return path
+
+
+def test_a_catalogue_is_read_in_its_charset_with_plurals_and_contexts(tmp_path):
+    path = write_mo(tmp_path / "x.mo", [
+        ("Could not open the file".encode(), "Datei konnte nicht geöffnet werden".encode("latin-1")),
+        (b"menu\x04_Open a file now", "Jetzt eine Datei _öffnen".encode("latin-1")),
+        (b"%d file was copied\x00%d files were copied",
+         "%d Datei wurde kopiert\0%d Dateien wurden kopiert".encode("latin-1"))], "ISO-8859-1")
+    got = dict(read_mo(path))
+    assert got["Could not open the file"] == "Datei konnte nicht geöffnet werden"
+    assert got["_Open a file now"] == "Jetzt eine Datei _öffnen"
+    assert got["%d file was copied"] == "%d Datei wurde kopiert"
+    assert "" not in got  # the header is no message
+    assert dict(read_mo(write_mo(tmp_path / "be.mo", [(b"One two three", b"Eins zwei drei")],
+                                 big_endian=True))) == {"One two three": "Eins zwei drei"}
+    (tmp_path / "bad.mo").write_bytes(b"\0" * 40)
+    with pytest.raises(InputError, match="bad magic number") as err:
+        read_mo(tmp_path / "bad.mo")
+    assert "bad.mo" in str(err.value)
+
+
+def test_pairs_are_refused_for_what_is_wrong_with_them():
+    assert clean_message("_Save the\\nfile  &now") == "Save the file now"
+    assert pair_problem("Die Datei speichern", "Save the file", "de", min_words=3) is None
+    assert pair_problem("Speichern", "Save", "de", min_words=3) == "short"
+    assert pair_problem("Save the file", "Save the file", "de") == "untranslated"
+    assert pair_problem("the file Save", "Save the file", "de") == "untranslated"
+    assert pair_problem("Eine sehr lange deutsche Übersetzung von drei Wörtern", "Save the file",
+                        "de") == "length_ratio"
+    assert pair_problem("保存文件", "Save the file", "zh") is None  # 4 characters count as 12
+    assert pair_problem("Save the fichier", "Save the file", "zh") == "script"
+    assert pair_problem("%s: %s (%d)", "%s: %s (%d) to", "de") == "format"
+
+
+def catalogues(root: Path) -> Path:
+    msgs = [(f"Could not open file number {k}".encode(), f"Datei Nummer {k} nicht geöffnet".encode())
+            for k in range(30)]
+    write_mo(root / "de" / "LC_MESSAGES" / "tool.mo", msgs + [(b"Quit", b"Beenden"),
+                                                             (b"Print the page", b"Print the page")])
+    # a second catalogue repeats one German sentence: kept once
+    write_mo(root / "de" / "LC_MESSAGES" / "other.mo", [
+        (b"Could not open file number 3", "Datei Nummer 3 nicht geöffnet".encode()),
+        (b"Close every window now", "Jetzt jedes Fenster schließen".encode())])
+    return root
+
+
+def test_a_corpus_from_two_sources_counts_each_and_keeps_a_sentence_once(tmp_path):
+    locale = catalogues(tmp_path / "locale")
+    help_root = tmp_path / "help"
+    write_tree(help_root, 10)
+    (help_root / "de").symlink_to(help_root / "eu")  # the help tree's pages, read as German
+    (help_root / "versions.de.json").write_text(json.dumps({"libreoffice-help-de": "4:7.4.7-1"}))
+    rep = build_parallel_corpus(tmp_path / "out", "de", ("gettext", "help"), n_test=5, n_dev=5,
+                                min_words=1, locale_root=locale, help_root=help_root)
+    assert rep["kept"]["gettext"] == 32 and rep["dropped"]["gettext"] == {
+        "repeated": 1, "untranslated": 1}
+    assert rep["kept"]["help"] == 10 * 3 + 1
+    assert rep["provenance"]["help"]["de"]["version"] == "4:7.4.7-1"
+    assert set(rep["provenance"]["gettext"]) == {"tool.mo", "other.mo"}
+    out = tmp_path / "out"
+    de = [line for s in ("train", "dev", "test") for line in
+          (out / f"{s}.de").read_text(encoding="utf-8").splitlines()]
+    en = [line for s in ("train", "dev", "test") for line in
+          (out / f"{s}.en").read_text(encoding="utf-8").splitlines()]
+    assert len(de) == len(set(de)) == len(en) == 32 + 31
+    assert ("Datei Nummer 7 nicht geöffnet", "Could not open file number 7") in set(zip(de, en))
+    ids = (out / "test.ids").read_text().split()
+    again = build_parallel_corpus(tmp_path / "again", "de", ("gettext", "help"), n_test=5,
+                                  n_dev=5, min_words=1, locale_root=locale, help_root=help_root)
+    assert again == rep and (tmp_path / "again" / "test.ids").read_text().split() == ids
+
+
+def test_bad_settings_and_too_little_text_fail_before_anything_is_written(tmp_path):
+    locale = catalogues(tmp_path / "locale")
+    with pytest.raises(InputError, match="sources must be among gettext, help"):
+        build_parallel_corpus(tmp_path / "a", "de", ("opus",), locale_root=locale)
+    with pytest.raises(InputError, match="too few for 1000 test"):
+        build_parallel_corpus(tmp_path / "b", "de", ("gettext",), locale_root=locale)
+    with pytest.raises(InputError, match="no gettext catalogues for 'fi'"):
+        build_parallel_corpus(tmp_path / "c", "fi", ("gettext",), locale_root=locale)
+    assert not any((tmp_path / x).exists() for x in "abc")
+
+
+def test_the_data_parallel_verb_writes_the_corpus_and_refuses_other_settings(tmp_path, capsys):
+    locale = catalogues(tmp_path / "locale")
+    common = ["data", "parallel", "--pair", "de-en", "--sources", "gettext", "--locale-root",
+              str(locale), "--out", str(tmp_path / "out"), "--n-test", "4", "--n-dev", "4"]
+    assert main(common + ["--min-words", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "gettext: 32 pairs kept" in err and "test 4, dev 4, train 24" in err
+    assert main(common + ["--min-words", "3"]) == 2  # the folder holds other settings
+    assert "min_words 1 (asked: 3)" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/usr/share/locale/de/LC_MESSAGES").is_dir(),
+                    reason="needs this machine's German gettext catalogues")
+def test_the_machines_own_german_catalogues_give_thousands_of_checked_pairs(tmp_path):
+    rep = build_parallel_corpus(tmp_path / "out", "de", ("gettext",), n_test=100, n_dev=100)
+    assert rep["kept"]["gettext"] > 2000
+    assert all(p["package"] and p["licence"] for p in rep["provenance"]["gettext"].values())
+    de = (tmp_path / "out" / "train.de").read_text(encoding="utf-8").splitlines()
+    assert all(pair_problem(a, b, "de", 2.0, 3) is None for a, b in zip(
+        de, (tmp_path / "out" / "train.en").read_text(encoding="utf-8").splitlines()))
