@@ -32,7 +32,7 @@ def run_help(args: argparse.Namespace) -> None:
 
 
 def run_parallel(args: argparse.Namespace) -> None:
-    from alignment.data.parallel_text import build_parallel_corpus
+    from alignment.data.packaged_pairs import build_parallel_corpus
     from alignment.data.splits import parse_pair
 
     src = parse_pair(args.pair)

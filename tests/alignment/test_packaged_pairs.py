@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alignment.data.parallel_text import (build_parallel_corpus, clean_message, pair_problem,
+from alignment.data.packaged_pairs import (build_parallel_corpus, clean_message, pair_problem,
                                           read_mo)
 from alignment.errors import InputError
 from tests.alignment.test_help_pages import write_tree
