@@ -31,6 +31,11 @@ def run(args: argparse.Namespace) -> None:
 
         build(args)
         return
+    if args.measure is not None:
+        from .export_build import measure
+
+        measure(args)
+        return
     for flag, value in (("from", args.clone), ("variant", args.variant), ("card", args.card)):
         if value:
             raise InputError(f"--{flag} goes with --build NAME", parameter=flag)
@@ -92,6 +97,9 @@ def register(sub) -> None:
     p.add_argument("--card", action="store_true", help="with --build: also measure the built "
                    "export on its benchmark's test split (crossalign evaluate, with the "
                    "recipe's scoring options) and write its card")
+    p.add_argument("--measure", metavar="NAME", help="measure an export as it is on its "
+                   "benchmark's test split (with --from CLONE and its recipe's scoring "
+                   "options) and rewrite its card: after a recipe's scoring options change")
     p.add_argument("--out", help="export folder to write: new, empty, or a previous export "
                    "(replaced)")
     p.add_argument("--overwrite", action="store_true",

@@ -17,23 +17,25 @@ from alignment.errors import InputError
 UNMAPPED, THIS = "unmapped", "this export"
 
 
-def _target(args: argparse.Namespace):
-    """(the recipe, the export it is compared with or None, the name) ``--build`` names."""
+def _target(args: argparse.Namespace, given_name: str | None = None):
+    """(the recipe, the export it is compared with or None, the name) ``--build`` (or
+    ``given_name``) names."""
     from alignment.export.named import resolve_export
     from alignment.export.recipe import RECIPE_FILE, Recipe
     from alignment.export.remapped import REMAP_FILE
 
-    given = Path(args.build)
+    asked = given_name or args.build
+    given = Path(asked)
     if given.is_file() and given.name == RECIPE_FILE:  # a recipe: named BENCHMARK/PAIR
         recipe = Recipe.read(given.parent)
         return recipe, None, f"{recipe.benchmark}/{recipe.pair}"
-    export = Path(resolve_export(args.build))
+    export = Path(resolve_export(asked))
     if not (export / REMAP_FILE).is_file():
-        raise InputError(f"'{args.build}' is no export here or by name (crossalign exports "
+        raise InputError(f"'{asked}' is no export here or by name (crossalign exports "
                          "lists them), nor a recipe.json", parameter="build")
     recipe = Recipe.read(export)
-    name = f"{recipe.benchmark}/{recipe.pair}" if Path(args.build).expanduser().exists() \
-        else args.build  # a folder is named by its recipe, as a recipe file is
+    name = f"{recipe.benchmark}/{recipe.pair}" if Path(asked).expanduser().exists() \
+        else asked  # a folder is named by its recipe, as a recipe file is
     if args.variant:
         return recipe.variant(args.variant), None, f"{name}-{args.variant}"
     return recipe, export, name
@@ -105,6 +107,36 @@ def build(args: argparse.Namespace) -> None:
     else:
         print(f"built {name} from its recipe in {out}" + (
             f" (use it by name: --encoder {name})" if args.out is None else ""))
+
+
+def measure(args: argparse.Namespace) -> None:
+    """Measure an export as it is (its recipe's data from ``--from CLONE``, its recipe's
+    scoring options) and write its card in place: a changed scoring setting gets its card
+    without a retrain."""
+    from alignment.atomic import write_text
+
+    from . import main
+
+    recipe, export, name = _target(args, args.measure)
+    if export is None or args.variant or args.build or args.out:
+        raise InputError("--measure takes an export (a name or folder), no --build, --variant "
+                         "or --out: it rewrites that export's card", parameter="measure")
+    if not recipe.needs_clone:
+        raise InputError(f"{name}'s benchmark has no human judgments to measure it on",
+                         parameter="measure")
+    if args.clone is None or not Path(args.clone).is_dir():
+        raise InputError(f"--measure needs --from CLONE, a folder holding a clone of the "
+                         f"{recipe.benchmark} repository (got {args.clone})", parameter="from")
+    with tempfile.TemporaryDirectory(prefix="crossalign-measure-") as scratch:
+        data = Path(scratch) / "data"
+        step = recipe.data_command(str(args.clone), str(data))
+        print("$ " + " ".join(step), flush=True)
+        if main(step[1:]) != 0:
+            raise InputError(f"the recipe of {name} failed at `{' '.join(step[:3])}` (its "
+                             "error is above)", parameter="measure")
+        card = measured_card(recipe, name, data, export, Path(scratch), args)
+    write_text(export / "README.md", card.replace(str(export), name))
+    print(f"measured {name}: its card is {export / 'README.md'}")
 
 
 def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: Path) -> dict:
