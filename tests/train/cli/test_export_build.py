@@ -114,6 +114,15 @@ def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_t
     assert headline.on == "mlqe test" and headline.row.startswith("mlqe/ro-en ⊕ sentence ⊕ LM")
     assert f"{headline.value().split(' on ')[0]} | " in card  # the headline is a measured row
     assert "crossalign export --build mlqe/ro-en --variant plain --from CLONE" in card
+    # a new scoring setting in the recipe: --measure rewrites the card alone, no retrain
+    remap = (out / "remap.json").read_bytes()
+    Recipe("mlqe", "ro-en", recipe.train, (), recipe.variants).write(out)
+    assert main(["export", "--measure", str(out), "--from", str(CLONE), "-q"]) == 0
+    assert read_headline(out).row == "mlqe/ro-en ⊕ sentence" and "--lm" not in (
+        out / "README.md").read_text()
+    assert (out / "remap.json").read_bytes() == remap
+    assert main(["export", "--measure", str(out), "--out", str(tmp_path / "x")]) == 2
+    assert "--measure takes an export" in capsys.readouterr().err
     # the variant: the recipe with its options replaced, built into the cache, found by name
     assert main(["export", "--build", str(out), "--variant", "plain", "--from", str(CLONE),
                  "-q"]) == 0
