@@ -187,7 +187,8 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
     c, best = selection.chosen, selection.best
     ci = {k: f"[{fmt_r(lo)}, {fmt_r(hi)}]" for k, (lo, hi) in selection.intervals.items()}
-    top = sorted(selection.grid, key=lambda s: -s.pearson)[:10]
+    top = sorted((s for s in selection.grid if np.isfinite(s.pearson)),  # no term: no score
+                 key=lambda s: -s.pearson)[:10]
     names = [n for n, ws in selection.axes.items()
              if n != "xmover" and (len(ws) > 1 or any(ws))]
     lm_flag = f" --lm {lm}" if lm and c.lm else ""

@@ -95,7 +95,7 @@ class SourceConditionedLM:
                             lambda _: self._lm.score_given(prefixes, outputs))
 
 
-register_term(Term("gemma-src", "Gemma | source", "--term gemma-src=W",
+register_term(Term("gemma-src", "Gemma given source", "--term gemma-src=W",
                    (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
                    "Gemma 3 270M's mean token log-probability of the output after the prompt "
                    "'SOURCE-LANGUAGE: source\\nTARGET-LANGUAGE:'",
