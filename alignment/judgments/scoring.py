@@ -11,7 +11,7 @@ import numpy as np
 
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
-from alignment.xmover.setting import Setting
+from alignment.xmover.setting import TERMS, Setting
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -226,7 +226,9 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
         if lm_scorer is not None:
             fluency[mask] = lm_scorer.score(mt)
-    suffix = {r.label: " ⊕ sentence" if r.label in with_term else "" for r in rows}
+    added = "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in (options.get("terms") or {}).items()
+                    if w)  # registered terms, in every row's own score
+    suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + added for r in rows}
     scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
               for r in rows]
     if lm_scorer is not None:

@@ -198,7 +198,8 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
             f"Segment-level Pearson with the human scores of {recipe.benchmark} test "
             f"({segments} segments of {recipe.pair}; 95% bootstrap intervals over segments; "
             f"Δ: paired bootstrap against the first row). No row reads the reference but the "
-            "data's own baselines. Measured by `crossalign export --build … --card`, which runs:",
+            "data's own baselines. Measured by `crossalign export --build … --card` (or "
+            "`--measure`), which runs:",
             "", "```sh", command.replace("  ", " "), "```", "", *table, "",
             "Signatures:", "", *[f"- {r['label']}: `{r['signature']}`" for r in found["rows"]
                                  if r["label"] in (own, first)]]))
