@@ -73,8 +73,9 @@ def rows_for(name: str, values: dict[str, np.ndarray], data) -> list[Row]:
         return Row(label, scores, f"--lm {model} {setting.flags()}" if setting.weight("lm")
                    else setting.flags())
 
-    alone = [row("Gemma LM alone", GEMMA, xmover=0, lm=1, sentence=0),
-             row("Gemma given the source alone", GEMMA, xmover=0, sentence=0, **{"gemma-src": 1})]
+    alone = [row("Gemma LM alone", GEMMA, xmover=0, lm=1, sentence=0)] if GEMMA in values else []
+    alone.append(row("Gemma given the source alone", ENGLISH_LM if GEMMA not in values else GEMMA,
+                     xmover=0, sentence=0, **{"gemma-src": 1}))
     if "from English" in name:
         rows = [row("sentence map alone (shipped before)", GEMMA, xmover=0, sentence=1), *alone,
                 row("USE alone", GEMMA, xmover=0, sentence=0, use=1),
@@ -114,6 +115,8 @@ def cost(n: int) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--directions", nargs="+", choices=list(DIRECTIONS), default=list(DIRECTIONS))
+    ap.add_argument("--gemma-into-english", action="store_true",
+                    help="also Gemma's LM alone into English (every output once more)")
     ap.add_argument("--cost", type=int, default=0, help="time each term on this many segments")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "every_direction"))
     args = ap.parse_args()
@@ -124,7 +127,9 @@ def main() -> None:
     for name in args.directions:
         bench, which, into_english = DIRECTIONS[name]
         data = judged(bench, ROOT / "data", "test", which)
-        needed = {k: v for k, v in lms.items() if into_english or k == GEMMA}
+        # into English the English LM (Gemma alone there: --gemma-into-english, 9k more passes)
+        needed = {k: v for k, v in lms.items() if (k == GEMMA) != into_english
+                  or (k == GEMMA and args.gemma_into_english)}
         values = term_values(bench, data, into_english, needed, use=not into_english)
         rows = rows_for(name, values, data)
         metrics = segment_agreement(data, rows)

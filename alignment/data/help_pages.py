@@ -15,7 +15,7 @@ from pathlib import Path
 from alignment.errors import InputError
 
 ENGLISH = "en-US"
-LANGUAGE_FOLDERS = {"en": ENGLISH}  # ISO code -> the package's folder (most are the code)
+LANGUAGE_FOLDERS = {"en": ENGLISH, "zh": "zh-CN"}  # ISO code -> the package's folder (most are the code)
 _ELEMENT = re.compile(r'<(p|h[1-6]|td|li|span)\b[^>]*\bid="((?:par|hd)_id\w+)"[^>]*>(.*?)</\1>',
                       re.S)
 _TAG = re.compile(r"<[^>]+>")

@@ -34,4 +34,4 @@ def test_to_english_rows_add_the_source_conditioned_term_to_the_shipped_setting(
     assert rows[0].label.startswith("shipped: center > clp")
     np.testing.assert_allclose(rows[0].scores, shipped)
     np.testing.assert_allclose(rows[-1].scores, shipped + TO_ENGLISH_SRC * v["gemma-src"])
-    np.testing.assert_allclose(rows[1].scores, v[GEMMA])
+    np.testing.assert_allclose(rows[1].scores, v[GEMMA])  # with Gemma values: its row
