@@ -110,8 +110,8 @@ def build_help_corpus(out_dir: str | Path, language: str, n_test: int = 1000, n_
     the Bible's split rule: a paragraph's split depends only on its id and the seed."""
     from alignment.atomic import write_text
 
-    from .corpus import ParallelCorpus, write_parallel
-    from .splits import check_corpus_folder, split_ids
+    from .corpus import ParallelCorpus
+    from .splits import check_corpus_folder, write_splits
 
     settings = {"pair": f"{language}-en", "source": "help", "seed": seed, "n_test": n_test,
                 "n_dev": n_dev, "max_ratio": max_ratio}
@@ -127,12 +127,7 @@ def build_help_corpus(out_dir: str | Path, language: str, n_test: int = 1000, n_
                                         max_ratio)
     corpus = ParallelCorpus(src, tgt, "help", ids)
     out = Path(out_dir)
-    splits = {}
-    for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
-        part = corpus.subset(idx, f"help-{split}")
-        write_parallel(part, out / f"{split}.{language}", out / f"{split}.en")
-        write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
-        splits[split] = len(part)
+    splits = write_splits(corpus, out, language, n_test, n_dev, seed)
     report = {"settings": settings, "provenance": {
         side: {"package": package_name(side), "version": versions.get(package_name(side),
                                                                        "unknown"),

@@ -191,8 +191,8 @@ def build_parallel_corpus(out_dir: str | Path, language: str, sources: tuple[str
     ``sources``; the first source to give an X sentence keeps it (no sentence twice)."""
     from alignment.atomic import write_text
 
-    from .corpus import ParallelCorpus, write_parallel
-    from .splits import check_corpus_folder, split_ids
+    from .corpus import ParallelCorpus
+    from .splits import check_corpus_folder, write_splits
 
     unknown = [s for s in sources if s not in SOURCES]
     if unknown or not sources:
@@ -226,12 +226,7 @@ def build_parallel_corpus(out_dir: str | Path, language: str, sources: tuple[str
                          f"too few for {n_test} test and {n_dev} dev pairs (lower --n-test/--n-dev)",
                          parameter="pair")
     corpus = ParallelCorpus(kept.src, kept.en, "parallel", kept.ids)
-    splits = {}
-    for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
-        part = corpus.subset(idx, f"parallel-{split}")
-        write_parallel(part, out / f"{split}.{language}", out / f"{split}.en")
-        write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
-        splits[split] = len(part)
+    splits = write_splits(corpus, out, language, n_test, n_dev, seed)
     by_origin: dict[str, int] = {}
     for origin in kept.origin:
         by_origin[origin] = by_origin.get(origin, 0) + 1

@@ -50,3 +50,20 @@ def check_corpus_folder(out: Path, settings: dict) -> None:
         raise InputError(f"{out} holds a corpus built with other settings ({differ}); "
                          "rebuilding it would move verses between its splits: choose a new "
                          "folder", parameter="out")
+
+
+def write_splits(corpus, out: Path, language: str, n_test: int, n_dev: int, seed: int
+                 ) -> dict[str, int]:
+    """``{split}.XX`` / ``{split}.en`` / ``{split}.ids`` of an X–en corpus in ``out`` (each
+    written atomically), split by ``split_ids``; the size of each split."""
+    from alignment.atomic import write_text
+
+    from .corpus import write_parallel
+
+    sizes = {}
+    for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
+        part = corpus.subset(idx, f"{corpus.name}-{split}")
+        write_parallel(part, out / f"{split}.{language}", out / f"{split}.en")
+        write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
+        sizes[split] = len(part)
+    return sizes

@@ -48,6 +48,19 @@ def run_parallel(args: argparse.Namespace) -> None:
           f"provenance and licences in {out}/report.json)", file=sys.stderr)
 
 
+def _corpus_options(parser: argparse.ArgumentParser, unit: str) -> None:
+    """The options of a corpus built from help pages: where they are, the splits, the ratio."""
+    parser.add_argument("--help-root", help="a folder holding <language>/text/... (default: "
+                                            "fetched with apt-get download into the cache)")
+    parser.add_argument("--no-fetch", action="store_true",
+                        help="never download the help packages; fail if they are not there")
+    parser.add_argument("--n-test", type=int, default=1000, help=f"held-out test {unit}")
+    parser.add_argument("--n-dev", type=int, default=1000, help=f"development {unit}")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the hash that orders ids")
+    parser.add_argument("--max-ratio", type=float, default=2.0,
+                        help="drop pairs whose character-length ratio exceeds this")
+
+
 def register(sub) -> None:
     data = sub.add_parser("data", help=VERBS["data"])
     dsub = data.add_subparsers(dest="dataset", metavar="DATASET", required=True)
@@ -75,15 +88,7 @@ def register(sub) -> None:
                                          "(eu-en: Basque)")
     help_.add_argument("--pair", default="eu-en", help="SOURCE-en (eu-en, de-en, fr-en, tr-en, ...)")
     help_.add_argument("--out", help="output folder (default: data/help-SOURCE-en)")
-    help_.add_argument("--help-root", help="a folder holding <language>/text/... (default: "
-                                           "fetched with apt-get download into the cache)")
-    help_.add_argument("--no-fetch", action="store_true",
-                       help="never download the packages; fail if they are not there")
-    help_.add_argument("--n-test", type=int, default=1000, help="held-out test paragraphs")
-    help_.add_argument("--n-dev", type=int, default=1000, help="development paragraphs")
-    help_.add_argument("--seed", type=int, default=0, help="seed of the hash that orders ids")
-    help_.add_argument("--max-ratio", type=float, default=2.0,
-                       help="drop pairs whose character-length ratio exceeds this")
+    _corpus_options(help_, "paragraphs")
     help_.set_defaults(func=run_help)
     par = dsub.add_parser("parallel", help="X–English sentence pairs from this machine's packages: "
                                            "gettext catalogues and LibreOffice's help pages")
@@ -93,15 +98,7 @@ def register(sub) -> None:
     par.add_argument("--out", help="output folder (default: data/parallel-SOURCE-en)")
     par.add_argument("--locale-root", default="/usr/share/locale",
                      help="where the gettext catalogues are (<language>/LC_MESSAGES/*.mo)")
-    par.add_argument("--help-root", help="a folder holding <language>/text/... (default: "
-                                         "fetched with apt-get download into the cache)")
-    par.add_argument("--no-fetch", action="store_true",
-                     help="never download the help packages; fail if they are not there")
-    par.add_argument("--n-test", type=int, default=1000, help="held-out test pairs")
-    par.add_argument("--n-dev", type=int, default=1000, help="development pairs")
-    par.add_argument("--seed", type=int, default=0, help="seed of the hash that orders ids")
-    par.add_argument("--max-ratio", type=float, default=2.0,
-                     help="drop pairs whose length ratio exceeds this")
+    _corpus_options(par, "pairs")
     par.add_argument("--min-words", type=int, default=3,
                      help="drop pairs whose English side has fewer words (UI labels)")
     par.set_defaults(func=run_parallel)
