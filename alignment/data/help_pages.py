@@ -102,6 +102,19 @@ def help_pairs(xx: dict[str, str], en: dict[str, str], max_ratio: float = 2.0
     return ids, src, tgt, dropped
 
 
+def help_source(language: str, root: str | Path | None, fetch: bool) -> tuple[Path, dict]:
+    """The folder holding the help pages of ``language`` and English (fetched into the cache
+    first when ``root`` is not given, ``fetch`` is true and they are missing) and the package
+    versions recorded when they were fetched."""
+    base = Path(root) if root else default_root()
+    if not (base / LANGUAGE_FOLDERS.get(language, language)).is_dir():
+        if root or not fetch:
+            read_help(base, language)  # the error naming the missing folder
+        fetch_help(language, base)
+    versions_file = base / f"versions.{language}.json"
+    return base, json.loads(versions_file.read_text()) if versions_file.is_file() else {}
+
+
 def build_help_corpus(out_dir: str | Path, language: str, n_test: int = 1000, n_dev: int = 1000,
                       seed: int = 0, max_ratio: float = 2.0, root: str | Path | None = None,
                       fetch: bool = True) -> dict:
@@ -116,13 +129,7 @@ def build_help_corpus(out_dir: str | Path, language: str, n_test: int = 1000, n_
     settings = {"pair": f"{language}-en", "source": "help", "seed": seed, "n_test": n_test,
                 "n_dev": n_dev, "max_ratio": max_ratio}
     check_corpus_folder(Path(out_dir), settings)
-    base = Path(root) if root else default_root()
-    versions_file = base / f"versions.{language}.json"
-    if not (base / LANGUAGE_FOLDERS.get(language, language)).is_dir():
-        if root or not fetch:
-            read_help(base, language)  # the error naming the missing folder
-        fetch_help(language, base)
-    versions = json.loads(versions_file.read_text()) if versions_file.is_file() else {}
+    base, versions = help_source(language, root, fetch)
     ids, src, tgt, dropped = help_pairs(read_help(base, language), read_help(base, "en"),
                                         max_ratio)
     corpus = ParallelCorpus(src, tgt, "help", ids)

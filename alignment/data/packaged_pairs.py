@@ -164,14 +164,10 @@ def gettext_pairs(language: str, root: Path = LOCALE_ROOT) -> tuple[Pairs, dict]
 def help_page_pairs(language: str, root: Path | None, fetch: bool) -> tuple[Pairs, dict]:
     """LibreOffice's help paragraphs present in both languages (fetched into the cache unless
     ``root`` is given)."""
-    from .help_pages import LANGUAGE_FOLDERS, default_root, fetch_help, package_name, read_help
+    from .help_pages import help_source, package_name, read_help
 
-    base = Path(root) if root else default_root()
-    if not (base / LANGUAGE_FOLDERS.get(language, language)).is_dir() and fetch and not root:
-        fetch_help(language, base)
+    base, versions = help_source(language, root, fetch)
     xx, en = read_help(base, language), read_help(base, "en")
-    versions_file = base / f"versions.{language}.json"
-    versions = json.loads(versions_file.read_text()) if versions_file.is_file() else {}
     pairs = Pairs()
     for key in sorted(k for k in xx if k in en):
         pairs.ids.append(f"help/{key}"), pairs.src.append(xx[key]), pairs.en.append(en[key])

@@ -154,6 +154,12 @@ class LanguageModelScorer:
         self._model = value
 
     @property
+    def pad_id(self) -> int:
+        """The id that pads a batch (never read: masked): the tokenizer's pad, else EOS, else 0."""
+        tok = self.tokenizer
+        return next((i for i in (tok.pad_token_id, tok.eos_token_id) if i is not None), 0)
+
+    @property
     def ident(self) -> str:
         """The LM in a signature: ``NAME@REVISION``, ``+int8`` with the opt-in precision."""
         return f"{self.name}@{self.revision}" + ("" if self.precision == "fp32" else
@@ -171,9 +177,7 @@ class LanguageModelScorer:
                 ids = [x[:self.context] for x in ids]
         out = np.zeros(len(sentences))
         tokens: list[np.ndarray] = [np.zeros(0, dtype=np.float32) for _ in sentences]
-        pad = self.tokenizer.pad_token_id
-        if pad is None:
-            pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
+        pad = self.pad_id
         with torch.inference_mode():
             for batch in make_batches([len(x) for x in ids], self.batch_size, True):
                 if max(len(ids[i]) for i in batch) < 2:
@@ -207,7 +211,7 @@ class LanguageModelScorer:
         ids = [lead + p + x for p, x in zip(pre, own)]
         starts = [len(lead) + len(p) for p in pre]
         out = np.zeros(len(sentences))
-        pad = tok.pad_token_id if tok.pad_token_id is not None else (tok.eos_token_id or 0)
+        pad = self.pad_id
         from tqdm.auto import tqdm
 
         batches = make_batches([len(x) for x in ids], self.batch_size, True)

@@ -41,6 +41,22 @@ def _target(args: argparse.Namespace, given_name: str | None = None):
     return recipe, export, name
 
 
+def _check_clone(recipe, clone: str | None, verb: str) -> None:
+    if clone is None or not Path(clone).is_dir():
+        raise InputError(f"{verb} needs --from CLONE, a folder holding a clone of the "
+                         f"{recipe.benchmark} repository (got {clone})", parameter="from")
+
+
+def _run_step(step: list[str], name: str, parameter: str) -> None:
+    """One command of a recipe (``crossalign …``), shown as it runs; a failure names it."""
+    from . import main
+
+    print("$ " + " ".join(step), flush=True)
+    if main(step[1:]) != 0:
+        raise InputError(f"the recipe of {name} failed at `{' '.join(step[:3])}` (its error "
+                         "is above)", parameter=parameter)
+
+
 def default_out(name: str) -> Path:
     """Where a variant goes without ``--out``: the cache's exports, found by name."""
     from alignment.data.cache import default_cache_dir
@@ -56,14 +72,11 @@ def build(args: argparse.Namespace) -> None:
     from alignment.export.recipe import compare
     from alignment.export.remapped import REMAP_FILE
 
-    from . import main
-
     if args.run is not None or args.export is not None or args.upgrade is not None:
         raise InputError("--build takes no --run, --export or --upgrade", parameter="build")
     recipe, shipped_at, name = _target(args)
-    if recipe.needs_clone and (args.clone is None or not Path(args.clone).is_dir()):
-        raise InputError(f"--build needs --from CLONE, a folder holding a clone of the "
-                         f"{recipe.benchmark} repository (got {args.clone})", parameter="from")
+    if recipe.needs_clone:
+        _check_clone(recipe, args.clone, "--build")
     if args.out is None and not args.variant:
         raise InputError("give --out (a variant goes to the cache by default)", parameter="out")
     out = Path(args.out) if args.out else default_out(name)
@@ -75,10 +88,7 @@ def build(args: argparse.Namespace) -> None:
         data, run_dir = Path(scratch) / "data", Path(scratch) / "run"
         for step in (recipe.data_command(str(args.clone), str(data)),
                      recipe.train_command(data, str(run_dir))):
-            print("$ " + " ".join(step), flush=True)
-            if main(step[1:]) != 0:
-                raise InputError(f"the recipe of {name} failed at `{' '.join(step[:3])}` "
-                                 "(its error is above)", parameter="build")
+            _run_step(step, name, "build")
         built = run_dir / "export"
         meta = json.loads((built / REMAP_FILE).read_text(encoding="utf-8"))
         rows = [] if shipped is None else compare(shipped, meta)
@@ -115,8 +125,6 @@ def measure(args: argparse.Namespace) -> None:
     without a retrain."""
     from alignment.atomic import write_text
 
-    from . import main
-
     recipe, export, name = _target(args, args.measure)
     if export is None or args.variant or args.build or args.out:
         raise InputError("--measure takes an export (a name or folder), no --build, --variant "
@@ -124,16 +132,10 @@ def measure(args: argparse.Namespace) -> None:
     if not recipe.needs_clone:
         raise InputError(f"{name}'s benchmark has no human judgments to measure it on",
                          parameter="measure")
-    if args.clone is None or not Path(args.clone).is_dir():
-        raise InputError(f"--measure needs --from CLONE, a folder holding a clone of the "
-                         f"{recipe.benchmark} repository (got {args.clone})", parameter="from")
+    _check_clone(recipe, args.clone, "--measure")
     with tempfile.TemporaryDirectory(prefix="crossalign-measure-") as scratch:
         data = Path(scratch) / "data"
-        step = recipe.data_command(str(args.clone), str(data))
-        print("$ " + " ".join(step), flush=True)
-        if main(step[1:]) != 0:
-            raise InputError(f"the recipe of {name} failed at `{' '.join(step[:3])}` (its "
-                             "error is above)", parameter="measure")
+        _run_step(recipe.data_command(str(args.clone), str(data)), name, "measure")
         card = measured_card(recipe, name, data, export, Path(scratch), args)
     write_text(export / "README.md", card.replace(str(export), name))
     print(f"measured {name}: its card is {export / 'README.md'}")
