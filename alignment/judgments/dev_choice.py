@@ -71,7 +71,8 @@ class Selection:
 
 
 def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
-                  lm: np.ndarray | None = None, sentence: np.ndarray | None = None,
+                  lm: np.ndarray | None = None,
+                  sentence: np.ndarray | dict[str, np.ndarray] | None = None,
                   lm_weights: tuple[float, ...] = LM_WEIGHTS,
                   sentence_weights: tuple[float, ...] = SENTENCE_WEIGHTS, resamples: int = 1000,
                   seed: int = 0, terms: dict[str, np.ndarray] | None = None,
@@ -82,9 +83,12 @@ def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
     is chosen (a tie: the first in search order — rows as given, smaller weights first). A
     term without values is tried at weight 0 only. Each row's best setting gets a bootstrap
     interval (``resamples``, ``seed``), as ``evaluate`` gives one. ``xmover``: the rows'
-    own weight (0: the other terms alone, the setting from English)."""
+    own weight (0: the other terms alone, the setting from English). ``sentence``: one term
+    for every row, or each row's own (through its export's sentence map, as ``score``)."""
     if not rows:
         raise InputError("no candidate rows to choose from", parameter="candidates")
+    own = dict(sentence) if isinstance(sentence, dict) else {k: sentence for k in rows}
+    sentence = next(iter(own.values()), None)
     terms = {"lm": lm, "sentence": sentence, **(terms or {})}
     weights = {"lm": lm_weights, "sentence": sentence_weights, **{
         n: (term_weights or {}).get(n, TERMS[n].grid) for n in terms if n not in ("lm", "sentence")}}
@@ -92,7 +96,7 @@ def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
         if not ws or any(not np.isfinite(w) or w < 0 for w in ws):
             raise InputError(f"weights must be finite and >= 0, got {list(ws)}",
                              parameter=f"{name}-weights")
-    for label, values in [*rows.items(), *terms.items()]:
+    for label, values in [*rows.items(), *terms.items(), *own.items()]:
         if values is not None and len(values) != len(data):
             raise InputError(f"{label}: {len(values)} scores for {len(data)} judged segments",
                              parameter="candidates")
@@ -100,11 +104,11 @@ def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
                                             else (0.0,) for n, ws in weights.items()}}
     lp = np.asarray(data.lp)
 
-    def scores(base: np.ndarray, setting: Setting) -> np.ndarray:
-        return setting.combine({"xmover": base, **terms}, lp)
+    def scores(label: str, setting: Setting) -> np.ndarray:
+        return setting.combine({"xmover": rows[label], **terms, "sentence": own.get(label)}, lp)
 
-    grid = tuple(Point(label, s, mean_pearson(data, scores(base, s)))
-                 for label, base in rows.items() for s in setting_grid(axes))
+    grid = tuple(Point(label, s, mean_pearson(data, scores(label, s)))
+                 for label in rows for s in setting_grid(axes))
     finite = [s for s in grid if np.isfinite(s.pearson)]
     if not finite:
         raise InputError("no setting has a finite Pearson on dev (constant scores?)",
@@ -112,7 +116,7 @@ def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
     best = max(finite, key=lambda s: s.pearson)  # max keeps the first of equals
     per_row = {label: max((s for s in finite if s.row == label), key=lambda s: s.pearson)
                for label in rows if any(s.row == label for s in finite)}
-    metrics = segment_agreement(data, [Row(k, scores(rows[k], s.setting), "")
+    metrics = segment_agreement(data, [Row(k, scores(k, s.setting), "")
                                        for k, s in per_row.items()], resamples, seed)
     intervals = {k: (metrics[f"{k}/avg/pearson_lo"], metrics[f"{k}/avg/pearson_hi"])
                  for k in per_row}
@@ -137,17 +141,19 @@ class DevScores:
 
     rows: dict[str, np.ndarray]
     lm: np.ndarray | None
-    sentence: np.ndarray | None
+    sentence: dict[str, np.ndarray] | None  # each row's own sentence-level term
     signatures: dict[str, str]
     terms: dict[str, np.ndarray] = field(default_factory=dict)
+    mapped: frozenset[str] = frozenset()  # the rows whose sentence term went through a map
 
 
 def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow], options: dict,
               lm: str | None, with_sentence: bool, log=print, terms: tuple[str, ...] = ()
               ) -> DevScores:
-    """The scores ``choose_on_dev`` needs. The sentence-level term is the first candidate's
-    encoder's own (its last layer; no sentence map), added to no row here; ``terms``:
-    registered terms, computed on each pair's sources and outputs."""
+    """The scores ``choose_on_dev`` needs. Each row's sentence-level term is the one ``score``
+    adds with that row: through the sentence map its export carries (else the encoder's plain
+    cosine), kept apart from the row's XMoverScore; ``terms``: registered terms, computed on
+    each pair's sources and outputs."""
     plain = {**options, "sentence_coef": 0.0, "sentence_map": "none"}
     result = score_benchmark(benchmark, data, rows, plain, lm, 0.0, with_baselines=False,
                              resamples=1, log=log)
@@ -155,20 +161,21 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
     signatures = {r.label: by_label[r.label].signature for r in rows}
     if lm:
         signatures["LM"] = by_label["LM alone"].signature
-    sentence, lp = None, np.asarray(data.lp)
+    sentence, mapped, lp = None, set(), np.asarray(data.lp)
     if with_sentence:
-        from alignment.evaluation.metrics import get_metric
-        from alignment.xmover.sentence import SentenceSimilarity
-
-        sentence = np.zeros(len(data))
-        for pair in data.pairs:
-            log(f"scoring {pair} with the sentence-level term")
-            mask = np.flatnonzero(lp == pair)
-            scorer = get_metric("xmoverscore").build(rows[0].encoder_for(pair),
-                                                     languages=tuple(pair.split("-")), **plain)
-            term = SentenceSimilarity(scorer.encoder)
-            sentence[mask] = term.score([data.src[i] for i in mask], [data.mt[i] for i in mask])
-            signatures["sentence"] = f"sentence:{term.describe()}"
+        sentence = {r.label: np.zeros(len(data)) for r in rows}
+        for row in rows:
+            described = set()
+            for pair in data.pairs:
+                log(f"scoring {pair} with {row.label}'s sentence-level term")
+                term = _sentence_term(row.encoder_for(pair), pair, options)
+                mask = np.flatnonzero(lp == pair)
+                sentence[row.label][mask] = term.score([data.src[i] for i in mask],
+                                                       [data.mt[i] for i in mask])
+                described.add(term.describe())
+                if term.sentence_map is not None:
+                    mapped.add(row.label)
+            signatures[f"sentence ({row.label})"] = "sentence:" + " ; ".join(sorted(described))
     values = {}
     for name in terms:
         values[name] = np.zeros(len(data))
@@ -179,11 +186,21 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
                                                      tuple(pair.split("-")))
         signatures[name] = f"term:{TERMS[name].ident or name}"
     return DevScores({r.label: by_label[r.label].scores for r in rows},
-                     by_label["LM alone"].scores if lm else None, sentence, signatures, values)
+                     by_label["LM alone"].scores if lm else None, sentence, signatures, values,
+                     frozenset(mapped))
+
+
+def _sentence_term(encoder: str, pair: str, options: dict):
+    """The sentence-level term ``score --encoder ENCODER`` adds for ``pair``: through the
+    export's own sentence map where it carries one (its vectors reused as ``options`` say)."""
+    from alignment.evaluation.metrics import get_metric
+
+    return get_metric("xmoverscore").build(encoder, languages=tuple(pair.split("-")),
+                                           **{**options, "sentence_coef": 1.0}).sentence
 
 
 def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str,
-         signatures: dict[str, str], export: str = "EXPORT") -> str:
+         signatures: dict[str, str], export: str = "EXPORT", mapped: bool = False) -> str:
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
     c, best = selection.chosen, selection.best
     ci = {k: f"[{fmt_r(lo)}, {fmt_r(hi)}]" for k, (lo, hi) in selection.intervals.items()}
@@ -212,10 +229,11 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
                         [[s.row, *[f"{s.setting.weight(n):g}" for n in names], fmt_r(s.pearson)]
                          for s in top]), "",
         *about, f"`{CHOICE_FILE}` holds the whole grid."]
-    use = ["The chosen setting (`--sentence-map none` leaves out any sentence map the export "
-           "carries, which the choice did not measure):", "", "```sh",
-           f"crossalign score --encoder {export} --src SRC --hyp MT{lm_flag} "
-           f"--sentence-map none {flags}".rstrip(), "```"]
+    unmapped = "" if mapped or not c.sentence else " --sentence-map none"
+    use = ["The chosen setting" + (" (its sentence-level term through the export's own sentence "
+                                   "map, as measured)" if mapped and c.sentence else "") + ":",
+           "", "```sh", f"crossalign score --encoder {export} --src SRC --hyp MT{lm_flag}"
+           f"{unmapped} {flags}".rstrip(), "```"]
     made = ["```sh", command, "```", "", "Signatures of the rows scored:", "",
             *[f"- {label}: `{sig}`" for label, sig in signatures.items()]]
     return card_text(f"{pair}: chosen on dev — {c.label()}",
@@ -224,9 +242,11 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
 
 
 def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: str,
-                 lm: str | None, command: str, signatures: dict[str, str]) -> None:
+                 lm: str | None, command: str, signatures: dict[str, str],
+                 mapped: bool = False) -> None:
     """``out``: a copy of the chosen export ``source`` with its card and ``chosen.json``,
-    written beside and renamed into place (a previous output of crossalign is replaced)."""
+    written beside and renamed into place (a previous output of crossalign is replaced).
+    ``mapped``: the chosen row's sentence term was measured through its sentence map."""
     with atomic_dir(out, REMAP_FILE, inputs=(source,)) as tmp:
         for name in sorted(files_under(source)):
             if name in (MANIFEST, CARD_FILE, CHOICE_FILE):
@@ -234,7 +254,7 @@ def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: 
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / name, tmp / name)
         (tmp / CARD_FILE).write_text(card(pair, selection, dev, lm, command, signatures,
-                                          str(out)), encoding="utf-8")
+                                          str(out), mapped), encoding="utf-8")
         (tmp / CHOICE_FILE).write_text(json.dumps(
             {**selection.as_dict(), "pair": pair, "dev": dev, "lm": lm, "command": command,
              "signatures": signatures}, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -12,7 +12,8 @@ from pathlib import Path
 from alignment.errors import InputError
 
 from .options import add_format_option
-from .scorer_options import add_grid_options, check_weights, term_weights
+from .scorer_options import (add_grid_options, add_speed_options, check_weights, speed_options,
+                             term_weights)
 
 VERBS = {"choose": "choose the map and the LM and sentence weights on dev judgments; write the "
                    "chosen export with its card"}
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> None:
     if len({r.label for r in rows}) != len(rows):
         raise InputError("two candidates have the same label: give --labels", parameter="labels")
     options = {"formula": args.version, "layer": args.layer, "batch_size": args.batch_size,
-               "device": args.device}
+               "device": args.device, "precision": args.precision, "reuse": speed_options(args)}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with_sentence = any(w > 0 for w in args.sentence_weights)
     searched = term_weights(args, many=True)
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> None:
                                                          **options)
                 source = identity_export(scorer.encoder, pair, Path(scratch) / "export")
             write_chosen(out, Path(source), selection, pair, dev, args.lm, command,
-                         scores.signatures)
+                         scores.signatures, chosen.label in scores.mapped)
     c = selection.chosen
     if args.format == "json":
         print(json.dumps({**selection.as_dict(), "out": {p: str(o) for p, o in outs.items()},
@@ -127,6 +128,7 @@ def register(sub) -> None:
                    "the formula's)")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
     p.add_argument("--device", help="cpu, cuda, … (default: a GPU if there is one)")
+    add_speed_options(p, reuse_default=True)
     p.add_argument("--out", required=True, help="the chosen export (with several pairs: a "
                    "folder of exports named by pair); new, empty, or a previous output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")

@@ -38,6 +38,24 @@ def test_the_setting_that_made_the_judgments_is_chosen():
     assert len(without_lm.grid) == 2 and without_lm.chosen.row == "good"
 
 
+def test_each_row_is_weighed_with_its_own_sentence_term_and_its_card_says_so():
+    from alignment.judgments.dev_choice import card
+
+    data, rows, lm, _ = _judged()
+    rng = np.random.default_rng(1)
+    own = {"noise": rng.normal(size=len(data)), "good": rng.normal(size=len(data))}
+    data = JudgedSegments(data.lp, data.src, data.mt, rows["good"] + 0.5 * own["good"])
+    picked = choose_on_dev(data, rows, None, own)
+    assert (picked.chosen.row, picked.chosen.sentence) == ("good", 0.5)
+    assert picked.chosen.pearson == pytest.approx(1.0)
+    shared = choose_on_dev(data, rows, None, own["noise"])  # one term for all: not the maker
+    assert shared.chosen.pearson < 0.99
+    through_map = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", True)
+    plain = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", False)
+    assert "--sentence-map none" not in through_map and "own sentence map" in through_map
+    assert "crossalign score --encoder OUT --src SRC --hyp MT --sentence-map none" in plain
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"lm_weights": (-1.0,)}, "finite and >= 0"),
     ({"rows": {}}, "no candidate rows"),
@@ -73,6 +91,18 @@ def _ro_export(folder: Path, tiny_bert) -> Path:
     return folder
 
 
+def _with_sentence_map(export: Path) -> Path:
+    """The export with an orthogonal sentence map fitted on a few Spanish-English pairs
+    (standing in for Romanian: the tiny encoder reads any text)."""
+    from alignment.export.remapped import load_remapped
+    from alignment.xmover.sentence_map import add_sentence_map, sentence_map_from_text
+    from tests.conftest import EN, ES
+
+    encoder = load_remapped(export).encoder
+    add_sentence_map(export, sentence_map_from_text(encoder, ES, EN, "orthogonal", "ro", "en"))
+    return export
+
+
 @pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
 def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_dev, tiny_bert,
                                                                  tiny_gpt2, capsys):
@@ -81,7 +111,7 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
 
     import tempfile
 
-    export = _ro_export(tmp_path / "clp", tiny_bert)
+    export = _with_sentence_map(_ro_export(tmp_path / "clp", tiny_bert))
     out = tmp_path / "chosen"
     scratch = set(Path(tempfile.gettempdir()).glob("crossalign-identity-*"))
     assert main(["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates",
@@ -96,7 +126,10 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     assert chosen["command"].startswith("crossalign choose --dev mlqe")
     for row, (lo, hi) in chosen["intervals"].items():
         assert lo <= chosen["best"][row]["pearson"] <= hi
-    assert {"unmapped", "clp", "LM", "sentence"} <= set(chosen["signatures"])
+    assert {"unmapped", "clp", "LM"} <= set(chosen["signatures"])
+    # each row's sentence term is the one `score` adds with it: through the clp export's map
+    assert "map:orthogonal:ro>en" in chosen["signatures"]["sentence (clp)"]
+    assert "map:" not in chosen["signatures"]["sentence (unmapped)"]
     headline = read_headline(out)
     assert headline.pearson == pytest.approx(best, abs=5e-4) and headline.on == "mlqe dev"
     assert headline.lo <= headline.pearson <= headline.hi
