@@ -3,7 +3,7 @@ same per-segment term values (the shipped setting first, the data's baselines la
 import numpy as np
 
 from alignment.judgments.segments import JudgedSegments
-from benchmarks.every_direction import ENGLISH_LM, GEMMA, TO_ENGLISH_SRC, rows_for
+from benchmarks.every_direction import BEFORE_SRC, ENGLISH_LM, GEMMA, rows_for
 
 
 def _values(n: int, seed: int = 0) -> dict[str, np.ndarray]:
@@ -21,8 +21,12 @@ def test_from_english_rows_are_the_chosen_weights_of_the_same_values():
     assert first.startswith("sentence map alone")
     np.testing.assert_allclose(rows[first].scores, v["sentence"])
     chosen = next(r for k, r in rows.items() if k.startswith("chosen on dev"))
-    np.testing.assert_allclose(chosen.scores, 0.05 * v[GEMMA] + 0.1 * v["use"] + 0.05 * v["gemma-src"])
-    assert "--lm gemma3-270m" in chosen.signature and "--term gemma-src=0.05" in chosen.signature
+    np.testing.assert_allclose(chosen.scores, 0.05 * v[GEMMA] + 0.5 * v["sentence"]
+                               + 0.02 * v["gemma-src"])
+    assert "--lm gemma3-270m" in chosen.signature and "--term gemma-src=0.02" in chosen.signature
+    before = next(r for k, r in rows.items() if k.startswith("shipped before"))
+    np.testing.assert_allclose(before.scores, 0.05 * v[GEMMA] + 0.1 * v["use"]
+                               + 0.05 * v["gemma-src"])
     assert list(rows)[-1] == "MT system's log-probability (glass-box)"
 
 
@@ -30,8 +34,10 @@ def test_to_english_rows_add_the_source_conditioned_term_to_the_shipped_setting(
     v = _values(10, 1)
     data = JudgedSegments(["de-en"] * 10, ["s"] * 10, ["m"] * 10, np.zeros(10))
     rows = rows_for("WMT17 test, to English", v, data)
-    shipped = v["xmover"] + 0.01 * v[ENGLISH_LM] + 0.5 * v["sentence"]
-    assert rows[0].label.startswith("shipped: center > clp")
-    np.testing.assert_allclose(rows[0].scores, shipped)
-    np.testing.assert_allclose(rows[-1].scores, shipped + TO_ENGLISH_SRC * v["gemma-src"])
+    before = v["xmover"] + 0.01 * v[ENGLISH_LM] + 0.5 * v["sentence"]
+    assert rows[0].label.startswith("shipped before: center > clp")
+    np.testing.assert_allclose(rows[0].scores, before)
+    np.testing.assert_allclose(rows[-2].scores, before + BEFORE_SRC * v["gemma-src"])
+    assert rows[-1].label.startswith("chosen on dev (shipped)")
+    np.testing.assert_allclose(rows[-1].scores, v["xmover"] + v["sentence"] + 0.05 * v["gemma-src"])
     np.testing.assert_allclose(rows[1].scores, v[GEMMA])  # with Gemma values: its row
