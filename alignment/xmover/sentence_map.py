@@ -204,11 +204,12 @@ def map_vectors(term, lines: list[str], progress: bool = False,
 def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: str,
                            mapped_lang: str, other_lang: str, layer: int = -1,
                            space: str | None = None, coef: float = 1.0, batch_size: int = 64,
-                           progress: bool = False) -> SentenceMap:
+                           progress: bool = False, reuse: Path | None = None) -> SentenceMap:
     """Fit a sentence map on translation pairs (``mapped[i]`` ↔ ``other[i]``): ``encoder``'s
     sentence vectors (``SentenceSimilarity`` at ``layer``) of ``mapped`` onto those of
     ``other`` — by the same encoder, or by ``space`` (an English paraphrase model's name or
-    path, its last layer, no prefix)."""
+    path, its last layer, no prefix). ``reuse``: a folder keeping the vectors across runs."""
+    from .reuse import reuse_encodings
     from .sentence import SentenceSimilarity
 
     if len(mapped) != len(other):
@@ -216,6 +217,8 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
                          "one translation a line", parameter="sentence-map")
     check_choice(kind, KINDS, "sentence map kind", "sentence-map")
     term = SentenceSimilarity(encoder, layer, batch_size=batch_size)
+    if reuse is not None:
+        reuse_encodings(encoder, reuse, term)
     x = map_vectors(term, mapped, progress, f"sentence vectors ({mapped_lang})")
     student = {"encoder": encoder.spec.name, "revision": encoder.identity().revision,
                "layer": term.layer, "prefix": term.prefix}

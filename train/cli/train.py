@@ -120,6 +120,7 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
     put it into the export (which then adds the sentence-level term by default)."""
     from alignment.data.corpus import read_lines
     from alignment.export.remapped import load_remapped
+    from alignment.xmover.reuse import default_reuse
     from alignment.xmover.sentence_map import (DEFAULT_COEF, add_sentence_map,
                                                sentence_map_from_text)
 
@@ -136,7 +137,7 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
     coef = DEFAULT_COEF if args.sentence_coef is None else args.sentence_coef
     smap = sentence_map_from_text(encoder, src[:n], tgt[:n], args.sentence_map, meta["src_lang"],
                                   meta["tgt_lang"], space=args.sentence_space, coef=coef,
-                                  progress=True)
+                                  progress=True, reuse=default_reuse(args.reuse))
     add_sentence_map(export, smap)
     print(f"crossalign: sentence map {smap.describe()} (weight {coef:g}) in "
           f"{export / 'sentence_map'}")
@@ -200,6 +201,10 @@ def register(sub) -> None:
                    "map gains from more text, docs/single_system.md)")
     p.add_argument("--sentence-coef", type=float, help="the sentence-level term's weight the "
                    "export records (default: the one chosen on MLQE-PE dev)")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep the sentence map's sentence vectors in the cache "
+                   "($CROSSALIGN_CACHE/reuse) and read back those computed before by the same "
+                   "encoder (score --reuse, evaluate, choose share them; the same numbers)")
     p.add_argument("--seed", type=int, default=0, help="seed for everything")
     p.add_argument("--config", action="append",
                    help="a recipe YAML whose keys override these (repeatable)")

@@ -63,3 +63,20 @@ def test_train_refuses_a_bad_sentence_map_setting_before_any_work(tmp_path, tiny
         assert main(_train(src, tgt, align, out, tiny_bert, *extra)) == 2
         assert named in _one_line(capsys.readouterr().err)
         assert not out.exists()
+
+
+def test_train_reuse_keeps_the_sentence_vectors_and_gives_the_same_map(tmp_path, tiny_bert):
+    from alignment.xmover.reuse import reuse_dir
+
+    src, tgt, align = _text(tmp_path / "in")
+    maps = []
+    for k, extra in enumerate([[], ["--reuse"], ["--reuse"]]):
+        out = tmp_path / f"run{k}"
+        assert main(_train(src, tgt, align, out, tiny_bert, "--sentence-map-kind",
+                           "least-squares", *extra)) == 0
+        maps.append(load_sentence_map(out / "export" / "sentence_map"))
+        if k == 1:
+            kept = sorted(reuse_dir().glob("*.npz"))
+            assert kept  # the first --reuse run wrote the vectors
+    assert maps[0].fingerprint() == maps[1].fingerprint() == maps[2].fingerprint()
+    assert sorted(reuse_dir().glob("*.npz")) == kept  # the second read them back
