@@ -19,6 +19,8 @@ RECIPE_FORMAT = "crossalign-recipe-1"
 SET_BY_BUILD = ("--src", "--tgt", "--out", "--overwrite", "--config")
 # data sets built from the machine's own packages: no clone, no pair folder
 LOCAL_DATA = ("bible",)
+# where the training text may come from instead of the benchmark's own train split
+TEXT_FROM = ("parallel",)  # crossalign data parallel: the machine's packaged translations
 # what must be equal for a rebuilt export to be the shipped one (remap.json fields)
 COMPARED = ("mapping_fingerprint", "data_fingerprint", "n_pairs", "sentence_map", "signature")
 
@@ -29,17 +31,24 @@ class Recipe:
     from the machine's SWORD modules) gives ``train.xx`` and ``train.yy``; ``train`` is every
     other option of the ``crossalign train`` command run on them; ``score`` the options the
     export is scored and measured with (``--lm smollm2-135m --lm-coef 0.01``); ``variants``
-    other exports of the same recipe, each the train options it replaces (``flow``)."""
+    other exports of the same recipe, each the train options it replaces (``flow``);
+    ``text_from`` ``parallel``: the text is ``crossalign data parallel``'s for the pair (the
+    machine's packaged translations), the benchmark still measures the card."""
 
     benchmark: str
     pair: str
     train: tuple[str, ...]
     score: tuple[str, ...] = ()
     variants: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    text_from: str | None = None
 
     def __post_init__(self) -> None:
         problem = _problem(self.pair, self.train) or next(
             (p for _, opts in self.variants if (p := _problem(self.pair, opts))), None)
+        if self.text_from is not None and self.text_from not in TEXT_FROM:
+            problem = f"'text_from' must be one of {', '.join(TEXT_FROM)}, not {self.text_from!r}"
+        elif self.text_from is not None and "en" not in self.pair.split("-"):
+            problem = f"packaged parallel text pairs a language with English, not {self.pair}"
         if problem:
             raise InputError(problem, parameter="recipe")
 
@@ -49,7 +58,7 @@ class Recipe:
 
         check_choice(name, dict(self.variants), "variant", "variant")
         options = dict(self.variants)[name]
-        out = Recipe(self.benchmark, self.pair, self.train, self.score)
+        out = Recipe(self.benchmark, self.pair, self.train, self.score, (), self.text_from)
         for flag, value in zip(options[::2], options[1::2]):
             out = out.with_option(flag, value)
         return out
@@ -61,7 +70,8 @@ class Recipe:
             train[train.index(flag) + 1] = value
         else:
             train += [flag, value]
-        return Recipe(self.benchmark, self.pair, tuple(train), self.score, self.variants)
+        return Recipe(self.benchmark, self.pair, tuple(train), self.score, self.variants,
+                      self.text_from)
 
     @property
     def needs_clone(self) -> bool:
@@ -75,7 +85,20 @@ class Recipe:
     def text(self, data: str | Path) -> tuple[Path, Path]:
         """(source text, target text) of the pair in a data folder."""
         src, tgt = self.pair.split("-")
-        return self.folder(data) / f"train.{src}", self.folder(data) / f"train.{tgt}"
+        folder = self.folder(data) if self.text_from is None else Path(data) / self._parallel()
+        return folder / f"train.{src}", folder / f"train.{tgt}"
+
+    def _parallel(self) -> str:
+        """``parallel-X-en``: the folder ``crossalign data parallel --pair X-en`` writes."""
+        other = next(x for x in self.pair.split("-") if x != "en")
+        return f"parallel-{other}-en"
+
+    def text_command(self, out: str = "data") -> list[str] | None:
+        """The command that builds the training text, where it is not the benchmark's own."""
+        if self.text_from is None:
+            return None
+        return ["crossalign", "data", "parallel", "--pair", self._parallel()[len("parallel-"):],
+                "--out", f"{out}/{self._parallel()}"]
 
     def data_command(self, clone: str = "CLONE", out: str = "data") -> list[str]:
         if not self.needs_clone:
@@ -90,12 +113,16 @@ class Recipe:
                 "--out", out]
 
     def shell(self) -> str:
-        """The two commands, as a reader would type them."""
-        return "\n".join(shlex.join(c) for c in (self.data_command(), self.train_command()))
+        """The commands (data, text where it is not the benchmark's, train), as a reader
+        would type them."""
+        steps = (self.data_command(), self.text_command(), self.train_command())
+        return "\n".join(shlex.join(c) for c in steps if c is not None)
 
     def as_dict(self) -> dict:
         out = {"format": RECIPE_FORMAT, "benchmark": self.benchmark, "pair": self.pair,
                "train": list(self.train)}
+        if self.text_from is not None:
+            out["text_from"] = self.text_from
         if self.score:
             out["score"] = list(self.score)
         if self.variants:
@@ -136,8 +163,12 @@ class Recipe:
             problem = _problem(raw["pair"], options)
             if problem:
                 raise InputError(problem, path=path)
+        text_from = raw.get("text_from")
+        if text_from is not None and text_from not in TEXT_FROM:
+            raise InputError(f"'text_from' must be one of {', '.join(TEXT_FROM)}", path=path)
         return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
-                   tuple(raw.get("score", [])), tuple((k, tuple(v)) for k, v in variants.items()))
+                   tuple(raw.get("score", [])), tuple((k, tuple(v)) for k, v in variants.items()),
+                   text_from)
 
 
 def rebuild_section(name: str, recipe: Recipe, variant: str | None = None) -> list[str]:

@@ -87,8 +87,9 @@ def build(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="crossalign-build-") as scratch:
         data, run_dir = Path(scratch) / "data", Path(scratch) / "run"
         for step in (recipe.data_command(str(args.clone), str(data)),
-                     recipe.train_command(data, str(run_dir))):
-            _run_step(step, name, "build")
+                     recipe.text_command(str(data)), recipe.train_command(data, str(run_dir))):
+            if step is not None:
+                _run_step(step, name, "build")
         built = run_dir / "export"
         meta = json.loads((built / REMAP_FILE).read_text(encoding="utf-8"))
         rows = [] if shipped is None else compare(shipped, meta)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from alignment.errors import InputError
 from alignment.export.recipe import RECIPE_FILE, Recipe
 from train.cli import main
 
@@ -81,6 +82,8 @@ def test_bad_build_requests_are_refused_before_any_work(tmp_path, tiny_bert, cap
      '"train": ["--out", "x"]}', "may not set --out"),
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "roen", "train": []}',
      "not xx-yy"),
+    ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "en-de", "train": [], '
+     '"text_from": "web"}', "'text_from' must be one of parallel"),
 ])
 def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
     from alignment.errors import InputError
@@ -89,6 +92,19 @@ def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
     with pytest.raises(InputError, match=message) as err:
         Recipe.read(tmp_path)
     assert str(tmp_path / RECIPE_FILE) in str(err.value)
+
+
+def test_a_recipe_on_packaged_text_builds_that_text_and_trains_on_it(tmp_path, tiny_bert):
+    recipe = Recipe("mlqe", "en-de", _recipe(tiny_bert).train, text_from="parallel")
+    steps = recipe.shell().splitlines()
+    assert steps[0].startswith("crossalign data mlqe --from CLONE")
+    assert steps[1] == "crossalign data parallel --pair de-en --out data/parallel-de-en"
+    assert "--src data/parallel-de-en/train.en --tgt data/parallel-de-en/train.de" in steps[2]
+    recipe.write(tmp_path)
+    assert Recipe.read(tmp_path) == recipe
+    assert Recipe("mlqe", "en-de", recipe.train).text_command() is None  # the benchmark's own
+    with pytest.raises(InputError, match="pairs a language with English"):
+        Recipe("mlqe", "de-zh", recipe.train, text_from="parallel")
 
 
 @pytest.mark.filterwarnings("ignore:.*lost to truncation", "ignore:.*subword pieces",
