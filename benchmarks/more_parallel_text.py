@@ -81,7 +81,7 @@ def refits(term: SentenceSimilarity, shipped: SentenceMap, data: Path, bench: st
         return fit_sentence_map(x, y, "least-squares", a, b, shipped.student,
                                 data={"n_pairs": n})
 
-    out = {f"own {shipped.data.get('n_pairs', OWN)} pairs (shipped)": shipped}
+    out = {"own pairs (shipped)": shipped}  # the benchmark's training text, up to OWN pairs
     for size in SIZES:  # a corpus smaller than the size: all of it
         out[f"packaged {size // 1000}k"] = fit(vec[a][:size], vec[b][:size], min(size, len(fo)))
     out["packaged all"] = fit(vec[a], vec[b], len(fo))
@@ -155,8 +155,8 @@ def direction(name: str, data: Path, lms: dict[str, LanguageModelScorer]) -> tup
     segs, _, sentence = per_split["test"]
     rows = [Row(f"sentence map alone: {label}", sentence[label], f"map fitted on {label}")
             for label in labels]
-    if not into_english:  # the exports' setting weighs no sentence map from English
-        rows.append(Row("shipped setting (sentence map weight 0)",
+    if not into_english:  # what the maps add to the rest of the setting
+        rows.append(Row("shipped setting without a sentence map (weight 0)",
                         combined("test", labels[0], 0.0), "as the exports score"))
     rows += [Row(f"shipped setting, map {label} at {chosen[label]['weight']:g}",
                  combined("test", label, chosen[label]["weight"]), f"map fitted on {label}")
