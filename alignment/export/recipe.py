@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from alignment.atomic import write_text
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 
 RECIPE_FILE = "recipe.json"
@@ -45,17 +46,15 @@ class Recipe:
     def __post_init__(self) -> None:
         problem = _problem(self.pair, self.train) or next(
             (p for _, opts in self.variants if (p := _problem(self.pair, opts))), None)
-        if self.text_from is not None and self.text_from not in TEXT_FROM:
-            problem = f"'text_from' must be one of {', '.join(TEXT_FROM)}, not {self.text_from!r}"
-        elif self.text_from is not None and "en" not in self.pair.split("-"):
+        if self.text_from is not None:
+            check_choice(self.text_from, TEXT_FROM, "text_from", "recipe")
+        if self.text_from is not None and "en" not in self.pair.split("-"):
             problem = f"packaged parallel text pairs a language with English, not {self.pair}"
         if problem:
             raise InputError(problem, parameter="recipe")
 
     def variant(self, name: str) -> "Recipe":
         """The recipe of variant ``name``: its options set over the train command's."""
-        from alignment.catalogue import check_choice
-
         check_choice(name, dict(self.variants), "variant", "variant")
         options = dict(self.variants)[name]
         out = Recipe(self.benchmark, self.pair, self.train, self.score, (), self.text_from)
@@ -164,8 +163,11 @@ class Recipe:
             if problem:
                 raise InputError(problem, path=path)
         text_from = raw.get("text_from")
-        if text_from is not None and text_from not in TEXT_FROM:
-            raise InputError(f"'text_from' must be one of {', '.join(TEXT_FROM)}", path=path)
+        if text_from is not None:
+            try:
+                check_choice(text_from, TEXT_FROM, "text_from", "recipe")
+            except InputError as err:
+                raise InputError(str(err), path=path) from None
         return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
                    tuple(raw.get("score", [])), tuple((k, tuple(v)) for k, v in variants.items()),
                    text_from)

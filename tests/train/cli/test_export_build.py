@@ -83,7 +83,7 @@ def test_bad_build_requests_are_refused_before_any_work(tmp_path, tiny_bert, cap
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "roen", "train": []}',
      "not xx-yy"),
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "en-de", "train": [], '
-     '"text_from": "web"}', "'text_from' must be one of parallel"),
+     '"text_from": "web"}', "unknown text_from 'web'"),
 ])
 def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
     from alignment.errors import InputError
