@@ -17,11 +17,12 @@ import time
 
 import numpy as np
 
-from alignment.judgments.agreement import Row, segment_agreement
+from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.xmover.lm import LanguageModelScorer
 from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
 from alignment.xmover.setting import TERMS, Setting
+from alignment.xmover.terms import PROMPT, SourceConditionedLM
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
 
@@ -102,6 +103,44 @@ def rows_for(name: str, values: dict[str, np.ndarray], data) -> list[Row]:
                    for k, v in data.baselines.items()]
 
 
+# another wording of the source-conditioned prompt, probed from English (``--prompts``)
+PROMPTS = {"shipped: 'English: SRC\\nGerman:'": PROMPT,
+           "instruction first: 'Translate English to German.\\n' + the same":
+               "Translate {source_language} to {target_language}.\n" + PROMPT}
+
+
+def prompt_probe(data_dir) -> tuple[dict, str]:
+    """From English: Gemma given the source with each prompt of ``PROMPTS``, alone and in
+    place of the shipped one in the from-English setting; the mean Pearson on dev (where a
+    prompt would be chosen) and the test table."""
+    bench, which, _ = DIRECTIONS["MLQE-PE test, from English"]
+    out, dev_means = {}, {}
+    for split in ("dev", "test"):
+        data = judged(bench, data_dir, split, which)
+        values = term_values(bench, data, False, {GEMMA: reuse_lm(LanguageModelScorer(GEMMA),
+                                                                  default_reuse())}, use=False)
+        lp = np.asarray(data.lp)
+        rows = []
+        for label, prompt in PROMPTS.items():
+            term = SourceConditionedLM(GEMMA, prompt)
+            given = np.zeros(len(data))
+            for pair in data.pairs:
+                idx = np.flatnonzero(lp == pair)
+                given[idx] = term([data.src[i] for i in idx], [data.mt[i] for i in idx],
+                                  tuple(pair.split("-")))
+            setting = FROM_ENGLISH.combine({**values, "lm": values[GEMMA], "gemma-src": given})
+            rows += [Row(f"{label}, alone", given, prompt), Row(f"{label}, in the setting",
+                                                                setting, prompt)]
+        if split == "dev":
+            dev_means = {r.label: mean_pearson(data, r.scores) for r in rows}
+        else:
+            out = segment_agreement(data, rows)
+            table = markdown(out, [r.label for r in rows], data.pairs, [])
+    dev = "\n".join(f"| {k} | {v:.3f} |" for k, v in dev_means.items())
+    return ({"dev": dev_means, "test": out}, "### Prompts, from English\n\nMLQE-PE dev, mean "
+            f"Pearson:\n\n| prompt | dev |\n|---|---|\n{dev}\n\nMLQE-PE test:\n\n{table}")
+
+
 def cost(n: int) -> list[dict]:
     """Seconds a segment of each new term, computed afresh (no reuse) on the first ``n``
     segments of WMT17 de-en test."""
@@ -127,6 +166,8 @@ def main() -> None:
     ap.add_argument("--gemma-into-english", action="store_true",
                     help="also Gemma's LM alone into English (every output once more)")
     ap.add_argument("--cost", type=int, default=0, help="time each term on this many segments")
+    ap.add_argument("--prompts", action="store_true",
+                    help="also another wording of Gemma's prompt, from English (dev and test)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "every_direction"))
     args = ap.parse_args()
     lms = {ENGLISH_LM: LanguageModelScorer(ENGLISH_LM), GEMMA: LanguageModelScorer(GEMMA)}
@@ -145,6 +186,10 @@ def main() -> None:
         result[name] = {"pairs": data.pairs, "rows": [r.label for r in rows], "metrics": metrics}
         tables.append(f"### {name}\n\n" + markdown(metrics, [r.label for r in rows], data.pairs, []))
         print(tables[-1], flush=True)
+    if args.prompts:
+        result["prompts"], text = prompt_probe(ROOT / "data")
+        tables.append(text)
+        print(text, flush=True)
     if args.cost:
         result["cost"] = cost(args.cost)
         tables.append("### Cost (no reuse)\n\n| term | ms a segment |\n|---|---|\n" + "\n".join(

@@ -72,14 +72,14 @@ class SourceConditionedLM:
     which neither the token transport nor a target-side LM sees. Values are reused across runs
     (``alignment.xmover.reuse``); the LM loads on first use."""
 
-    def __init__(self, lm: str = "gemma3-270m") -> None:
-        self.lm_name = lm
+    def __init__(self, lm: str = "gemma3-270m", prompt: str = PROMPT) -> None:
+        self.lm_name, self.prompt = lm, prompt  # prompt: PROMPT's fields, another wording
         self._lm = None
 
     def prefixes(self, sources: list[str], languages: tuple[str, str] | None) -> list[str]:
         a, b = prompt_names(languages)
-        return [PROMPT.format(source_language=a, source=" ".join(s.split()), target_language=b)
-                for s in sources]
+        return [self.prompt.format(source_language=a, source=" ".join(s.split()),
+                                   target_language=b) for s in sources]
 
     def __call__(self, sources: list[str], hypotheses: list[str],
                  languages: tuple[str, str] | None) -> np.ndarray:

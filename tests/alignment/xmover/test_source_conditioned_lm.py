@@ -117,3 +117,10 @@ def test_gemma_given_the_source_lifts_its_translation_more_than_another_sentence
     given = lm.score_given(prompt * 2, [right, wrong])
     alone = lm.score([right.strip(), wrong.strip()])
     assert given[0] - alone[0] > given[1] - alone[1] + 0.5
+
+
+def test_another_prompt_wording_fills_the_same_fields():
+    wording = "Translate {source_language} to {target_language}.\n" + terms.PROMPT
+    got = terms.SourceConditionedLM(prompt=wording).prefixes(["a  b\n c"], ("en", "de"))
+    assert got == ["Translate English to German.\nEnglish: a b c\nGerman:"]
+    assert terms.SourceConditionedLM().prefixes(["x"], None) == ["Source: x\nTranslation:"]
