@@ -42,7 +42,6 @@ DIRECTIONS = {  # name: (benchmark, pairs, into English)
 }
 SIZES = (10_000, 50_000)  # and all the pairs (zh-en has 40,647: its 50k is all of them)
 OWN = 7000  # the shipped maps' own pairs (the benchmark's training text)
-LIMIT = 0  # --limit: at most this many packaged pairs (a quick run), 0: all
 SENTENCE_GRID = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # the map's weight beside the shipped setting
 
 
@@ -64,12 +63,13 @@ def own_text(data: Path, bench: str, pair: str) -> tuple[list[str], list[str]]:
 
 
 def refits(term: SentenceSimilarity, shipped: SentenceMap, data: Path, bench: str,
-           pair: str) -> dict[str, SentenceMap]:
-    """The shipped map and its refits on the packaged text (10k, 50k, all) and on the
-    benchmark's own pairs with all of it; the mapped side is the shipped map's."""
+           pair: str, limit: int = 0) -> dict[str, SentenceMap]:
+    """The shipped map and its refits on the packaged text (10k, 50k, all; ``limit`` > 0: at
+    most that many pairs) and on the benchmark's own pairs with all of it; the mapped side is
+    the shipped map's."""
     lang = foreign(pair)
     fo, en = packaged_text(data, lang, "train")
-    fo, en = fo[:LIMIT or None], en[:LIMIT or None]
+    fo, en = fo[:limit or None], en[:limit or None]
     vec = {lang: map_vectors(term, fo, True, f"packaged {lang}"),
            "en": map_vectors(term, en, True, "packaged en")}
     ofo, oen = own_text(data, bench, pair)
@@ -110,7 +110,8 @@ def map_terms(term: SentenceSimilarity, maps: dict[str, SentenceMap], segs, idx:
             for label, m in maps.items()}
 
 
-def direction(name: str, data: Path, lms: dict[str, LanguageModelScorer]) -> tuple[dict, str]:
+def direction(name: str, data: Path, lms: dict[str, LanguageModelScorer],
+              limit: int = 0) -> tuple[dict, str]:
     """The direction's rows: each map alone, the shipped setting, the setting with each map
     (from English at the weight chosen on dev); its P@1 and its tables."""
     bench, pairs, into_english = DIRECTIONS[name]
@@ -127,7 +128,7 @@ def direction(name: str, data: Path, lms: dict[str, LanguageModelScorer]) -> tup
             shipped = resolve_sentence_map(export)
             term = SentenceSimilarity(encoder, shipped.student["layer"], shipped.student["prefix"])
             reuse_encodings(encoder, default_reuse(), term)
-            maps = refits(term, shipped, data, bench, pair)
+            maps = refits(term, shipped, data, bench, pair, limit)
             p1[pair] = {label: retrieval_p1(term, m, data, foreign(pair))
                         for label, m in maps.items()}
             idx = np.flatnonzero(np.asarray(segs.lp) == pair)
@@ -180,14 +181,12 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0,
                     help="fit on at most this many packaged pairs (a quick run)")
     args = ap.parse_args()
-    global LIMIT
-    LIMIT = args.limit
     lms = {name: reuse_lm(LanguageModelScorer(name), default_reuse())
            for name in (ENGLISH_LM, GEMMA)}
     result, tables = {}, []
     for name in args.directions:
         start = time.perf_counter()
-        result[name], text = direction(name, Path(args.data), lms)
+        result[name], text = direction(name, Path(args.data), lms, args.limit)
         result[name]["seconds"] = time.perf_counter() - start
         tables.append(text)
         print(text, flush=True)
