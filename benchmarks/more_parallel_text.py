@@ -21,9 +21,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from alignment.data.corpus import read_lines
 from alignment.export.named import resolve_export
+from alignment.evaluation.csls import precision_at_1
 from alignment.export.remapped import load_remapped
 from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.xmover.lm import LanguageModelScorer
@@ -90,14 +92,15 @@ def refits(term: SentenceSimilarity, shipped: SentenceMap, data: Path, bench: st
     return out
 
 
-def retrieval_p1(term: SentenceSimilarity, smap: SentenceMap, data: Path, lang: str) -> float:
-    """P@1 of finding each mapped sentence's translation among the packaged test split's."""
+def retrieval_p1(term: SentenceSimilarity, maps: dict[str, SentenceMap], data: Path,
+                 lang: str) -> dict[str, float]:
+    """Each map's P@1 of finding each mapped sentence's translation among the packaged test
+    split's (the split encoded once)."""
     fo, en = packaged_text(data, lang, "test")
     vec = {lang: map_vectors(term, fo), "en": map_vectors(term, en)}
-    x, y = smap.map(vec[smap.mapped_lang]), smap.centre(vec[smap.other_lang])
-    x /= np.linalg.norm(x, axis=1, keepdims=True)
-    y /= np.linalg.norm(y, axis=1, keepdims=True)
-    return float(np.mean((x @ y.T).argmax(1) == np.arange(len(x))))
+    return {label: precision_at_1(torch.from_numpy(m.map(vec[m.mapped_lang])),
+                                  torch.from_numpy(m.centre(vec[m.other_lang])))
+            for label, m in maps.items()}
 
 
 def map_terms(term: SentenceSimilarity, maps: dict[str, SentenceMap], segs, idx: np.ndarray,
@@ -117,24 +120,25 @@ def direction(name: str, data: Path, lms: dict[str, LanguageModelScorer],
     bench, pairs, into_english = DIRECTIONS[name]
     splits = ["test"] if into_english else ["dev", "test"]
     needed = {ENGLISH_LM: lms[ENGLISH_LM]} if into_english else {GEMMA: lms[GEMMA]}
-    per_split, p1, labels = {}, {}, None
+    scorers, p1 = {}, {}  # per pair: the sentence term and its maps, fitted once
+    for pair in pairs:
+        export = resolve_export(f"{bench}/{pair}")
+        encoder = load_remapped(export).encoder
+        shipped = resolve_sentence_map(export)
+        term = SentenceSimilarity(encoder, shipped.student["layer"], shipped.student["prefix"])
+        reuse_encodings(encoder, default_reuse(), term)
+        scorers[pair] = term, refits(term, shipped, data, bench, pair, limit)
+        p1[pair] = retrieval_p1(term, scorers[pair][1], data, foreign(pair))
+    labels = list(scorers[pairs[0]][1])
+    per_split = {}
     for split in splits:
         segs = judged(bench, data, split, pairs)
         values = term_values(bench, segs, into_english, needed, use=not into_english)
-        sentence: dict[str, np.ndarray] = {}
-        for pair in pairs:
-            export = resolve_export(f"{bench}/{pair}")
-            encoder = load_remapped(export).encoder
-            shipped = resolve_sentence_map(export)
-            term = SentenceSimilarity(encoder, shipped.student["layer"], shipped.student["prefix"])
-            reuse_encodings(encoder, default_reuse(), term)
-            maps = refits(term, shipped, data, bench, pair, limit)
-            p1[pair] = {label: retrieval_p1(term, m, data, foreign(pair))
-                        for label, m in maps.items()}
+        sentence = {label: np.zeros(len(segs)) for label in labels}
+        for pair, (term, maps) in scorers.items():
             idx = np.flatnonzero(np.asarray(segs.lp) == pair)
             for label, s in map_terms(term, maps, segs, idx, pair).items():
-                sentence.setdefault(label, np.zeros(len(segs)))[idx] = s
-        labels = list(sentence)
+                sentence[label][idx] = s
         per_split[split] = (segs, values, sentence)
     model = ENGLISH_LM if into_english else GEMMA
     setting = dict((TO_ENGLISH if into_english else FROM_ENGLISH).weights)

@@ -84,20 +84,21 @@ class Recipe:
     def text(self, data: str | Path) -> tuple[Path, Path]:
         """(source text, target text) of the pair in a data folder."""
         src, tgt = self.pair.split("-")
-        folder = self.folder(data) if self.text_from is None else Path(data) / self._parallel()
+        folder = self.folder(data) if self.text_from is None else \
+            Path(data) / f"parallel-{self._to_english()}"
         return folder / f"train.{src}", folder / f"train.{tgt}"
 
-    def _parallel(self) -> str:
-        """``parallel-X-en``: the folder ``crossalign data parallel --pair X-en`` writes."""
+    def _to_english(self) -> str:
+        """``X-en``: the pair as ``crossalign data parallel --pair`` takes it."""
         other = next(x for x in self.pair.split("-") if x != "en")
-        return f"parallel-{other}-en"
+        return f"{other}-en"
 
     def text_command(self, out: str = "data") -> list[str] | None:
         """The command that builds the training text, where it is not the benchmark's own."""
         if self.text_from is None:
             return None
-        return ["crossalign", "data", "parallel", "--pair", self._parallel()[len("parallel-"):],
-                "--out", f"{out}/{self._parallel()}"]
+        return ["crossalign", "data", "parallel", "--pair", self._to_english(), "--out",
+                f"{out}/parallel-{self._to_english()}"]
 
     def data_command(self, clone: str = "CLONE", out: str = "data") -> list[str]:
         if not self.needs_clone:
