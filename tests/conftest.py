@@ -1,5 +1,6 @@
-"""Shared fixtures: a tiny random BERT built in the test (config + a WordPiece tokenizer trained
-with ``tokenizers``), small parallel files on disk, and an isolated cache."""
+"""Shared fixtures: a tiny random BERT built in the test (config + a WordPiece tokenizer over a
+vocabulary ``tokenizers`` trained, kept in ``fixtures/``), small parallel files on disk, and an
+isolated cache."""
 from __future__ import annotations
 
 import os
@@ -53,15 +54,18 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 def tiny_bert(tmp_path_factory) -> Path:
     """A 2-layer, 32-wide random BERT with its own WordPiece vocabulary, saved like a HF model."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
     out = tmp_path_factory.mktemp("tiny-bert")
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    # The vocabulary was trained once on ES + EN by tokenizers' WordPieceTrainer and kept: the
+    # trainer breaks ties in hash order, so a vocabulary trained per run differs per process.
+    lines = (Path(__file__).parent / "fixtures" / "tiny_wordpiece_vocab.txt").read_text(
+        encoding="utf-8").splitlines()
+    tok = Tokenizer(models.WordPiece({piece: i for i, piece in enumerate(lines)},
+                                     unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(ES + EN, trainers.WordPieceTrainer(vocab_size=200, special_tokens=specials))
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
