@@ -151,6 +151,8 @@ def cost(n: int) -> list[dict]:
     for label, run in [
             ("Gemma LM (output alone)", lambda: LanguageModelScorer(GEMMA).score(mt)),
             ("Gemma given the source", lambda: TERMS["gemma-src"].compute(src, mt, ("de", "en"))),
+            ("Gemma back-translation (two passes over the source)",
+             lambda: TERMS["gemma-back"].compute(src, mt, ("de", "en"))),
             ("USE multilingual v3", lambda: TERMS["use"].compute(src, mt, ("de", "en"))),
             ("SmolLM2-135M (shipped LM)", lambda: LanguageModelScorer(ENGLISH_LM).score(mt))]:
         run()  # loads the model; the second run is timed
