@@ -96,12 +96,11 @@ class SourceConditionedLM:
 
     def __call__(self, sources: list[str], hypotheses: list[str],
                  languages: tuple[str, str] | None) -> np.ndarray:
+        from .lm import lm_text
         from .reuse import cached_array, default_reuse
 
         if self._lm is None:
             self._lm = shared_lm(self.lm_name)
-        from .lm import lm_text
-
         prefixes = [lm_text(p) for p in self.prefixes(sources, languages)]
         outputs = [" " + lm_text(" ".join(h.split())) for h in hypotheses]
         return cached_array(default_reuse(),
