@@ -173,18 +173,21 @@ class LanguageModelScorer:
         tok = self.tokenizer
         return next((i for i in (tok.pad_token_id, tok.eos_token_id) if i is not None), 0)
 
+    def _named(self, rule: str) -> str:
+        """``NAME@REVISION``, then ``rule``, then ``+int8`` with the opt-in precision."""
+        return f"{self.name}@{self.revision}{rule}" + ("" if self.precision == "fp32" else
+                                                       f"+{self.precision}")
+
     @property
     def weights_ident(self) -> str:
-        """The weights that compute: ``NAME@REVISION``, ``+int8`` with the opt-in precision
-        (what reused values are kept under: their keys hold the text as ``lm_text`` made it)."""
-        return f"{self.name}@{self.revision}" + ("" if self.precision == "fp32" else
-                                                 f"+{self.precision}")
+        """The weights that compute (what reused values are kept under: their keys hold the
+        text as ``lm_text`` made it)."""
+        return self._named("")
 
     @property
     def ident(self) -> str:
         """The LM in a signature: its weights and the text rule (``+cjk``: ``lm_text``)."""
-        return f"{self.name}@{self.revision}+{TEXT_RULE}" + (
-            "" if self.precision == "fp32" else f"+{self.precision}")
+        return self._named(f"+{TEXT_RULE}")
 
     def score(self, sentences: list[str]) -> np.ndarray:
         """Each sentence's mean token log-likelihood, read as ``lm_text`` gives it."""
