@@ -35,6 +35,7 @@ FROM_ENGLISH_BEFORE = Setting.of(xmover=0.0, lm=0.05, sentence=0.0, use=0.1,
 BEFORE_TO_ENGLISH = Setting.of(lm=0.01, sentence=0.5)  # the exports before Gemma
 BEFORE_SRC = 0.02  # Gemma given the source beside them, chosen while `choose` weighed no map
 TO_ENGLISH = Setting.of(lm=0.0, sentence=1.0, **{"gemma-src": 0.05})  # chosen on dev: shipped
+SOURCE_WEIGHT = 0.05  # Gemma LM of the source beside TO_ENGLISH, chosen on dev (not shipped)
 DIRECTIONS = {  # name: (benchmark, pairs, into English)
     "MLQE-PE test, from English": ("mlqe", pairs("mlqe", into_english=False), False),
     "MLQE-PE test, to English": ("mlqe", pairs("mlqe", into_english=True), True),
@@ -47,7 +48,9 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
     """Per segment: XMoverScore and the sentence term of the pair's shipped export, each LM's
     mean log-probability of the output, Gemma's given the source, and USE's cosine."""
     n = len(data)
-    out = {k: np.zeros(n) for k in ("xmover", "sentence", "gemma-src", *lms, *(["use"] * use))}
+    source = ["gemma-source"] * into_english  # the source's own predictability, into English
+    out = {k: np.zeros(n) for k in ("xmover", "sentence", "gemma-src", *source, *lms,
+                                    *(["use"] * use))}
     lp = np.asarray(data.lp)
     for pair in data.pairs:
         idx = np.flatnonzero(lp == pair)
@@ -62,8 +65,8 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
         for name, lm in lms.items():
             out[name][idx] = lm.score(mt)
         out["gemma-src"][idx] = TERMS["gemma-src"].compute(src, mt, langs)
-        if use:
-            out["use"][idx] = TERMS["use"].compute(src, mt, langs)
+        for name in ["use"] * use + source:
+            out[name][idx] = TERMS[name].compute(src, mt, langs)
         print(f"  {bench} {pair}: {len(idx)} segments", flush=True)
     return out
 
@@ -96,7 +99,12 @@ def rows_for(name: str, values: dict[str, np.ndarray], data) -> list[Row]:
                 row(f"the same ⊕ {BEFORE_SRC:g} Gemma given the source", ENGLISH_LM, **before,
                     **{"gemma-src": BEFORE_SRC}),
                 row(f"chosen on dev (shipped): {TO_ENGLISH.label(base)}", ENGLISH_LM,
-                    **dict(TO_ENGLISH.weights))]
+                    **dict(TO_ENGLISH.weights)),
+                row("Gemma LM of the source alone", ENGLISH_LM, xmover=0, sentence=0,
+                    **{"gemma-source": 1}),
+                row(f"the shipped setting ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source (chosen on "
+                    "dev, not shipped)", ENGLISH_LM, **dict(TO_ENGLISH.weights),
+                    **{"gemma-source": SOURCE_WEIGHT})]
     labels = {"model_score": "MT system's log-probability (glass-box)",
               "sentbleu": "SentBLEU (reads the reference)"}
     return rows + [Row(labels.get(k, k), np.asarray(v), f"the data's '{k}' column")
@@ -153,6 +161,8 @@ def cost(n: int) -> list[dict]:
             ("Gemma given the source", lambda: TERMS["gemma-src"].compute(src, mt, ("de", "en"))),
             ("Gemma back-translation (two passes over the source)",
              lambda: TERMS["gemma-back"].compute(src, mt, ("de", "en"))),
+            ("Gemma LM of the source (one pass over the source)",
+             lambda: TERMS["gemma-source"].compute(src, mt, ("de", "en"))),
             ("USE multilingual v3", lambda: TERMS["use"].compute(src, mt, ("de", "en"))),
             ("SmolLM2-135M (shipped LM)", lambda: LanguageModelScorer(ENGLISH_LM).score(mt))]:
         run()  # loads the model; the second run is timed
@@ -164,7 +174,8 @@ def cost(n: int) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--directions", nargs="+", choices=list(DIRECTIONS), default=list(DIRECTIONS))
+    ap.add_argument("--directions", nargs="*", choices=list(DIRECTIONS), default=list(DIRECTIONS),
+                    help="the tables to make (none: only --cost or --prompts)")
     ap.add_argument("--gemma-into-english", action="store_true",
                     help="also Gemma's LM alone into English (every output once more)")
     ap.add_argument("--cost", type=int, default=0, help="time each term on this many segments")

@@ -116,6 +116,21 @@ register_term(Term("gemma-src", "Gemma given source", "--term gemma-src=W",
                    ident="gemma3-270m-q4km+prompt1+cjk", compute=SourceConditionedLM()))
 
 
+class SourcePredictability:
+    """How ordinary the source is to a multilingual LM: its mean log-probability after
+    ``German:`` alone (the output is not read). A source the LM finds hard — rare words, odd
+    or noisy text — tends to get a worse translation whoever translates it: what people's
+    scores of one system's segments carry and no term comparing source and output sees."""
+
+    def __init__(self, lm: str = "gemma3-270m") -> None:
+        self.lm = SourceConditionedLM(lm, prompt="{target_language}:")
+
+    def __call__(self, sources: list[str], hypotheses: list[str],
+                 languages: tuple[str, str] | None) -> np.ndarray:
+        back = (languages[1], languages[0]) if languages else None
+        return self.lm(hypotheses, sources, back)  # the source, scored after its language's name
+
+
 class BackTranslationPMI:
     """How much the output tells a multilingual LM about the source: mean log p(SOURCE |
     ``German: OUTPUT\nEnglish:``) minus mean log p(SOURCE | ``English:``). It reads the
@@ -125,13 +140,13 @@ class BackTranslationPMI:
 
     def __init__(self, lm: str = "gemma3-270m") -> None:
         self.given = SourceConditionedLM(lm)
-        self.alone = SourceConditionedLM(lm, prompt="{target_language}:")
+        self.alone = SourcePredictability(lm)
 
     def parts(self, sources: list[str], hypotheses: list[str],
               languages: tuple[str, str] | None) -> tuple[np.ndarray, np.ndarray]:
         """(the source's mean log-probability given the output, and alone)."""
         back = (languages[1], languages[0]) if languages else None
-        return self.given(hypotheses, sources, back), self.alone(hypotheses, sources, back)
+        return self.given(hypotheses, sources, back), self.alone(sources, hypotheses, languages)
 
     def __call__(self, sources: list[str], hypotheses: list[str],
                  languages: tuple[str, str] | None) -> np.ndarray:
@@ -145,3 +160,11 @@ register_term(Term("gemma-back", "Gemma back-translation", "--term gemma-back=W"
                    "'TARGET-LANGUAGE: output\\nSOURCE-LANGUAGE:', minus that after "
                    "'SOURCE-LANGUAGE:' alone",
                    ident="gemma3-270m-q4km+back1+cjk", compute=BackTranslationPMI()))
+
+
+register_term(Term("gemma-source", "Gemma LM of the source", "--term gemma-source=W",
+                   (0.0, 0.01, 0.02, 0.05, 0.1),
+                   "Gemma 3 270M's mean token log-probability of the source after "
+                   "'SOURCE-LANGUAGE:' (how ordinary the source is: a hard source gets a worse "
+                   "translation)", ident="gemma3-270m-q4km+alone1+cjk",
+                   compute=SourcePredictability()))

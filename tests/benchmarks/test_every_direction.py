@@ -3,13 +3,13 @@ same per-segment term values (the shipped setting first, the data's baselines la
 import numpy as np
 
 from alignment.judgments.segments import JudgedSegments
-from benchmarks.every_direction import BEFORE_SRC, ENGLISH_LM, GEMMA, rows_for
+from benchmarks.every_direction import BEFORE_SRC, ENGLISH_LM, GEMMA, SOURCE_WEIGHT, rows_for
 
 
 def _values(n: int, seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return {k: rng.normal(size=n) for k in ("xmover", "sentence", "gemma-src", "use", GEMMA,
-                                            ENGLISH_LM)}
+    return {k: rng.normal(size=n) for k in ("xmover", "sentence", "gemma-src", "gemma-source",
+                                            "use", GEMMA, ENGLISH_LM)}
 
 
 def test_from_english_rows_are_the_chosen_weights_of_the_same_values():
@@ -37,7 +37,13 @@ def test_to_english_rows_add_the_source_conditioned_term_to_the_shipped_setting(
     before = v["xmover"] + 0.01 * v[ENGLISH_LM] + 0.5 * v["sentence"]
     assert rows[0].label.startswith("shipped before: center > clp")
     np.testing.assert_allclose(rows[0].scores, before)
-    np.testing.assert_allclose(rows[-2].scores, before + BEFORE_SRC * v["gemma-src"])
-    assert rows[-1].label.startswith("chosen on dev (shipped)")
-    np.testing.assert_allclose(rows[-1].scores, v["xmover"] + v["sentence"] + 0.05 * v["gemma-src"])
+    by_label = {r.label: r for r in rows}
+    np.testing.assert_allclose(rows[-4].scores, before + BEFORE_SRC * v["gemma-src"])
+    assert rows[-3].label.startswith("chosen on dev (shipped)")
+    shipped = v["xmover"] + v["sentence"] + 0.05 * v["gemma-src"]
+    np.testing.assert_allclose(rows[-3].scores, shipped)
+    np.testing.assert_allclose(by_label["Gemma LM of the source alone"].scores, v["gemma-source"])
+    assert rows[-1].label.startswith(f"the shipped setting ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source")
+    np.testing.assert_allclose(rows[-1].scores, shipped + SOURCE_WEIGHT * v["gemma-source"])
+    assert f"--term gemma-source={SOURCE_WEIGHT:g}" in rows[-1].signature
     np.testing.assert_allclose(rows[1].scores, v[GEMMA])  # with Gemma values: its row

@@ -131,7 +131,7 @@ def test_the_gemma_back_term_reads_the_source_after_the_output_minus_the_source_
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
     back = terms.BackTranslationPMI(str(tiny_gpt2))
     assert back.given.prefixes(["the dog"], ("de", "en")) == ["German: the dog\nEnglish:"]
-    assert back.alone.prefixes(["the dog"], ("de", "en")) == ["English:"]
+    assert back.alone.lm.prefixes(["the dog"], ("de", "en")) == ["English:"]
     sources, outputs = ["the cat", "a dog sees"], ["the dog", "sees the cat"]
     lm = LanguageModelScorer(str(tiny_gpt2))
     given = lm.score_given(["German: the dog\nEnglish:", "German: sees the cat\nEnglish:"],
@@ -145,10 +145,33 @@ def test_reading_the_source_back_favours_the_output_that_carries_it(grammar_lm, 
                                                                     monkeypatch):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
     back = terms.BackTranslationPMI(str(grammar_lm))
-    back.given.prompt, back.alone.prompt = "{source}", "a book ."  # no prompt words in the toy
+    back.given.prompt, back.alone.lm.prompt = "{source}", "a book ."  # no prompt words in the toy
     # the source's first words follow the output's subject in the toy's grammar
     carries, drops = back(["eats the bread ."] * 2, ["the dog", "a book ."], None)
     assert carries > drops
+
+
+def test_the_gemma_source_term_is_the_sources_log_probability_after_its_language_name(
+        tiny_gpt2, monkeypatch, tmp_path):
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    term = terms.SourcePredictability(str(tiny_gpt2))
+    sources = ["the cat", "a dog sees"]
+    want = LanguageModelScorer(str(tiny_gpt2)).score_given(["German:"] * 2, [" the cat",
+                                                                             " a dog sees"])
+    # the outputs are not read: any two give the same values
+    np.testing.assert_allclose(term(sources, ["x", "y"], ("de", "en")), want, rtol=1e-5)
+    np.testing.assert_allclose(term(sources, ["the dog", "z"], ("de", "en")), want, rtol=1e-5)
+    assert TERMS["gemma-source"].ident == "gemma3-270m-q4km+alone1+cjk"
+
+
+def test_an_ordinary_source_is_more_predictable_than_a_scrambled_one(grammar_lm, tmp_path,
+                                                                      monkeypatch):
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    term = terms.SourcePredictability(str(grammar_lm))
+    term.lm.prompt = "a book ."  # no prompt words in the toy
+    ordinary, scrambled = term(["the dog eats the bread .", "bread the . eats dog the"],
+                               ["", ""], None)
+    assert ordinary > scrambled + 0.2
 
 
 @pytest.mark.slow
