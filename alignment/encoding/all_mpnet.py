@@ -87,13 +87,6 @@ def build(target: Path, parts: list[Path] | None = None, expected: str = ZIP_SHA
 
 def encoder_dir() -> str:
     """The cached folder, unpacked on first use (and again if its build version is older)."""
-    from alignment.data.cache import default_cache_dir
+    from alignment.data.cache import built_once
 
-    target = default_cache_dir() / "encoders" / NAME
-    try:
-        built = json.loads((target / MARKER).read_text())["build"] == BUILD_VERSION
-    except (OSError, ValueError, KeyError, TypeError):
-        built = False
-    if not built:
-        build(target)
-    return str(target)
+    return str(built_once("encoders", NAME, BUILD_VERSION, build, MARKER))

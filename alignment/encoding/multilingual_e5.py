@@ -178,14 +178,7 @@ def build(target: Path, progress: bool = True) -> Path:
 
 
 def encoder_dir() -> str:
-    """The cached folder, built on first use (and rebuilt if its build version is older)."""
-    from alignment.data.cache import default_cache_dir
+    """The cached folder, built on first use (and again if its build version is older)."""
+    from alignment.data.cache import built_once
 
-    target = default_cache_dir() / "encoders" / NAME
-    try:
-        built = json.loads((target / MARKER).read_text())["build"] == BUILD_VERSION
-    except (OSError, ValueError, KeyError, TypeError):
-        built = False
-    if not built:
-        build(target)
-    return str(target)
+    return str(built_once("encoders", NAME, BUILD_VERSION, build, MARKER))
