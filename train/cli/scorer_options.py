@@ -130,7 +130,7 @@ def speed_options(args: argparse.Namespace):
     stops the registered terms' reuse (``alignment.xmover.reuse.stop_reuse``)."""
     from alignment.xmover.reuse import default_reuse, stop_reuse
 
-    if getattr(args, "no_reuse", False):
+    if getattr(args, "no_reuse", False) and not args.reuse:  # the last of the two flags wins
         stop_reuse()
     return default_reuse(args.reuse)
 

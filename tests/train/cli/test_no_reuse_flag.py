@@ -21,6 +21,12 @@ def test_an_explicit_no_reuse_stops_the_terms_reuse(monkeypatch):
     assert reuse.default_reuse() is None  # what the Gemma terms ask
 
 
+def test_a_later_reuse_flag_wins_over_an_earlier_no_reuse(monkeypatch):
+    monkeypatch.setattr(reuse, "_STOPPED", False)
+    assert speed_options(parse(["--no-reuse", "--reuse"])) is not None
+    assert reuse.default_reuse() is not None
+
+
 def test_reuse_off_by_default_leaves_the_terms_reuse_on(monkeypatch):
     monkeypatch.setattr(reuse, "_STOPPED", False)
     assert speed_options(parse([], reuse_default=False)) is None
