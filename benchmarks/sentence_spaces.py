@@ -23,6 +23,7 @@ from alignment.encoding.encoder import load_encoder
 from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.xmover.reuse import default_reuse, reuse_encodings
 from alignment.xmover.sentence import SentenceSimilarity
+from alignment.xmover.setting import standardise
 from alignment.xmover.sentence_map import load_sentence_map, sentence_map_from_text
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
@@ -54,40 +55,36 @@ def ceiling(data_dir: Path) -> tuple[dict, str]:
 
 
 def dev_maps(data_dir: Path, fitted: int) -> tuple[dict, str]:
-    """Each space's least-squares map alone on MLQE-PE dev, and beside the shipped map."""
+    """Each space's least-squares map alone on MLQE-PE dev, and beside the shipped map. Each
+    side is encoded once (by e5, or by the space's encoder) and compared through each map."""
     which = pairs("mlqe", into_english=True)
     data = judged("mlqe", data_dir, "dev", which)
     student = space_term(None)
+    terms = {label: student if space is None else space_term(space)
+             for label, space in SPACES.items()}
     lp = np.asarray(data.lp)
     shipped = np.zeros(len(data))
     alone = {label: np.zeros(len(data)) for label in SPACES}
     for pair in data.pairs:
         idx = np.flatnonzero(lp == pair)
         lang = pair.split("-")[0]
-        src, mt = [data.src[i] for i in idx], [data.mt[i] for i in idx]
+        src = student.vectors([data.src[i] for i in idx])
+        mt = [data.mt[i] for i in idx]
         folder = data_dir / "mlqe" / pair
         text = [(folder / f"train.{side}").read_text(encoding="utf-8").splitlines()[:fitted]
                 for side in (lang, "en")]
         own = load_sentence_map(ROOT / "exports" / "mlqe" / pair / "sentence_map")
-        shipped[idx] = SentenceSimilarity(student.encoder, STUDENT_LAYER).with_map(own).score(src, mt)
+        shipped[idx] = own.similarity(src, student.vectors(mt))
         for label, space in SPACES.items():
             smap = sentence_map_from_text(student.encoder, *text, "least-squares", lang, "en",
                                           layer=STUDENT_LAYER, space=space, reuse=default_reuse())
-            alone[label][idx] = (SentenceSimilarity(student.encoder, STUDENT_LAYER)
-                                 .with_map(smap).score(src, mt))
+            alone[label][idx] = smap.similarity(src, terms[label].vectors(mt))
         print(f"  dev {pair}: {len(idx)} segments", flush=True)
-
-    def z(x: np.ndarray) -> np.ndarray:  # standardised within each pair, as Pearson sees it
-        out = np.zeros_like(x)
-        for pair in data.pairs:
-            m = lp == pair
-            out[m] = (x[m] - x[m].mean()) / (x[m].std() or 1.0)
-        return out
-
     rows = [Row("shipped map (e5, own 7,000 pairs)", shipped, "exports/mlqe")]
     rows += [Row(f"{label} map alone ({fitted} pairs)", v, label) for label, v in alone.items()]
-    rows += [Row(f"shipped ⊕ {label} map", z(shipped) + z(v), label) for label, v in alone.items()
-             if SPACES[label] is not None]
+    # beside the shipped map: both standardised within each pair, as Pearson sees them
+    rows += [Row(f"shipped ⊕ {label} map", standardise(shipped, lp) + standardise(v, lp), label)
+             for label, v in alone.items() if SPACES[label] is not None]
     metrics = segment_agreement(data, rows)
     return metrics, markdown(metrics, [r.label for r in rows], data.pairs, [])
 
