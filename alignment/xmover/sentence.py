@@ -64,6 +64,7 @@ class SentenceSimilarity:
                                  f"{languages[0]}-{languages[1]}", parameter="sentence-map")
             self.mapped_side = "src" if languages[0] == sentence_map.mapped_lang else "hyp"
         self.sentence_map = sentence_map
+        self.space = None  # a map without its own space reads this encoder's
         if sentence_map.space is not None:
             from alignment.encoding.encoder import load_encoder
 

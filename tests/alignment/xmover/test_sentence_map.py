@@ -120,3 +120,18 @@ def test_an_export_with_a_sentence_map_uses_it_by_default(tmp_path, tiny_bert):
     assert off.sentence is None and off.signature == before.signature
     with pytest.raises(InputError, match="not an export"):
         add_sentence_map(tmp_path, smap)
+
+
+def test_a_second_map_without_a_space_reads_the_terms_own_encoder_again(tiny_bert):
+    from alignment.encoding.encoder import load_encoder
+    from alignment.xmover.sentence import SentenceSimilarity
+
+    enc = load_encoder(str(tiny_bert), layer=2)
+    spaced = sentence_map_from_text(enc, ES, EN, "least-squares", "es", "en", layer=1,
+                                    space=str(tiny_bert))
+    plain = sentence_map_from_text(enc, ES, EN, "orthogonal", "es", "en", layer=1)
+    term = SentenceSimilarity(enc, 1).with_map(spaced, ("es", "en"))
+    assert term.space is not None
+    term.with_map(plain, ("es", "en"))
+    assert term.space is None  # the old map's space would give English the wrong vectors
+    np.testing.assert_allclose(term.side_vectors(EN[:3], "hyp"), term.vectors(EN[:3]))
