@@ -105,6 +105,7 @@ class XMoverSignature(Signature):
     precision: str | None = None  # the opt-in int8 arithmetic; None: fp32, the published one
     xmover: str | None = None  # XMoverScore's own weight where it is not 1 (0: left out)
     terms: str | None = None  # registered terms and their weights (alignment.xmover.setting)
+    read: str | None = None  # how the MT outputs were read (alignment.xmover.written); None: as given
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
@@ -112,7 +113,7 @@ class XMoverSignature(Signature):
                 "ngram": self.ngram, "xm": self.xmover, "idf": self.idf, "lm": self.lm,
                 "coef": self.coef,
                 "sent": self.sentence, "terms": self.terms, "text": self.text,
-                "lang": self.languages, "prec": self.precision}
+                "lang": self.languages, "prec": self.precision, "read": self.read}
 
 
 @dataclass(frozen=True)

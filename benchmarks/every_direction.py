@@ -23,6 +23,7 @@ from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
 from alignment.xmover.setting import TERMS, Setting
 from alignment.xmover.terms import PROMPT, SourceConditionedLM
+from alignment.xmover.written import read_outputs
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
 
@@ -44,9 +45,10 @@ DIRECTIONS = {  # name: (benchmark, pairs, into English)
 
 
 def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageModelScorer],
-                use: bool) -> dict[str, np.ndarray]:
+                use: bool, read: str = "given") -> dict[str, np.ndarray]:
     """Per segment: XMoverScore and the sentence term of the pair's shipped export, each LM's
-    mean log-probability of the output, Gemma's given the source, and USE's cosine."""
+    mean log-probability of the output, Gemma's given the source, and USE's cosine; every
+    term reads the outputs as ``read`` says (``alignment.xmover.written``)."""
     n = len(data)
     source = ["gemma-source"] * into_english  # the source's own predictability, into English
     out = {k: np.zeros(n) for k in ("xmover", "sentence", "gemma-src", *source, *lms,
@@ -54,12 +56,13 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
     lp = np.asarray(data.lp)
     for pair in data.pairs:
         idx = np.flatnonzero(lp == pair)
-        src, mt = [data.src[i] for i in idx], [data.mt[i] for i in idx]
+        src, given = [data.src[i] for i in idx], [data.mt[i] for i in idx]
         langs = tuple(pair.split("-"))
         scorer = XMoverScorer(f"{bench}/{pair}", languages=langs, sentence_coef=1.0,
-                              xmover_coef=1.0 if into_english else 0.0)
+                              xmover_coef=1.0 if into_english else 0.0, read=read)
         reuse_scorer(scorer, default_reuse())
-        result = scorer.score(src, mt)
+        result = scorer.score(src, given)
+        mt = read_outputs(read, src, given)  # as the scorer read them
         out["xmover"][idx] = result.xmover if result.xmover is not None else 0.0
         out["sentence"][idx] = result.sentence
         for name, lm in lms.items():
@@ -71,15 +74,17 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
     return out
 
 
-def rows_for(name: str, values: dict[str, np.ndarray], data) -> list[Row]:
+def rows_for(name: str, values: dict[str, np.ndarray], data,
+             written: dict[str, np.ndarray] | None = None) -> list[Row]:
     """The direction's rows: its baseline first (what shipped), each new term alone, the
-    baseline with it, and the data's own baselines; each row's signature is the options that
+    baseline with it, and the data's own baselines; with ``written`` (the terms of the outputs
+    read as written), the rows that read them so. Each row's signature is the options that
     score with it (``crossalign score --encoder BENCH/PAIR …``)."""
-    def row(label: str, model: str, **weights) -> Row:
-        setting = Setting.of(**weights)
-        scores = setting.combine({**values, "lm": values[model]})
-        return Row(label, scores, f"--lm {model} {setting.flags()}" if setting.weight("lm")
-                   else setting.flags())
+    def row(label: str, model: str, read: dict | None = None, **weights) -> Row:
+        setting, terms = Setting.of(**weights), read or values
+        scores = setting.combine({**terms, "lm": terms[model]})
+        flags = (f"--lm {model} " if setting.weight("lm") else "") + setting.flags()
+        return Row(label, scores, flags + (" --read written" if read is not None else ""))
 
     alone = [row("Gemma LM alone", GEMMA, xmover=0, lm=1, sentence=0)] if GEMMA in values else []
     alone.append(row("Gemma given the source alone", ENGLISH_LM if GEMMA not in values else GEMMA,
@@ -105,6 +110,18 @@ def rows_for(name: str, values: dict[str, np.ndarray], data) -> list[Row]:
                 row(f"the shipped setting ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source (chosen on "
                     "dev, not shipped)", ENGLISH_LM, **dict(TO_ENGLISH.weights),
                     **{"gemma-source": SOURCE_WEIGHT})]
+        if written is not None:
+            rows += [row("SmolLM2 LM alone, outputs as given", ENGLISH_LM, xmover=0, lm=1,
+                         sentence=0),
+                     row("SmolLM2 LM alone, read as written", ENGLISH_LM, written, xmover=0, lm=1,
+                         sentence=0),
+                     row("Gemma given the source alone, read as written", ENGLISH_LM, written,
+                         xmover=0, sentence=0, **{"gemma-src": 1}),
+                     row(f"{TO_ENGLISH.label(base)}, read as written", ENGLISH_LM, written,
+                         **dict(TO_ENGLISH.weights)),
+                     row(f"the same ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source, read as written",
+                         ENGLISH_LM, written, **dict(TO_ENGLISH.weights),
+                         **{"gemma-source": SOURCE_WEIGHT})]
     labels = {"model_score": "MT system's log-probability (glass-box)",
               "sentbleu": "SentBLEU (reads the reference)"}
     return rows + [Row(labels.get(k, k), np.asarray(v), f"the data's '{k}' column")
@@ -194,9 +211,14 @@ def main() -> None:
         needed = {k: v for k, v in lms.items() if (k == GEMMA) != into_english
                   or (k == GEMMA and args.gemma_into_english)}
         values = term_values(bench, data, into_english, needed, use=not into_english)
-        rows = rows_for(name, values, data)
+        changed = sum(a != b for a, b in zip(read_outputs("written", data.src, data.mt), data.mt))
+        print(f"  {name}: {changed} of {len(data)} outputs change when read as written")
+        written = term_values(bench, data, into_english, needed, use=False, read="written") \
+            if into_english else None
+        rows = rows_for(name, values, data, written)
         metrics = segment_agreement(data, rows)
-        result[name] = {"pairs": data.pairs, "rows": [r.label for r in rows], "metrics": metrics}
+        result[name] = {"pairs": data.pairs, "rows": [r.label for r in rows], "metrics": metrics,
+                        "read_as_written_changes": int(changed)}
         tables.append(f"### {name}\n\n" + markdown(metrics, [r.label for r in rows], data.pairs, []))
         print(tables[-1], flush=True)
     if args.prompts:

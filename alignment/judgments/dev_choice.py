@@ -17,6 +17,7 @@ from alignment.errors import InputError
 from alignment.export.card import CARD_FILE, Headline, card_text, fmt_r, markdown_table
 from alignment.export.remapped import REMAP_FILE
 from alignment.xmover.setting import TERMS, Setting, setting_grid
+from alignment.xmover.written import read_outputs
 from .agreement import Row, mean_pearson, segment_agreement
 from .benchmark import Benchmark
 from .scoring import EncoderRow, score_benchmark
@@ -162,6 +163,7 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
     if lm:
         signatures["LM"] = by_label["LM alone"].signature
     sentence, mapped, lp = None, set(), np.asarray(data.lp)
+    mt = read_outputs(options.get("read", "given"), data.src, data.mt)  # as the scorers read them
     if with_sentence:
         sentence = {r.label: np.zeros(len(data)) for r in rows}
         for row in rows:
@@ -171,7 +173,7 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
                 term = _sentence_term(row.encoder_for(pair), pair, options)
                 mask = np.flatnonzero(lp == pair)
                 sentence[row.label][mask] = term.score([data.src[i] for i in mask],
-                                                       [data.mt[i] for i in mask])
+                                                       [mt[i] for i in mask])
                 described.add(term.describe())
                 if term.sentence_map is not None:
                     mapped.add(row.label)
@@ -182,7 +184,7 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
         for pair in data.pairs:
             mask = np.flatnonzero(lp == pair)
             values[name][mask] = TERMS[name].compute([data.src[i] for i in mask],
-                                                     [data.mt[i] for i in mask],
+                                                     [mt[i] for i in mask],
                                                      tuple(pair.split("-")))
         signatures[name] = f"term:{TERMS[name].ident or name}"
     return DevScores({r.label: by_label[r.label].scores for r in rows},
@@ -200,7 +202,8 @@ def _sentence_term(encoder: str, pair: str, options: dict):
 
 
 def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str,
-         signatures: dict[str, str], export: str = "EXPORT", mapped: bool = False) -> str:
+         signatures: dict[str, str], export: str = "EXPORT", mapped: bool = False,
+         read: str = "given") -> str:
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
     c, best = selection.chosen, selection.best
     ci = {k: f"[{fmt_r(lo)}, {fmt_r(hi)}]" for k, (lo, hi) in selection.intervals.items()}
@@ -209,7 +212,7 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
     names = [n for n, ws in selection.axes.items()
              if n != "xmover" and (len(ws) > 1 or any(ws))]
     lm_flag = f" --lm {lm}" if lm and c.lm else ""
-    flags = c.setting.flags()
+    flags = c.setting.flags() + (f" --read {read}" if read != "given" else "")
     searched = "; ".join(f"{TERMS[n].label} weights {', '.join(f'{w:g}' for w in ws)}"
                          for n, ws in selection.axes.items() if n != "xmover")
     lo, hi = selection.intervals[c.row]
@@ -243,10 +246,11 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
 
 def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: str,
                  lm: str | None, command: str, signatures: dict[str, str],
-                 mapped: bool = False) -> None:
+                 mapped: bool = False, read: str = "given") -> None:
     """``out``: a copy of the chosen export ``source`` with its card and ``chosen.json``,
     written beside and renamed into place (a previous output of crossalign is replaced).
-    ``mapped``: the chosen row's sentence term was measured through its sentence map."""
+    ``mapped``: the chosen row's sentence term was measured through its sentence map;
+    ``read``: how the outputs were read (``alignment.xmover.written``)."""
     with atomic_dir(out, REMAP_FILE, inputs=(source,)) as tmp:
         for name in sorted(files_under(source)):
             if name in (MANIFEST, CARD_FILE, CHOICE_FILE):
@@ -254,10 +258,11 @@ def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: 
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / name, tmp / name)
         (tmp / CARD_FILE).write_text(card(pair, selection, dev, lm, command, signatures,
-                                          str(out), mapped), encoding="utf-8")
+                                          str(out), mapped, read), encoding="utf-8")
         (tmp / CHOICE_FILE).write_text(json.dumps(
-            {**selection.as_dict(), "pair": pair, "dev": dev, "lm": lm, "command": command,
-             "signatures": signatures}, indent=1, ensure_ascii=False), encoding="utf-8")
+            {**selection.as_dict(), "pair": pair, "dev": dev, "lm": lm, "read": read,
+             "command": command, "signatures": signatures}, indent=1, ensure_ascii=False),
+            encoding="utf-8")
 
 
 def identity_export(encoder, pair: str, folder: Path) -> Path:

@@ -12,6 +12,7 @@ import numpy as np
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
 from alignment.xmover.setting import TERMS, Setting
+from alignment.xmover.written import read_outputs
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -224,8 +225,8 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                     term_sigs.add(f"sentence:{scorer.sentence.describe()}")
             if lm_scorer is not None:
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
-        if lm_scorer is not None:
-            fluency[mask] = lm_scorer.score(mt)
+        if lm_scorer is not None:  # the outputs as the rows' scorers read them
+            fluency[mask] = lm_scorer.score(read_outputs(options.get("read", "given"), src, mt))
     added = "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in (options.get("terms") or {}).items()
                     if w)  # registered terms, in every row's own score
     suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + added for r in rows}

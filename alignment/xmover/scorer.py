@@ -25,6 +25,7 @@ from .setting import BUILT_IN, TERMS, Setting
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
 from .transport import solve_all
+from .written import check_reading, describe as describe_reading, read_outputs
 from .versions import Version, get_version
 
 
@@ -50,23 +51,24 @@ class XMoverScorer:
     weighs XMoverScore itself (0: the other terms alone); ``terms``: registered terms' weights
     (``alignment.xmover.setting``). ``precision``: ``fp32`` (on a GPU too: no bf16 autocast)
     or the opt-in ``int8`` (``prec:int8``); ``reuse``: a folder
-    keeping vectors and LM scores across runs (``alignment.xmover.reuse``; the same numbers)."""
+    keeping vectors and LM scores across runs (``alignment.xmover.reuse``; the same numbers);
+    ``read``: the outputs ``given`` or ``written`` (``alignment.xmover.written``)."""
 
     def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
-                 idf_src: IdfWeights | None = None,
-                 idf_hyp: IdfWeights | None = None, lm: str | None = None, lm_coef: float | None = None,
+                 idf_src: IdfWeights | None = None, idf_hyp: IdfWeights | None = None,
+                 lm: str | None = None, lm_coef: float | None = None,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_coef: float | None = None, sentence_layer: int | None = None,
                  sentence_map=None, precision: str = "fp32", reuse: Path | None = None,
-                 xmover_coef: float = 1.0, terms: dict[str, float] | None = None) -> None:
+                 xmover_coef: float = 1.0, terms: dict | None = None, read: str = "given") -> None:
         formula = version or formula  # ``version``: the old name, as the CLI's --version was
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         self.spec: Version = get_version(formula)
-        self.version, self.ngram = self.spec.name, ngram
+        self.version, self.ngram, self.read = self.spec.name, ngram, check_reading(read)
         self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
         weights = Setting.of(xmover=xmover_coef, **(terms or {}))  # finite, >= 0, known terms
         self.xmover_coef = float(xmover_coef)
@@ -76,9 +78,7 @@ class XMoverScorer:
         # a worker costs a process start and a POT import; on 2 cores solve in-process
         cores = os.cpu_count() or 1
         self.n_jobs = n_jobs or (cores if cores > 2 else 1)
-        self.export_mapping = None
-        self.export_meta: dict | None = None
-        self.text = None
+        self.export_mapping, self.export_meta, self.text = None, None, None
         self.notes: list[str] = []
         encoder = resolve_export(encoder)  # a shipped or cached export's short name
         if is_export(encoder):
@@ -185,7 +185,7 @@ class XMoverScorer:
             "-".join(self.languages) if self.languages else None,
             f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None,
             precision_tag(self.precision), None if self.xmover_coef == 1 else f"{self.xmover_coef:g}",
-            self.setting.describe()))
+            self.setting.describe(), describe_reading(self.read)))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -245,6 +245,7 @@ class XMoverScorer:
         shared = time.perf_counter() - t0
         results = []
         for hypotheses in systems:
+            hypotheses = read_outputs(self.read, raw, hypotheses)
             results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut),
                                                   src_sentences, raw))
             results[-1].seconds["sources"] = shared

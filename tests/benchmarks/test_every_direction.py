@@ -47,3 +47,18 @@ def test_to_english_rows_add_the_source_conditioned_term_to_the_shipped_setting(
     np.testing.assert_allclose(rows[-1].scores, shipped + SOURCE_WEIGHT * v["gemma-source"])
     assert f"--term gemma-source={SOURCE_WEIGHT:g}" in rows[-1].signature
     np.testing.assert_allclose(rows[1].scores, v[GEMMA])  # with Gemma values: its row
+
+
+def test_written_rows_combine_the_values_of_the_outputs_read_as_written():
+    given, written = _values(10, 2), _values(10, 3)
+    data = JudgedSegments(["de-en"] * 10, ["s"] * 10, ["m"] * 10, np.zeros(10))
+    rows = {r.label: r for r in rows_for("WMT17 test, to English", given, data, written)}
+    read = next(r for k, r in rows.items() if k.endswith("⊕ 0.05 Gemma given source, read "
+                                                          "as written"))
+    np.testing.assert_allclose(read.scores, written["xmover"] + written["sentence"]
+                               + 0.05 * written["gemma-src"])
+    assert read.signature.endswith("--read written")
+    np.testing.assert_allclose(rows["SmolLM2 LM alone, outputs as given"].scores, given[ENGLISH_LM])
+    np.testing.assert_allclose(rows["SmolLM2 LM alone, read as written"].scores,
+                               written[ENGLISH_LM])
+    assert "--read" not in rows["SmolLM2 LM alone, outputs as given"].signature

@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> None:
     if len({r.label for r in rows}) != len(rows):
         raise InputError("two candidates have the same label: give --labels", parameter="labels")
     options = {"formula": args.version, "layer": args.layer, "batch_size": args.batch_size,
-               "device": args.device, "precision": args.precision, "reuse": speed_options(args)}
+               "device": args.device, "precision": args.precision, "reuse": speed_options(args),
+               "read": args.read}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with_sentence = any(w > 0 for w in args.sentence_weights)
     searched = term_weights(args, many=True)
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> None:
                                                          **options)
                 source = identity_export(scorer.encoder, pair, Path(scratch) / "export")
             write_chosen(out, Path(source), selection, pair, dev, args.lm, command,
-                         scores.signatures, chosen.label in scores.mapped)
+                         scores.signatures, chosen.label in scores.mapped, args.read)
     c = selection.chosen
     if args.format == "json":
         print(json.dumps({**selection.as_dict(), "out": {p: str(o) for p, o in outs.items()},

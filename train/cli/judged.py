@@ -95,6 +95,9 @@ def run_evaluate(args: argparse.Namespace) -> None:
     if data_path is None:
         raise InputError(f"{bench.name} reads a file: give --data FILE", parameter="data")
     if getattr(args, "words", False):
+        if args.read != "given":
+            raise InputError("word labels name the words of the output as given: --words "
+                             "reads it as given (leave out --read written)", parameter="read")
         return _evaluate_words(args, bench, split, data_path)
     data = bench.load(data_path, split, args.pairs)
     rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
@@ -196,7 +199,7 @@ def _row_options(args: argparse.Namespace) -> dict:
             "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
             "sentence_map": args.sentence_map, "precision": args.precision,
             "reuse": speed_options(args), "xmover_coef": args.xmover_coef,
-            "terms": term_weights(args)}
+            "terms": term_weights(args), "read": args.read}
 
 
 def register_evaluate(tasks) -> None:

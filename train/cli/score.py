@@ -90,6 +90,9 @@ def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
                          parameter="words")
     if args.word_weights and not args.words:
         raise InputError("--word-weights needs --words", parameter="word-weights")
+    if args.words and args.read != "given":
+        raise InputError("word scores name the words of the output as given: --words reads "
+                         "it as given (leave out --read written)", parameter="read")
     if args.word_weights:
         from alignment.xmover.words import parse_weights
 

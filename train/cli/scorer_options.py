@@ -65,6 +65,16 @@ def add_weight_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--term", action="append", metavar="NAME=W",
                    help="add a registered term with this weight (repeatable; "
                    "alignment.xmover.setting.register_term)")
+    add_read_option(p)
+
+
+def add_read_option(p: argparse.ArgumentParser) -> None:
+    """``--read given|written``: how every term reads the MT outputs."""
+    p.add_argument("--read", choices=["given", "written"], default="given",
+                   help="read the MT outputs as given (default) or as written: a tokeniser's "
+                   "marks undone (WMT's released outputs: &apos; unescaped, ' , ' joined, a "
+                   "lowercased output re-cased from its source); natural text is unchanged; "
+                   "the signature says read:written")
 
 
 def add_grid_options(p: argparse.ArgumentParser) -> None:
@@ -77,6 +87,7 @@ def add_grid_options(p: argparse.ArgumentParser) -> None:
                        "searched" + (" (0 alone: no sentence term)" if name == "sentence" else ""))
     p.add_argument("--term-weights", action="append", metavar="NAME=W,W,…",
                    help="a registered term and the weights searched for it (repeatable)")
+    add_read_option(p)
 
 
 def check_weights(args: argparse.Namespace, many: bool = False) -> None:
@@ -201,7 +212,7 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer,
         sentence_map=args.sentence_map, precision=getattr(args, "precision", "fp32"),
         xmover_coef=getattr(args, "xmover_coef", 1.0), terms=term_weights(args),
-        reuse=speed_options(args) if hasattr(args, "reuse") else None)
+        read=getattr(args, "read", "given"), reuse=speed_options(args) if hasattr(args, "reuse") else None)
     if not quiet:
         for note in scorer.notes:
             print(f"crossalign: note: {note}", file=sys.stderr)
