@@ -23,7 +23,7 @@ from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
 from alignment.xmover.setting import TERMS, Setting
 from alignment.xmover.terms import PROMPT, SourceConditionedLM
-from alignment.xmover.written import read_outputs
+from alignment.xmover.written import read_outputs, read_segments
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
 
@@ -62,7 +62,7 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
                               xmover_coef=1.0 if into_english else 0.0, read=read)
         reuse_scorer(scorer, default_reuse())
         result = scorer.score(src, given)
-        mt = read_outputs(read, src, given)  # as the scorer read them
+        mt = read_outputs(read, src, given, langs[1])  # as the scorer read them
         out["xmover"][idx] = result.xmover if result.xmover is not None else 0.0
         out["sentence"][idx] = result.sentence
         for name, lm in lms.items():
@@ -211,7 +211,8 @@ def main() -> None:
         needed = {k: v for k, v in lms.items() if (k == GEMMA) != into_english
                   or (k == GEMMA and args.gemma_into_english)}
         values = term_values(bench, data, into_english, needed, use=not into_english)
-        changed = sum(a != b for a, b in zip(read_outputs("written", data.src, data.mt), data.mt))
+        changed = sum(a != b for a, b in zip(read_segments("written", data.lp, data.src, data.mt),
+                                             data.mt))
         print(f"  {name}: {changed} of {len(data)} outputs change when read as written")
         written = term_values(bench, data, into_english, needed, use=False, read="written") \
             if into_english else None

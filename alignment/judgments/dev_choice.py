@@ -17,7 +17,7 @@ from alignment.errors import InputError
 from alignment.export.card import CARD_FILE, Headline, card_text, fmt_r, markdown_table
 from alignment.export.remapped import REMAP_FILE
 from alignment.xmover.setting import TERMS, Setting, setting_grid
-from alignment.xmover.written import read_outputs
+from alignment.xmover.written import read_segments
 from .agreement import Row, mean_pearson, segment_agreement
 from .benchmark import Benchmark
 from .scoring import EncoderRow, score_benchmark
@@ -163,7 +163,7 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
     if lm:
         signatures["LM"] = by_label["LM alone"].signature
     sentence, mapped, lp = None, set(), np.asarray(data.lp)
-    mt = read_outputs(options.get("read", "given"), data.src, data.mt)  # as the scorers read them
+    mt = read_segments(options.get("read", "given"), data.lp, data.src, data.mt)  # as scorers read
     if with_sentence:
         sentence = {r.label: np.zeros(len(data)) for r in rows}
         for row in rows:

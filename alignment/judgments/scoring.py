@@ -226,7 +226,8 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             if lm_scorer is not None:
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
         if lm_scorer is not None:  # the outputs as the rows' scorers read them
-            fluency[mask] = lm_scorer.score(read_outputs(options.get("read", "given"), src, mt))
+            fluency[mask] = lm_scorer.score(read_outputs(options.get("read", "given"), src, mt,
+                                                         pair.split("-")[1]))
     added = "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in (options.get("terms") or {}).items()
                     if w)  # registered terms, in every row's own score
     suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + added for r in rows}

@@ -245,7 +245,7 @@ class XMoverScorer:
         shared = time.perf_counter() - t0
         results = []
         for hypotheses in systems:
-            hypotheses = read_outputs(self.read, raw, hypotheses)
+            hypotheses = read_outputs(self.read, raw, hypotheses, self.languages and self.languages[1])
             results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut),
                                                   src_sentences, raw))
             results[-1].seconds["sources"] = shared

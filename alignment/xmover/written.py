@@ -43,23 +43,25 @@ def _quotes(text: str) -> str:
     return out
 
 
-def _recase(text: str, source: str | None) -> str:
-    """A lowercased text's sentence starts and *I* upper-cased, and each word its source
-    writes capitalised (not as the source's first word) written so."""
+def _recase(text: str, source: str | None, language: str | None) -> str:
+    """A lowercased text's sentence starts (and, in English, *I*) upper-cased, and each word
+    its source writes capitalised (not as the source's first word) written so."""
     names: dict[str, str] = {}
     if source:
         words = _WORD.findall(source)
         names = {w.lower(): w for w in words[1:] if w[:1].isupper()}
-    text = _WORD.sub(lambda m: "I" if m.group(0) == "i" else names.get(m.group(0), m.group(0)),
-                     text)
+    if language in (None, "en"):
+        names["i"] = "I"
+    text = _WORD.sub(lambda m: names.get(m.group(0), m.group(0)), text)
     return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2) + m.group(3).upper(), text)
 
 
-def as_written(text: str, source: str | None = None) -> str:
+def as_written(text: str, source: str | None = None, language: str | None = None) -> str:
     """``text`` with a tokeniser's marks undone (entities unescaped, punctuation and English
     clitics joined, ``@-@`` joined) and, where it has no capital letter, re-cased (``source``:
-    the sentence it translates, whose capitalised words are names). A text with no such
-    marks is returned unchanged."""
+    the sentence it translates, whose capitalised words are names; ``language``: the text's,
+    where known: *i* becomes *I* in English only). A text with no such marks is returned
+    unchanged."""
     if not is_tokenised(text):
         return text
     out = _ENTITY.sub(lambda m: _ENTITIES[m.group(1)], text)
@@ -67,17 +69,27 @@ def as_written(text: str, source: str | None = None) -> str:
     out = _AFTER.sub(r"\1", _BEFORE.sub(r"\1", out))
     out = _quotes(out)
     if not any(c.isupper() for c in out) and any(c.islower() for c in out):
-        out = _recase(out, source)
+        out = _recase(out, source, language)
     return out
 
 
-def read_outputs(reading: str, sources: list[str], hypotheses: list[str]) -> list[str]:
+def read_outputs(reading: str, sources: list[str], hypotheses: list[str],
+                 language: str | None = None) -> list[str]:
     """The hypotheses as ``reading`` says: ``given`` (unchanged) or ``written`` (``as_written``,
     each re-cased from its source). Sources are people's text and stay as given."""
     check_reading(reading)
     if reading == "given":
         return hypotheses
-    return [as_written(h, s) for s, h in zip(sources, hypotheses)]
+    return [as_written(h, s, language) for s, h in zip(sources, hypotheses)]
+
+
+def read_segments(reading: str, lp: list[str], sources: list[str], hypotheses: list[str]
+                  ) -> list[str]:
+    """``read_outputs`` over segments of several language pairs (``lp``: ``de-en`` each), each
+    output read in its pair's target language."""
+    if reading == "given":
+        return list(hypotheses)
+    return [as_written(h, s, pair.split("-")[-1]) for pair, s, h in zip(lp, sources, hypotheses)]
 
 
 def check_reading(reading: str) -> str:

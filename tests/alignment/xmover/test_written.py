@@ -45,3 +45,17 @@ def test_only_the_outputs_are_read_and_the_reading_is_signed():
     assert describe("given") is None and describe("written").startswith("written:")
     with pytest.raises(InputError, match="given, written"):
         read_outputs("detok", src, mt)
+
+
+def test_the_english_pronoun_is_recased_in_english_only():
+    assert as_written("i think i know .", language="en") == "I think I know."
+    assert as_written("i gatti , i cani .", language="it") == "I gatti, i cani."  # articles
+
+
+def test_segments_of_several_pairs_are_read_in_their_target_language():
+    from alignment.xmover.written import read_segments
+
+    got = read_segments("written", ["de-en", "en-it"], ["Ich weiß.", "I know."],
+                        ["i know .", "i gatti , i cani ."])
+    assert got == ["I know.", "I gatti, i cani."]
+    assert read_segments("given", ["de-en"], ["x"], ["i know ."]) == ["i know ."]
