@@ -198,8 +198,21 @@ def main() -> None:
     ap.add_argument("--cost", type=int, default=0, help="time each term on this many segments")
     ap.add_argument("--prompts", action="store_true",
                     help="also another wording of Gemma's prompt, from English (dev and test)")
+    ap.add_argument("--read-changes", action="store_true",
+                    help="only count, per direction and split, the outputs that reading them as "
+                    "written changes (no scoring)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "every_direction"))
     args = ap.parse_args()
+    if args.read_changes:
+        for name in args.directions:
+            bench, which, _ = DIRECTIONS[name]
+            for split in ("dev", "test") if bench == "mlqe" else ("test",):
+                data = judged(bench, ROOT / "data", split, which)
+                read = read_segments("written", data.lp, data.src, data.mt)
+                changed = sum(a != b for a, b in zip(read, data.mt))
+                print(f"{name.split(',')[0].split(' test')[0]} {split} {', '.join(data.pairs)}: "
+                      f"{changed} of {len(data)} outputs change when read as written")
+        return
     lms = {ENGLISH_LM: LanguageModelScorer(ENGLISH_LM), GEMMA: LanguageModelScorer(GEMMA)}
     for lm in lms.values():
         reuse_lm(lm, default_reuse())
