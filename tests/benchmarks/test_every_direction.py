@@ -39,11 +39,11 @@ def test_to_english_rows_add_the_source_conditioned_term_to_the_shipped_setting(
     np.testing.assert_allclose(rows[0].scores, before)
     by_label = {r.label: r for r in rows}
     np.testing.assert_allclose(rows[-4].scores, before + BEFORE_SRC * v["gemma-src"])
-    assert rows[-3].label.startswith("chosen on dev (shipped)")
+    assert rows[-3].label.startswith("chosen on dev:")
     shipped = v["xmover"] + v["sentence"] + 0.05 * v["gemma-src"]
     np.testing.assert_allclose(rows[-3].scores, shipped)
     np.testing.assert_allclose(by_label["Gemma LM of the source alone"].scores, v["gemma-source"])
-    assert rows[-1].label.startswith(f"the shipped setting ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source")
+    assert rows[-1].label.endswith(f"⊕ {SOURCE_WEIGHT:g} Gemma LM of the source (shipped)")
     np.testing.assert_allclose(rows[-1].scores, shipped + SOURCE_WEIGHT * v["gemma-source"])
     assert f"--term gemma-source={SOURCE_WEIGHT:g}" in rows[-1].signature
     np.testing.assert_allclose(rows[1].scores, v[GEMMA])  # with Gemma values: its row
