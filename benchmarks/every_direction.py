@@ -208,10 +208,13 @@ def main() -> None:
             bench, which, _ = DIRECTIONS[name]
             for split in ("dev", "test") if bench == "mlqe" else ("test",):
                 data = judged(bench, ROOT / "data", split, which)
+                start = time.perf_counter()
                 read = read_segments("written", data.lp, data.src, data.mt)
+                ms = 1000 * (time.perf_counter() - start) / len(data)
                 changed = sum(a != b for a, b in zip(read, data.mt))
                 print(f"{name.split(',')[0].split(' test')[0]} {split} {', '.join(data.pairs)}: "
-                      f"{changed} of {len(data)} outputs change when read as written")
+                      f"{changed} of {len(data)} outputs change when read as written "
+                      f"({ms:.3f} ms an output)")
         return
     lms = {ENGLISH_LM: LanguageModelScorer(ENGLISH_LM), GEMMA: LanguageModelScorer(GEMMA)}
     for lm in lms.values():
