@@ -85,3 +85,16 @@ def test_an_identity_export_scores_as_the_unmapped_encoder_and_a_linear_export_s
     linear = XMoverScorer(str(EXPORTS / "wmt17" / "de-en")).score(
         ["Guten Morgen, wie geht es dir?"], ["Good morning, how are you?"])
     assert np.isfinite(linear.xmover).all() and "map:center > clp#" in linear.signature
+
+
+def test_every_to_english_export_scores_with_one_setting_and_its_card_measured_it():
+    from alignment.export.recipe import Recipe
+
+    settings = {tuple(Recipe.read(EXPORTS / bench / pair).score) for bench, pair in CASES}
+    assert len(settings) == 1  # one setting into English, chosen on MLQE-PE dev
+    score = " ".join(settings.pop())
+    assert "--read written" in score
+    for bench, pair in CASES:  # a recipe changed without its card re-measured fails here
+        card = (EXPORTS / bench / pair / "README.md").read_text()
+        assert f"crossalign score --encoder {bench}/{pair} --src SRC --hyp MT {score}\n" in card
+        assert f"'this export' {score}\n" in card
