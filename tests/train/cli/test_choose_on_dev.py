@@ -54,6 +54,8 @@ def test_each_row_is_weighed_with_its_own_sentence_term_and_its_card_says_so():
     plain = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", False)
     assert "--sentence-map none" not in through_map and "own sentence map" in through_map
     assert "crossalign score --encoder OUT --src SRC --hyp MT --sentence-map none" in plain
+    written = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", True, "written")
+    assert "--read written" in written and "--read" not in through_map  # how it was measured
 
 
 @pytest.mark.parametrize("kwargs, message", [
