@@ -19,9 +19,9 @@ RULE = "moses1"  # what the signature records of as_written's rules (bump when t
 
 _ENTITIES = {"apos": "'", "quot": '"', "amp": "&", "lt": "<", "gt": ">", "#91": "[",
              "#93": "]", "#124": "|"}
-_ENTITY = re.compile(r"&(apos|quot|amp|lt|gt|#91|#93|#124);")
+_ENTITY = re.compile(f"&({'|'.join(_ENTITIES)});")
 # what only a tokeniser writes: an escaped entity, a comma or full stop set apart, @-@
-_SIGNS = re.compile(r"&(?:apos|quot|amp|lt|gt|#91|#93|#124);| , | \.(?: |$)| @[-/]@ ")
+_SIGNS = re.compile(f"{_ENTITY.pattern}| , | \\.(?: |$)| @[-/]@ ")
 _BEFORE = re.compile(r" ([,.!?;:%)\]}]|'(?:s|t|re|ve|ll|d|m)\b|n't\b)", re.IGNORECASE)
 _AFTER = re.compile(r"([(\[{$]) ")
 _WORD = re.compile(r"\w+")
@@ -87,6 +87,7 @@ def read_segments(reading: str, lp: list[str], sources: list[str], hypotheses: l
                   ) -> list[str]:
     """``read_outputs`` over segments of several language pairs (``lp``: ``de-en`` each), each
     output read in its pair's target language."""
+    check_reading(reading)
     if reading == "given":
         return list(hypotheses)
     return [as_written(h, s, pair.split("-")[-1]) for pair, s, h in zip(lp, sources, hypotheses)]

@@ -59,3 +59,10 @@ def test_segments_of_several_pairs_are_read_in_their_target_language():
                         ["i know .", "i gatti , i cani ."])
     assert got == ["I know.", "I gatti, i cani."]
     assert read_segments("given", ["de-en"], ["x"], ["i know ."]) == ["i know ."]
+
+
+def test_an_unknown_reading_is_refused_for_segments_too():
+    from alignment.xmover.written import read_segments
+
+    with pytest.raises(InputError, match="given, written"):
+        read_segments("detok", ["de-en"], ["x"], ["i know ."])
