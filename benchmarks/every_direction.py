@@ -189,6 +189,12 @@ def cost(n: int) -> list[dict]:
     return out
 
 
+def read_changes(data) -> int:
+    """How many of ``data``'s outputs reading them as written changes."""
+    read = read_segments("written", data.lp, data.src, data.mt)
+    return sum(a != b for a, b in zip(read, data.mt))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--directions", nargs="*", choices=list(DIRECTIONS), default=list(DIRECTIONS),
@@ -209,9 +215,8 @@ def main() -> None:
             for split in ("dev", "test") if bench == "mlqe" else ("test",):
                 data = judged(bench, ROOT / "data", split, which)
                 start = time.perf_counter()
-                read = read_segments("written", data.lp, data.src, data.mt)
+                changed = read_changes(data)
                 ms = 1000 * (time.perf_counter() - start) / len(data)
-                changed = sum(a != b for a, b in zip(read, data.mt))
                 print(f"{name.split(',')[0].split(' test')[0]} {split} {', '.join(data.pairs)}: "
                       f"{changed} of {len(data)} outputs change when read as written "
                       f"({ms:.3f} ms an output)")
@@ -227,8 +232,7 @@ def main() -> None:
         needed = {k: v for k, v in lms.items() if (k == GEMMA) != into_english
                   or (k == GEMMA and args.gemma_into_english)}
         values = term_values(bench, data, into_english, needed, use=not into_english)
-        changed = sum(a != b for a, b in zip(read_segments("written", data.lp, data.src, data.mt),
-                                             data.mt))
+        changed = read_changes(data)
         print(f"  {name}: {changed} of {len(data)} outputs change when read as written")
         written = term_values(bench, data, into_english, needed, use=False, read="written") \
             if into_english and changed else None  # nothing changed: the same rows
