@@ -220,3 +220,26 @@ def assert_parsed_once(parses: Counter, *texts: str) -> None:
     for text in texts:
         for split, times in one_parse(text).items():
             assert parses[split] == times, (text, split, dict(parses))
+
+
+@pytest.fixture
+def hub_models(tiny_bert, tiny_gpt2, tmp_path, monkeypatch) -> dict[str, str]:
+    """The tiny BERT and GPT-2 under hub names (``crossalign-tests/tiny-bert``), laid out as a
+    local Hugging Face hub cache (``models--ORG--NAME/snapshots/REV``) that this test points the
+    hub library at: what a recipe may name (a model name, never a path) loads through the real
+    offline hub lookup."""
+    import shutil
+
+    import huggingface_hub.constants as hub_constants
+
+    cache = tmp_path / "hub"
+    names = {}
+    for short, folder in (("tiny-bert", tiny_bert), ("tiny-gpt2", tiny_gpt2)):
+        repo = cache / f"models--crossalign-tests--{short}"
+        revision = "0" * 39 + ("1" if short == "tiny-bert" else "2")
+        shutil.copytree(folder, repo / "snapshots" / revision)
+        (repo / "refs").mkdir()
+        (repo / "refs" / "main").write_text(revision)
+        names[short] = f"crossalign-tests/{short}"
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(cache))
+    return names

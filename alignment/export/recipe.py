@@ -13,16 +13,20 @@ from pathlib import Path
 from alignment.atomic import write_text
 from alignment.catalogue import check_choice
 from alignment.errors import InputError
+from alignment.names import CORPUS, LANGUAGE
+
+from .recipe_options import SCORE_OPTIONS, TRAIN_OPTIONS, check_options, check_variant_name
 
 RECIPE_FILE = "recipe.json"
 RECIPE_FORMAT = "crossalign-recipe-1"
-# options the build sets itself: the text comes from the data folder, the output is its own
-SET_BY_BUILD = ("--src", "--tgt", "--out", "--overwrite", "--config")
 # data sets built from the machine's own packages: no clone, no pair folder
 LOCAL_DATA = ("bible",)
 # where the training text may come from instead of the benchmark's own train split
 TEXT_FROM = ("parallel",)  # crossalign data parallel: the machine's packaged translations
 # what must be equal for a rebuilt export to be the shipped one (remap.json fields)
+# the keys of recipe.json (``commands`` is written for readers and derived, never read)
+RECIPE_KEYS = {"format", "benchmark", "pair", "train", "score", "variants", "text_from",
+               "commands"}
 COMPARED = ("mapping_fingerprint", "data_fingerprint", "n_pairs", "sentence_map", "signature")
 
 
@@ -44,14 +48,29 @@ class Recipe:
     text_from: str | None = None
 
     def __post_init__(self) -> None:
-        problem = _problem(self.pair, self.train) or next(
-            (p for _, opts in self.variants if (p := _problem(self.pair, opts))), None)
+        self.check("recipe")
+
+    def check(self, where: str) -> None:
+        """Every part of the recipe read as data (``recipe_options``): the pair, each option
+        list against what a recipe may set, the variants' names; ``where`` names the recipe
+        in the one-line refusal."""
+        parts = self.pair.split("-")
+        if len(parts) != 2 or not all(LANGUAGE.fullmatch(p) for p in parts):
+            raise InputError(f"{where}: pair '{self.pair}' is not xx-yy (two language codes)")
+        if not CORPUS.fullmatch(self.benchmark) or ".." in self.benchmark:
+            raise InputError(f"{where}: benchmark {self.benchmark!r} is not a plain name")
+        check_options(self.train, TRAIN_OPTIONS, f"{where} 'train'")
+        check_options(self.score, SCORE_OPTIONS, f"{where} 'score'")
+        for name, options in self.variants:
+            check_variant_name(name, where)
+            check_options(options, TRAIN_OPTIONS, f"{where} 'variants.{name}'")
         if self.text_from is not None:
-            check_choice(self.text_from, TEXT_FROM, "text_from", "recipe")
-        if self.text_from is not None and "en" not in self.pair.split("-"):
-            problem = f"packaged parallel text pairs a language with English, not {self.pair}"
-        if problem:
-            raise InputError(problem, parameter="recipe")
+            if self.text_from not in TEXT_FROM:
+                raise InputError(f"{where}: text_from {self.text_from!r} is not one of "
+                                 f"{', '.join(TEXT_FROM)}")
+            if "en" not in parts:
+                raise InputError(f"{where}: packaged parallel text pairs a language with "
+                                 f"English, not {self.pair}")
 
     def variant(self, name: str) -> "Recipe":
         """The recipe of variant ``name``: its options set over the train command's."""
@@ -159,19 +178,19 @@ class Recipe:
         for key, value in lists:
             if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
                 raise InputError(f"'{key}' must be a list of strings", path=path)
-        for _, options in [("train", raw["train"]), *variants.items()]:
-            problem = _problem(raw["pair"], options)
-            if problem:
-                raise InputError(problem, path=path)
+        unknown = sorted(set(raw) - RECIPE_KEYS)
+        if unknown:
+            raise InputError(f"unknown key '{unknown[0]}' (a recipe has "
+                             f"{', '.join(sorted(RECIPE_KEYS))})", path=path)
         text_from = raw.get("text_from")
-        if text_from is not None:
-            try:
-                check_choice(text_from, TEXT_FROM, "text_from", "recipe")
-            except InputError as err:
-                raise InputError(str(err), path=path) from None
-        return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
-                   tuple(raw.get("score", [])), tuple((k, tuple(v)) for k, v in variants.items()),
-                   text_from)
+        if text_from is not None and not isinstance(text_from, str):
+            raise InputError("'text_from' must be a string", path=path)
+        try:
+            return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
+                       tuple(raw.get("score", [])),
+                       tuple((k, tuple(v)) for k, v in variants.items()), text_from)
+        except InputError as err:  # named by its file, not as "recipe"
+            raise InputError(str(path) + str(err).removeprefix("recipe")) from None
 
 
 def rebuild_section(name: str, recipe: Recipe, variant: str | None = None) -> list[str]:
@@ -187,18 +206,6 @@ def rebuild_section(name: str, recipe: Recipe, variant: str | None = None) -> li
             " and compares every fingerprint with the shipped one") + " (docs/exports.md):", "",
         "```sh", build + ("" if variant else f" --out rebuilt/{name}"), "```", "",
         "It runs:", "", "```sh", recipe.shell(), "```"]
-
-
-def _problem(pair: str, train) -> str | None:
-    """What is wrong with a recipe's pair or train options (None: nothing)."""
-    parts = pair.split("-")
-    if len(parts) != 2 or not all(parts):
-        return f"recipe pair '{pair}' is not xx-yy"
-    given = sorted(set(train) & set(SET_BY_BUILD))
-    if given:
-        return (f"a recipe's train options may not set {', '.join(given)}: the build gives the "
-                "text and the output folder")
-    return None
 
 
 def compare(shipped: dict, built: dict) -> list[tuple[str, object, object, bool]]:

@@ -8,6 +8,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -27,9 +28,12 @@ def _target(args: argparse.Namespace, given_name: str | None = None):
     asked = given_name or args.build
     given = Path(asked)
     if given.is_file() and given.name == RECIPE_FILE:  # a recipe: named BENCHMARK/PAIR
-        recipe = Recipe.read(given.parent)
-        return recipe, None, f"{recipe.benchmark}/{recipe.pair}"
-    export = Path(resolve_export(asked))
+        recipe = Recipe.read(given.parent.absolute())
+        name = f"{recipe.benchmark}/{recipe.pair}"
+        if getattr(args, "variant", None):
+            return recipe.variant(args.variant), None, f"{name}-{args.variant}"
+        return recipe, None, name
+    export = Path(resolve_export(asked)).absolute()
     if not (export / REMAP_FILE).is_file():
         raise InputError(f"'{asked}' is no export here or by name (crossalign exports "
                          "lists them), nor a recipe.json", parameter="build")
@@ -47,12 +51,28 @@ def _check_clone(recipe, clone: str | None, verb: str) -> None:
                          f"{recipe.benchmark} repository (got {clone})", parameter="from")
 
 
-def _run_step(step: list[str], name: str, parameter: str) -> None:
-    """One command of a recipe (``crossalign …``), shown as it runs; a failure names it."""
+@contextlib.contextmanager
+def _inside(folder: Path):
+    """Run a recipe's steps with ``folder`` (the build's own) as the working directory, so
+    that any relative name a recipe gives resolves inside the build, never beside the user's
+    files; the directory is restored after."""
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def _run_step(step: list[str], name: str, parameter: str, scratch: Path) -> None:
+    """One command of a recipe (``crossalign …``), run inside the build folder ``scratch`` and
+    shown as it runs; a failure names it."""
     from . import main
 
     print("$ " + " ".join(step), flush=True)
-    if main(step[1:]) != 0:
+    with _inside(scratch):
+        code = main(step[1:])
+    if code != 0:
         raise InputError(f"the recipe of {name} failed at `{' '.join(step[:3])}` (its error "
                          "is above)", parameter=parameter)
 
@@ -77,9 +97,10 @@ def build(args: argparse.Namespace) -> None:
     recipe, shipped_at, name = _target(args)
     if recipe.needs_clone:
         _check_clone(recipe, args.clone, "--build")
+        args.clone = str(Path(args.clone).resolve())  # the steps run inside the build folder
     if args.out is None and not args.variant:
         raise InputError("give --out (a variant goes to the cache by default)", parameter="out")
-    out = Path(args.out) if args.out else default_out(name)
+    out = (Path(args.out) if args.out else default_out(name)).absolute()
     inputs = tuple(p for p in (shipped_at, args.clone) if p is not None)
     check_output_dir(out, REMAP_FILE, args.overwrite, inputs=inputs)
     shipped = None if shipped_at is None else \
@@ -89,8 +110,11 @@ def build(args: argparse.Namespace) -> None:
         for step in (recipe.data_command(str(args.clone), str(data)),
                      recipe.text_command(str(data)), recipe.train_command(data, str(run_dir))):
             if step is not None:
-                _run_step(step, name, "build")
+                _run_step(step, name, "build", Path(scratch))
         built = run_dir / "export"
+        if not (built / REMAP_FILE).is_file():  # the recipe's run wrote elsewhere or nothing
+            raise InputError(f"the recipe of {name} made no export in its build folder",
+                             parameter="build")
         meta = json.loads((built / REMAP_FILE).read_text(encoding="utf-8"))
         rows = [] if shipped is None else compare(shipped, meta)
         card = measured_card(recipe, name, data, built, Path(scratch), args) if args.card \
@@ -134,9 +158,11 @@ def measure(args: argparse.Namespace) -> None:
         raise InputError(f"{name}'s benchmark has no human judgments to measure it on",
                          parameter="measure")
     _check_clone(recipe, args.clone, "--measure")
+    args.clone = str(Path(args.clone).resolve())
     with tempfile.TemporaryDirectory(prefix="crossalign-measure-") as scratch:
         data = Path(scratch) / "data"
-        _run_step(recipe.data_command(str(args.clone), str(data)), name, "measure")
+        _run_step(recipe.data_command(str(args.clone), str(data)), name, "measure",
+                  Path(scratch))
         card = measured_card(recipe, name, data, export, Path(scratch), args)
     write_text(export / "README.md", card.replace(str(export), name))
     print(f"measured {name}: its card is {export / 'README.md'}")
@@ -150,7 +176,7 @@ def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: P
             recipe.pair, "--encoder", *rows, "--labels", *labels, *recipe.score, "--format",
             "json", "-q", "--out", str(scratch / "measured")]
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
+    with contextlib.redirect_stdout(printed), _inside(scratch):
         code = main(argv)
     if code != 0:
         raise InputError(f"measuring the built export failed (`crossalign {' '.join(argv[:2])}`;"

@@ -15,8 +15,8 @@ from train.cli import main
 CLONE = Path(__file__).parents[2] / "fixtures" / "mlqe-clone"
 
 
-def _recipe(tiny_bert, sentence_pairs: int = 10) -> Recipe:
-    return Recipe("mlqe", "ro-en", ("--method", "center > clp", "--encoder", str(tiny_bert),
+def _recipe(hub_models, sentence_pairs: int = 10) -> Recipe:
+    return Recipe("mlqe", "ro-en", ("--method", "center > clp", "--encoder", hub_models["tiny-bert"],
                                     "--layer", "1", "--sentence-map-kind", "least-squares",
                                     "--sentence-pairs", str(sentence_pairs),
                                     "--sentence-coef", "0.5"))
@@ -33,8 +33,8 @@ def _made_by_hand(tmp_path: Path, recipe: Recipe) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:.*lost to truncation", "ignore:.*subword pieces")
-def test_a_rebuilt_export_reproduces_every_fingerprint(tmp_path, tiny_bert, monkeypatch, capsys):
-    shipped = _made_by_hand(tmp_path, _recipe(tiny_bert))
+def test_a_rebuilt_export_reproduces_every_fingerprint(tmp_path, hub_models, monkeypatch, capsys):
+    shipped = _made_by_hand(tmp_path, _recipe(hub_models))
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "fresh-cache"))  # align afresh
     out = tmp_path / "rebuilt"
     assert main(["export", "--build", str(shipped), "--from", str(CLONE), "--out", str(out)]) == 0
@@ -47,7 +47,7 @@ def test_a_rebuilt_export_reproduces_every_fingerprint(tmp_path, tiny_bert, monk
     assert Recipe.read(out) == Recipe.read(shipped)  # the rebuild can be rebuilt
 
     # a recipe that does not say how the export was made is caught, field by field
-    _recipe(tiny_bert, sentence_pairs=6).write(shipped)
+    _recipe(hub_models, sentence_pairs=6).write(shipped)
     again = tmp_path / "rebuilt-other"
     assert main(["export", "--build", str(shipped), "--from", str(CLONE), "--out", str(again)]) == 2
     captured = capsys.readouterr()
@@ -56,7 +56,7 @@ def test_a_rebuilt_export_reproduces_every_fingerprint(tmp_path, tiny_bert, monk
     assert json.loads((again / "build.json").read_text())["reproduced"] is False
 
 
-def test_bad_build_requests_are_refused_before_any_work(tmp_path, tiny_bert, capsys):
+def test_bad_build_requests_are_refused_before_any_work(tmp_path, hub_models, capsys):
     no_recipe = tmp_path / "export"
     no_recipe.mkdir()
     (no_recipe / "remap.json").write_text("{}")
@@ -64,7 +64,7 @@ def test_bad_build_requests_are_refused_before_any_work(tmp_path, tiny_bert, cap
     cases = [(["--build", str(no_recipe), "--from", str(CLONE)], f"keeps no {RECIPE_FILE}"),
              (["--build", str(tmp_path / "nothing"), "--from", str(CLONE)], "is no export"),
              (["--from", str(CLONE), "--run", str(tmp_path)], "--from goes with --build")]
-    _recipe(tiny_bert).write(tmp_path / "with-recipe")
+    _recipe(hub_models).write(tmp_path / "with-recipe")
     (tmp_path / "with-recipe" / "remap.json").write_text("{}")
     cases.append((["--build", str(tmp_path / "with-recipe")], "needs --from CLONE"))
     for argv, message in cases:
@@ -79,11 +79,11 @@ def test_bad_build_requests_are_refused_before_any_work(tmp_path, tiny_bert, cap
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "ro-en", "train": 3}',
      "'train' must be a list"),
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "ro-en", '
-     '"train": ["--out", "x"]}', "may not set --out"),
+     '"train": ["--out", "x"]}', "refused '--out'"),
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "roen", "train": []}',
      "not xx-yy"),
     ('{"format": "crossalign-recipe-1", "benchmark": "mlqe", "pair": "en-de", "train": [], '
-     '"text_from": "web"}', "unknown text_from 'web'"),
+     '"text_from": "web"}', "text_from 'web' is not one of"),
 ])
 def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
     from alignment.errors import InputError
@@ -94,8 +94,8 @@ def test_a_malformed_recipe_is_refused_naming_its_file(tmp_path, raw, message):
     assert str(tmp_path / RECIPE_FILE) in str(err.value)
 
 
-def test_a_recipe_on_packaged_text_builds_that_text_and_trains_on_it(tmp_path, tiny_bert):
-    recipe = Recipe("mlqe", "en-de", _recipe(tiny_bert).train, text_from="parallel")
+def test_a_recipe_on_packaged_text_builds_that_text_and_trains_on_it(tmp_path, hub_models):
+    recipe = Recipe("mlqe", "en-de", _recipe(hub_models).train, text_from="parallel")
     steps = recipe.shell().splitlines()
     assert steps[0].startswith("crossalign data mlqe --from CLONE")
     assert steps[1] == "crossalign data parallel --pair de-en --out data/parallel-de-en"
@@ -110,13 +110,19 @@ def test_a_recipe_on_packaged_text_builds_that_text_and_trains_on_it(tmp_path, t
 @pytest.mark.filterwarnings("ignore:.*lost to truncation", "ignore:.*subword pieces",
                             "ignore:.*longer than the LM's context")
 def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_to_the_cache(
-        tmp_path, tiny_bert, tiny_gpt2, monkeypatch, capsys):
+        tmp_path, hub_models, monkeypatch, capsys):
     from alignment.export.card import read_headline
     from alignment.export.named import find_export
 
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("CROSSALIGN_EXPORTS", raising=False)
-    recipe = Recipe("mlqe", "ro-en", _recipe(tiny_bert).train, ("--lm", str(tiny_gpt2)),
+    # a folder beside the user's files spelled like the recipe's model names: the build's steps
+    # run inside the build, so the names are the hub's, never these folders
+    monkeypatch.chdir(tmp_path)
+    for name in hub_models.values():
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "config.json").write_text("{not a model")
+    recipe = Recipe("mlqe", "ro-en", _recipe(hub_models).train, ("--lm", hub_models["tiny-gpt2"]),
                     (("plain", ("--method", "center")),))
     recipe.write(tmp_path / "new")
     out = tmp_path / "made"
