@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .corpus import ParallelCorpus, write_parallel
-from .splits import check_corpus_folder, parse_pair, split_ids
+from .splits import check_corpus_folder, check_split_settings, parse_pair, split_ids
 from .verse_texts import VerseText, verse_bound
 from alignment.errors import InputError
 
@@ -204,11 +204,7 @@ def build_bible(out_dir: str | Path, sword_path: str = DEFAULT_SWORD_PATH, n_tes
     from .verse_texts import default_text, provenance, source_of
 
     # every count is checked before the modules are read (a minute's work)
-    for name, value in (("n_test", n_test), ("n_dev", n_dev)):
-        if value < 0:
-            raise InputError(f"must be >= 0, got {value}", parameter=name)
-    if max_ratio < 1:
-        raise InputError(f"must be >= 1 (a length ratio), got {max_ratio}", parameter="max_ratio")
+    check_split_settings(n_test, n_dev, max_ratio)
     src = parse_pair(pair)
     source = source_of(pair, text)
     english = default_text("en")

@@ -124,8 +124,9 @@ def build_help_corpus(out_dir: str | Path, language: str, n_test: int = 1000, n_
     from alignment.atomic import write_text
 
     from .corpus import ParallelCorpus
-    from .splits import check_corpus_folder, write_splits
+    from .splits import check_corpus_folder, check_split_settings, write_splits
 
+    check_split_settings(n_test, n_dev, max_ratio)
     settings = {"pair": f"{language}-en", "source": "help", "seed": seed, "n_test": n_test,
                 "n_dev": n_dev, "max_ratio": max_ratio}
     check_corpus_folder(Path(out_dir), settings)

@@ -5,11 +5,13 @@ pages (its OpenOffice corpus). Every pair keeps its source; pairs are de-duplica
 for length, script and copying, counted per source, and split by id like every corpus here."""
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
 import struct
 import subprocess
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,16 +58,26 @@ def read_mo(path: Path) -> list[tuple[str, str]]:
     if order is None:
         raise InputError("not a gettext catalogue (bad magic number)", path=path)
     count, originals, translations = struct.unpack(order + "3I", data[8:20])
+    if max(originals, translations) + 8 * count > len(data):
+        raise InputError(f"not a gettext catalogue (its tables of {count} messages run past the "
+                         f"end of the file, {len(data)} bytes)", path=path)
     raw = []
     for k in range(count):
         n1, o1 = struct.unpack(order + "2I", data[originals + 8 * k: originals + 8 * k + 8])
         n2, o2 = struct.unpack(order + "2I", data[translations + 8 * k: translations + 8 * k + 8])
+        if o1 + n1 > len(data) or o2 + n2 > len(data):
+            raise InputError(f"not a gettext catalogue (message {k} lies past the end of the "
+                             "file)", path=path)
         raw.append((data[o1:o1 + n1], data[o2:o2 + n2]))
     charset = "utf-8"
     for msgid, msgstr in raw:
         if msgid == b"":
             found = re.search(rb"charset=([\w.-]+)", msgstr)
             charset = found.group(1).decode("ascii") if found else charset
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        raise InputError(f"its header names an unknown charset {charset!r}", path=path) from None
     out = []
     for msgid, msgstr in raw:
         if not msgid or not msgstr:
@@ -149,15 +161,25 @@ def gettext_pairs(language: str, root: Path = LOCALE_ROOT) -> tuple[Pairs, dict]
     files = sorted(locale_folder(language, root).glob("*.mo"))
     known = owners(files)
     pairs, provenance = Pairs(), {}
+    broken: list[str] = []
     for path in files:
         package, version, licence = known.get(str(path), (path.stem, "unknown", "unknown"))
         provenance[path.name] = {"package": package, "version": version, "licence": licence}
-        for english, translated in read_mo(path):
+        try:  # each catalogue alone: one broken file among the machine's does not stop the rest
+            messages = read_mo(path)
+        except (InputError, OSError) as err:
+            broken.append(str(err))
+            provenance[path.name]["skipped"] = str(err)
+            continue
+        for english, translated in messages:
             key = hashlib.sha256(english.encode("utf-8", "surrogatepass")).hexdigest()[:12]
             pairs.ids.append(f"gettext/{path.stem}/{key}")
             pairs.src.append(clean_message(translated))
             pairs.en.append(clean_message(english))
             pairs.origin.append(package)
+    if broken:
+        warnings.warn(f"{len(broken)} of {len(files)} gettext catalogues of '{language}' could not "
+                      f"be read and were skipped (first: {broken[0]})", stacklevel=2)
     return pairs, provenance
 
 
@@ -188,14 +210,15 @@ def build_parallel_corpus(out_dir: str | Path, language: str, sources: tuple[str
     from alignment.atomic import write_text
 
     from .corpus import ParallelCorpus
-    from .splits import check_corpus_folder, write_splits
+    from .splits import check_corpus_folder, check_split_settings, write_splits
 
     unknown = [s for s in sources if s not in SOURCES]
     if unknown or not sources:
         raise InputError(f"sources must be among {', '.join(SOURCES)}, got {list(sources) or 'none'}",
                          parameter="sources")
-    if max_ratio < 1 or min_words < 1:
-        raise InputError("max_ratio must be >= 1 and min_words >= 1", parameter="max_ratio")
+    if len(set(sources)) != len(sources):
+        raise InputError(f"a source is given twice: {','.join(sources)}", parameter="sources")
+    check_split_settings(n_test, n_dev, max_ratio, min_words)
     settings = {"pair": f"{language}-en", "source": "parallel", "sources": list(sources),
                 "seed": seed, "n_test": n_test, "n_dev": n_dev, "max_ratio": max_ratio,
                 "min_words": min_words}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 
@@ -19,10 +20,27 @@ def parse_pair(pair: str) -> str:
     return src
 
 
+def check_split_settings(n_test: int, n_dev: int, max_ratio: float | None = None,
+                         min_words: int | None = None) -> None:
+    """Every corpus builder's counts, before anything is read: whole split sizes >= 0 (a
+    negative one would make held-out ids training ids too), a finite length ratio >= 1, a
+    word minimum >= 1 — each refused naming its own option."""
+    for name, value in (("n-test", n_test), ("n-dev", n_dev)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InputError(f"must be a whole number >= 0, got {value!r}", parameter=name)
+    if max_ratio is not None and not (isinstance(max_ratio, (int, float))
+                                      and math.isfinite(max_ratio) and max_ratio >= 1):
+        raise InputError(f"must be a finite number >= 1 (a length ratio), got {max_ratio!r}",
+                         parameter="max-ratio")
+    if min_words is not None and (not isinstance(min_words, int) or min_words < 1):
+        raise InputError(f"must be a whole number >= 1, got {min_words!r}", parameter="min-words")
+
+
 def split_ids(ids: list[str], n_test: int, n_dev: int, seed: int) -> dict[str, list[int]]:
     """Deterministic split by verse id: order ids by a seeded hash; first test, then dev, rest train.
 
     A verse's split depends only on its id and the seed, not on which other verses exist."""
+    check_split_settings(n_test, n_dev)
     if n_test + n_dev >= len(ids):
         raise InputError(f"test ({n_test}) + dev ({n_dev}) leave no training verses of {len(ids)}",
                          parameter="n_test")

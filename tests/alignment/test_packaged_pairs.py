@@ -140,3 +140,44 @@ def test_the_machines_own_german_catalogues_give_thousands_of_checked_pairs(tmp_
     de = (tmp_path / "out" / "train.de").read_text(encoding="utf-8").splitlines()
     assert all(pair_problem(a, b, "de", 2.0, 3) is None for a, b in zip(
         de, (tmp_path / "out" / "train.en").read_text(encoding="utf-8").splitlines()))
+
+
+def test_a_broken_catalogue_is_refused_alone_and_skipped_among_the_machines(tmp_path):
+    """A table past the end of the file or an unknown charset is one line naming the file;
+    among a language's catalogues it is skipped with a count and a warning, not a crash."""
+    locale = tmp_path / "locale" / "de" / "LC_MESSAGES"
+    good = [(f"Save the file number {k} now".encode(), f"Die Datei Nummer {k} jetzt speichern"
+             .encode()) for k in range(40)]
+    write_mo(locale / "good.mo", good)
+    truncated = write_mo(locale / "cut.mo", good).read_bytes()
+    (locale / "cut.mo").write_bytes(truncated[:60])
+    write_mo(locale / "charset.mo", good[:3], charset="X-NO-SUCH-CHARSET")
+    for name, message in (("cut.mo", "past the end of the file"), ("charset.mo", "unknown charset")):
+        with pytest.raises(InputError, match=message) as err:
+            read_mo(locale / name)
+        assert name in str(err.value)
+    with pytest.warns(UserWarning, match="2 of 3 gettext catalogues of 'de' could not be read"):
+        rep = build_parallel_corpus(tmp_path / "out", "de", ("gettext",), n_test=5, n_dev=5,
+                                    locale_root=tmp_path / "locale")
+    assert rep["kept"]["gettext"] == 40
+    assert "skipped" in rep["provenance"]["gettext"]["cut.mo"]
+
+
+@pytest.mark.parametrize("option, value, parameter", [
+    ("n_test", -5, "n-test"), ("n_dev", -1, "n-dev"), ("max_ratio", float("nan"), "max-ratio"),
+    ("max_ratio", 0.5, "max-ratio"), ("min_words", 0, "min-words")])
+def test_split_sizes_and_ratios_are_checked_before_anything_is_read(tmp_path, option, value,
+                                                                    parameter):
+    settings = {"n_test": 5, "n_dev": 5, "max_ratio": 2.0, "min_words": 3, option: value}
+    with pytest.raises(InputError, match=f"parameter '{parameter}'"):
+        build_parallel_corpus(tmp_path / "out", "de", ("gettext",),
+                              locale_root=tmp_path / "nowhere", **settings)
+    assert not (tmp_path / "out").exists()
+
+
+def test_data_parallel_with_a_negative_split_exits_2_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["data", "parallel", "--pair", "de-en", "--n-test", "-100", "--out", str(out),
+                 "--locale-root", str(tmp_path), "--no-fetch"]) == 2
+    assert "parameter 'n-test': must be a whole number >= 0" in capsys.readouterr().err
+    assert not out.exists()
