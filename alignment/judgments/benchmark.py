@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from alignment.catalogue import Registry
 from alignment.errors import InputError
 
-from .segments import JudgedSegments, concat, prepared_files, read_judgments
+from .segments import JudgedSegments, concat, finite_number, prepared_files, read_judgments
 
 if TYPE_CHECKING:
     from .word_level import LabelledWords
@@ -106,11 +106,7 @@ def read_systems(data: Path, pair: str) -> SystemOutputs | None:
     human: dict[str, float] = {}
     for number, line in enumerate((folder / "human.tsv").read_text(encoding="utf-8").splitlines(), 1):
         name, _, score = line.partition("\t")
-        try:
-            human[name] = float(score)
-        except ValueError:
-            raise InputError(f"score '{score}' is not a number", path=folder / "human.tsv",
-                             line=number) from None
+        human[name] = finite_number(score, "score", folder / "human.tsv", number)
     outputs = {}
     for name in human:
         hyp = read_lines(folder / f"{name}.txt", allow_empty=True)

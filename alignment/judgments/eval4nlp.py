@@ -13,7 +13,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
-from .segments import JudgedSegments, format_judgments
+from .segments import JudgedSegments, finite_number, format_judgments
 from .sources import (chosen_pairs, clone_folder, member_columns, sha256, tar_members,
                       write_data_folder)
 from .word_level import LabelledWords, format_words, load_words, parse_tags
@@ -48,12 +48,7 @@ def _read_pair(archive: Path, pair: str, split: str) -> tuple[JudgedSegments, La
     for k, (src, mt) in enumerate(zip(f["src"], f["mt"]), start=1):
         if not src.split() or not mt.split():
             raise InputError("empty source or MT output", path=where("src"), line=k)
-        try:
-            value = float(f["da"][k - 1])
-        except ValueError:
-            raise InputError(f"score '{f['da'][k - 1]}' is not a number", path=where("da"),
-                             line=k) from None
-        human.append(value)
+        human.append(finite_number(f["da"][k - 1], "score", where("da"), k))
         mt_tags.append(parse_tags(f["tgt-tags"][k - 1], len(mt.split()), "MT tags",
                                   where("tgt-tags"), k))
         src_tags.append(parse_tags(f["src-tags"][k - 1], len(src.split()), "source tags",

@@ -12,7 +12,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, register_benchmark
-from .segments import JudgedSegments, format_judgments
+from .segments import JudgedSegments, finite_number, format_judgments
 from .word_level import LabelledWords, format_words, load_words, parse_tags
 from .sources import (chosen_pairs, clone_folder, member_columns, member_lines, normalised,
                       sha256, tar_members, write_data_folder)
@@ -52,12 +52,8 @@ def archive_segments(archive: Path, pair: str) -> JudgedSegments:
                              line=number)
         if not row[1].strip() or not row[2].strip():
             raise InputError("empty source or translation", path=where, line=number)
-        try:
-            human.append(float(row[6]))
-            model.append(float(row[7]))
-        except ValueError:
-            raise InputError("z_mean or model_scores is not a number", path=where,
-                             line=number) from None
+        human.append(finite_number(row[6], "z_mean", where, number))
+        model.append(finite_number(row[7], "model_scores", where, number))
         src.append(row[1])
         mt.append(row[2])
     return JudgedSegments([pair] * len(src), src, mt, np.asarray(human),

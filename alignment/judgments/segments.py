@@ -74,7 +74,9 @@ def _decoded(path: Path) -> list[str]:
     return lines
 
 
-def _number(text: str, what: str, path: Path, line: int) -> float:
+def finite_number(text: str, what: str, path: Path | str, line: int) -> float:
+    """A score cell as a number; not a number, NaN or infinite is one line naming the file
+    (``ARCHIVE!MEMBER`` inside a tarball) and the line, at build time."""
     try:
         value = float(text)
     except ValueError:
@@ -110,12 +112,12 @@ def read_judgments(path: str | Path, baselines: tuple[str, ...] = ()) -> JudgedS
             if not row[col[c]].strip():
                 raise InputError(f"empty '{c}' field", path=path, line=number)
             rows[c].append(row[col[c]])
-        rows["score"].append(_number(row[col["score"]], "score", path, number))
+        rows["score"].append(finite_number(row[col["score"]], "score", path, number))
         for c in OPTIONAL:
             if c in col:
                 rows[c].append(row[col[c]])
         for c in baselines:
-            rows[c].append(_number(row[col[c]], c, path, number))
+            rows[c].append(finite_number(row[col[c]], c, path, number))
     if not rows["lp"]:
         raise InputError("no judged segments (only a header)", path=path)
     return JudgedSegments(rows["lp"], rows["src"], rows["mt"], np.asarray(rows["score"]),

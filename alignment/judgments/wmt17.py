@@ -12,7 +12,7 @@ import numpy as np
 from alignment.errors import InputError
 
 from .benchmark import Anchor, Benchmark, load_folder, read_systems, register_benchmark
-from .segments import JudgedSegments, format_judgments
+from .segments import JudgedSegments, finite_number, format_judgments
 from .sources import chosen_pairs, clone_folder, normalised, sha256, text_lines, write_data_folder
 
 REPOSITORY = "AIPHES/ACL20-Reference-Free-MT-Evaluation"
@@ -52,11 +52,7 @@ def _testset(path: Path, pair: str) -> list[list[str]]:
         if row[0] != pair:
             raise InputError(f"pair '{row[0]}', expected {pair}", path=path, line=number)
         for k in (4, 5):
-            try:
-                float(row[k])
-            except ValueError:
-                raise InputError(f"{HEADER[k]} '{row[k]}' is not a number", path=path,
-                                 line=number) from None
+            finite_number(row[k], HEADER[k], path, number)
     return rows[1:]
 
 
@@ -69,9 +65,12 @@ def _seglevel(path: Path) -> dict[str, list[tuple[str, int, float]]]:
             raise InputError(f"{len(cells)} fields, expected 5 (LP DATA SYSTEM SID HUMAN)",
                              path=path, line=number)
         try:
-            out.setdefault(cells[0], []).append((cells[2], int(cells[3]), float(cells[4])))
+            sid = int(cells[3])
         except ValueError:
-            raise InputError("SID or HUMAN is not a number", path=path, line=number) from None
+            raise InputError(f"SID '{cells[3]}' is not a whole number", path=path,
+                             line=number) from None
+        out.setdefault(cells[0], []).append(
+            (cells[2], sid, finite_number(cells[4], "HUMAN", path, number)))
     return out
 
 
@@ -83,11 +82,7 @@ def _syslevel(path: Path, pair: str) -> dict[str, float]:
             raise InputError(f"{len(cells)} fields, expected 3 (LP HUMAN SYSTEM)", path=path,
                              line=number)
         if cells[0] == pair:
-            try:
-                out[cells[2]] = float(cells[1])
-            except ValueError:
-                raise InputError(f"HUMAN '{cells[1]}' is not a number", path=path,
-                                 line=number) from None
+            out[cells[2]] = finite_number(cells[1], "HUMAN", path, number)
     return out
 
 

@@ -119,6 +119,8 @@ def _corrupt(path: Path, line: int, transform) -> None:
 @pytest.mark.parametrize("transform, message", [
     (lambda l: "\t".join(l.split("\t")[:4]), r"testset_de-en.tsv:3: 4 fields, the header has 6"),
     (lambda l: "\t".join(l.split("\t")[:4] + ["good", "0.1"]), r"testset_de-en.tsv:3: HUMAN_score 'good' is not a number"),
+    (lambda l: "\t".join(l.split("\t")[:4] + ["nan", "0.1"]), r"testset_de-en.tsv:3: HUMAN_score 'nan' is not a finite number"),
+    (lambda l: "\t".join(l.split("\t")[:5] + ["inf"]), r"testset_de-en.tsv:3: \w+ 'inf' is not a finite number"),
 ])
 def test_a_malformed_judgments_file_names_its_line(tmp_path, wmt17_clone, transform, message):
     _corrupt(wmt17_clone / "WMT17/testset/testset_de-en.tsv", 3, transform)
@@ -130,10 +132,17 @@ def test_a_malformed_judgments_file_names_its_line(tmp_path, wmt17_clone, transf
 def test_a_malformed_mlqe_row_names_archive_member_and_line(tmp_path, mlqe_clone):
     archive = mlqe_clone / "data/direct-assessments/test/ro-en-test.tar.gz"
     rows = tarfile.open(archive).extractfile("ro-en/test.roen.df.short.tsv").read().decode().split("\n")
+    good = list(rows)
     rows[2] = "\t".join(rows[2].split("\t")[:6] + ["high", "-0.2"])
     _tgz(archive, {"ro-en/test.roen.df.short.tsv": "\n".join(rows).encode()})
-    with pytest.raises(InputError, match=r"ro-en-test.tar.gz!ro-en/test.roen.df.short.tsv:3: z_mean or "
-                                         r"model_scores is not a number"):
+    with pytest.raises(InputError, match=r"ro-en-test.tar.gz!ro-en/test.roen.df.short.tsv:3: z_mean "
+                                         r"'high' is not a number"):
+        mlqe.prepare(mlqe_clone, tmp_path / "out", ["ro-en"])
+    assert not (tmp_path / "out").exists()
+    good[3] = "\t".join(good[3].split("\t")[:6] + ["0.1", "nan"])  # a score evaluate would refuse
+    _tgz(archive, {"ro-en/test.roen.df.short.tsv": "\n".join(good).encode()})
+    with pytest.raises(InputError, match=r"test.roen.df.short.tsv:4: model_scores 'nan' is not a "
+                                         r"finite number"):
         mlqe.prepare(mlqe_clone, tmp_path / "out", ["ro-en"])
     assert not (tmp_path / "out").exists()
 
