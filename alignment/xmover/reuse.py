@@ -19,7 +19,8 @@ import numpy as np
 from alignment.atomic import atomic_path
 from alignment.data.cache import default_cache_dir
 
-FORMAT = 1  # bump when what is stored, or how a producer computes it, changes
+FORMAT = 2  # bump when what is stored, or how a producer computes it, changes (2: the producer
+# is recorded inside each entry)
 
 
 def reuse_dir() -> Path:
@@ -44,7 +45,38 @@ def _read(path: Path) -> dict[str, np.ndarray] | None:
         return None
 
 
+_NOTED: set[str] = set()  # folders whose damaged entries were already noted in this process
+
+
+def _drop(path: Path, why: str) -> None:
+    """A reuse entry that is not what its name says (damaged, planted, of another kind or
+    shape, non-finite) is removed, to be recomputed; one note a folder and process."""
+    import sys
+
+    if str(path.parent) not in _NOTED:
+        _NOTED.add(str(path.parent))
+        print(f"crossalign: note: a reused result in {path.parent} was {why}: recomputed",
+              file=sys.stderr, flush=True)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _numbers(values: np.ndarray, rows: int, ndim: int | None) -> str | None:
+    """What is wrong with a stored array of ``rows`` rows (None: nothing)."""
+    if values.dtype.kind not in "fiu" or values.ndim == 0 or values.shape[0] != rows:
+        return "of another kind or shape"
+    if ndim is not None and values.ndim != ndim:
+        return "of another kind or shape"
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        return "not finite"
+    return None
+
+
 def _write(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    if any(a.dtype.kind == "f" and not np.isfinite(a).all() for a in arrays.values()):
+        return  # a non-finite result is never kept: it would come back on every run
     try:
         with atomic_path(path) as tmp:
             with tmp.open("wb") as fh:
@@ -53,18 +85,63 @@ def _write(path: Path, arrays: dict[str, np.ndarray]) -> None:
         pass
 
 
-def cached_array(folder: Path | None, producer: str, sentences: list[str], compute):
+def _entry(path: Path, producer: str) -> dict[str, np.ndarray] | None:
+    """The stored arrays at ``path`` when they were made by ``producer`` (recorded inside each
+    entry); a damaged entry or another producer's is dropped."""
+    got = _read(path)
+    if got is None:
+        if path.exists():
+            _drop(path, "damaged")
+        return None
+    made_by = got.get("producer")
+    if made_by is None or made_by.dtype != np.uint8 or bytes(made_by) != producer.encode():
+        _drop(path, "made by something else")
+        return None
+    return got
+
+
+def cached_array(folder: Path | None, producer: str, sentences: list[str], compute,
+                 ndim: int | None = None):
     """``compute(sentences)`` (one array, a row per sentence), read from ``folder`` when made
-    before by the same producer on the same sentences; ``folder`` None: no reuse."""
+    before by the same producer on the same sentences; ``folder`` None: no reuse. ``ndim``:
+    the array's number of dimensions (1 for a score a sentence), checked on read."""
     if folder is None:
         return compute(sentences)
     path = Path(folder) / f"{list_key(producer, sentences)}.npz"
-    got = _read(path)
-    if got is not None and got["values"].shape[:1] == (len(sentences),):
-        return got["values"]
+    got = _entry(path, producer)
+    if got is not None:
+        why = "of another kind" if "values" not in got else _numbers(got["values"],
+                                                                      len(sentences), ndim)
+        if why is None:
+            return got["values"]
+        _drop(path, why)
     values = compute(sentences)
-    _write(path, {"values": np.asarray(values)})
+    _write(path, {"values": np.asarray(values), "producer": _text(producer)})
     return values
+
+
+def _text(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-8"), np.uint8)
+
+
+def _token_problem(got: dict[str, np.ndarray], n: int) -> str | list | None:
+    """The tokens of a stored ``encode_tokens`` result, or what is wrong with it (a string)."""
+    if not {"tokens", "special", "vectors", "cut"} <= set(got):
+        return "of another kind"
+    try:
+        tokens = json.loads(bytes(got["tokens"]).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return "damaged"
+    if not isinstance(tokens, list) or len(tokens) != n or not all(
+            isinstance(t, list) and all(isinstance(w, str) for w in t) for t in tokens):
+        return "of another kind or shape"
+    total = sum(len(t) for t in tokens)
+    vectors, special, cut = got["vectors"], got["special"], got["cut"]
+    why = _numbers(vectors, total, 2) if total else None
+    if why or special.shape != (total,) or special.dtype != bool or cut.ndim != 1 \
+            or cut.dtype.kind not in "iu":
+        return why or "of another kind or shape"
+    return tokens
 
 
 def cached_tokens(folder: Path, producer: str, sentences: list[str], compute):
@@ -72,24 +149,25 @@ def cached_tokens(folder: Path, producer: str, sentences: list[str], compute):
     vectors) and the 1-based numbers of the sentences it cut to the encoder's length
     (``compute(sentences, on_truncate)``), reused as ``cached_array`` does."""
     path = Path(folder) / f"{list_key(producer, sentences)}.npz"
-    got = _read(path)
+    got = _entry(path, producer)
     if got is not None:
-        tokens = json.loads(bytes(got["tokens"]).decode("utf-8"))
-        if len(tokens) == len(sentences):
+        tokens = _token_problem(got, len(sentences))
+        if isinstance(tokens, list):
             lengths = np.array([len(t) for t in tokens], dtype=np.int64)
             ends = np.cumsum(lengths)
             vecs, special = got["vectors"], got["special"]
             return [(t, special[a:b].tolist(), np.ascontiguousarray(vecs[a:b]))
                     for t, a, b in zip(tokens, ends - lengths, ends)], got["cut"].tolist()
+        _drop(path, tokens or "of another kind")
     cut: list[int] = []
     out = compute(sentences, cut.extend)
     dim = out[0][2].shape[1] if out else 0
     _write(path, {
-        "tokens": np.frombuffer(json.dumps([t for t, _, _ in out]).encode("utf-8"), np.uint8),
+        "tokens": _text(json.dumps([t for t, _, _ in out])),
         "special": np.array([f for _, s, _ in out for f in s], dtype=bool),
         "vectors": np.concatenate([v for _, _, v in out]) if out else
         np.zeros((0, dim), np.float32),
-        "cut": np.array(cut, dtype=np.int64)})
+        "cut": np.array(cut, dtype=np.int64), "producer": _text(producer)})
     return out, cut
 
 
@@ -121,7 +199,7 @@ def reuse_encodings(encoder, folder: Path, sentence_term=None) -> None:
                    f"|L{sentence_term.layer}|{sentence_term.prefix!r}")
         vectors = sentence_term.vectors
         sentence_term.vectors = lambda sentences, *a, **kw: cached_array(
-            folder, made_by, sentences, lambda s: vectors(s, *a, **kw))
+            folder, made_by, sentences, lambda s: vectors(s, *a, **kw), ndim=2)
         sentence_term.reuses = folder
 
 
@@ -133,7 +211,7 @@ def reuse_lm(lm, folder: Path):
         made_by = f"lm|{lm.weights_ident}|{lm.device.type}"
         score = lm.score
         lm.score = lambda sentences: cached_array(folder, made_by,
-                                                  [lm_text(s) for s in sentences], score)
+                                                  [lm_text(s) for s in sentences], score, ndim=1)
         lm.reuses = folder
     return lm
 

@@ -106,7 +106,7 @@ class SourceConditionedLM:
         return cached_array(default_reuse(),
                             f"lm-given|{self._lm.weights_ident}|{self._lm.device.type}",
                             [p + "\0" + h for p, h in zip(prefixes, outputs)],
-                            lambda _: self._lm.score_given(prefixes, outputs))
+                            lambda _: self._lm.score_given(prefixes, outputs), ndim=1)
 
 
 register_term(Term("gemma-src", "Gemma given source", "--term gemma-src=W",
