@@ -6,6 +6,7 @@ import functools
 import hashlib
 import importlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from alignment.atomic import MANIFEST
@@ -64,18 +65,18 @@ DOWNLOAD_HINT = ("offline by default: give a local path, or set CROSSALIGN_ALLOW
 
 
 def load_failure(name: str, local: bool, err: Exception, what: str = "encoder",
-                 label: str = "encoder") -> InputError:
-    """One line saying why ``label`` ``name``'s files could not be loaded (offline: how to
-    allow a download); ``what`` is the parameter that named it."""
+                 label: str = "encoder", known: Iterable[str] | None = None) -> InputError:
+    """One line saying why ``label`` ``name``'s files could not be loaded (offline: the names
+    that load offline, ``known`` — the packaged encoders by default — with the close matches,
+    and how to allow a download); ``what`` is the parameter that named it."""
     if not local and not allow_download():
         # the library's own text ("couldn't connect to the hub") would contradict the offline
-        # default: say what was looked for instead
-        if label == "encoder":  # the catalogue's wording, the packaged ones as the known names
-            return unknown_name("encoder", name, PACKAGED_ENCODERS, what, advice=(
-                "not a local folder, not an export name (crossalign exports lists them) and "
-                f"not in the local HF cache; {DOWNLOAD_HINT}"))
-        return InputError(f"no {label} '{name}': not a local folder and not in the local HF "
-                          f"cache ({DOWNLOAD_HINT})", parameter=what)
+        # default: say what was looked for instead, in the catalogue's wording
+        export = ", not an export name (crossalign exports lists them)" if label == "encoder" \
+            else ""
+        return unknown_name(label, name, PACKAGED_ENCODERS if known is None else known, what,
+                            advice=f"not a local folder{export} and not in the local HF cache; "
+                            f"{DOWNLOAD_HINT}")
     hint = "" if local else f" ({DOWNLOAD_HINT})"
     return InputError(f"cannot load {label} '{name}'{hint}: {str(err).splitlines()[0]}",
                       parameter=what)

@@ -135,7 +135,8 @@ class LanguageModelScorer:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             cfg = AutoConfig.from_pretrained(source, **kwargs)
         except (OSError, ValueError) as err:
-            raise load_failure(name, local, err, what="lm", label="language model") from None
+            raise load_failure(name, local, err, what="lm", label="language model",
+                               known=PACKAGED_LMS) from None
         self.name = name
         self.revision = gguf_fingerprint(*gguf) if gguf is not None else (
             getattr(cfg, "_commit_hash", None) or (weights_fingerprint(source) if local else None))
@@ -163,7 +164,7 @@ class LanguageModelScorer:
                     model = AutoModelForCausalLM.from_pretrained(source, config=cfg, **kwargs)
                 except (OSError, ValueError) as err:
                     raise load_failure(self.name, local, err, what="lm",
-                                       label="language model") from None
+                                       label="language model", known=PACKAGED_LMS) from None
                 _SHARED[key] = with_precision(model.to(self.device).eval(), self.precision)
             self._model = _SHARED[key]
         return self._model

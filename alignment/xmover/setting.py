@@ -179,6 +179,9 @@ def parse_term_weights(specs: Sequence[str] | None, many: bool = False
         if any(not np.isfinite(w) or w < 0 for w in weights):
             raise InputError(f"weights must be finite and >= 0, got {list(weights)}",
                              parameter=flag)
+        if term.name in out:
+            raise InputError(f"term '{term.name}' is given twice (give each term once)",
+                             parameter=flag)
         out[term.name] = weights
     return out
 

@@ -72,8 +72,12 @@ def check_weights(weights: dict[str, float]) -> dict[str, float]:
 def parse_weights(spec: str) -> dict[str, float]:
     """``transport=1,surprisal=0.5`` as a weights dict (terms not named get 0)."""
     weights = {t: 0.0 for t in TERMS}
+    named: set[str] = set()
     for part in spec.split(","):
         name, sep, value = part.partition("=")
+        if name.strip() in named:
+            raise InputError(f"word term '{name.strip()}' is given twice", parameter="word-weights")
+        named.add(name.strip())
         try:
             weights[name.strip()] = float(value) if sep else float("nan")
         except ValueError:
@@ -81,6 +85,25 @@ def parse_weights(spec: str) -> dict[str, float]:
         if not sep:
             raise InputError(f"'{part}' is not TERM=WEIGHT", parameter="word-weights")
     return check_weights(weights)
+
+
+def check_word_request(words: bool, weights: str | None, threshold: float | None = None,
+                       lm: str | None = None) -> dict[str, float] | None:
+    """The word options of ``score`` and ``evaluate`` checked together before anything loads:
+    weights or a threshold without word scores, a non-finite threshold, and a weight on the
+    LM's surprisal with no LM (every word would score 0) are refused. Returns the weights."""
+    if weights and not words:
+        raise InputError("--word-weights needs --words (no word scores are computed)",
+                         parameter="word-weights")
+    if threshold is not None and not words:
+        raise InputError("--word-threshold needs --words", parameter="word-threshold")
+    if threshold is not None and not np.isfinite(threshold):
+        raise InputError(f"must be a finite number, got {threshold}", parameter="word-threshold")
+    parsed = parse_weights(weights) if weights else None
+    if parsed and parsed["surprisal"] and not lm:
+        raise InputError("surprisal is the LM's: give --lm MODEL, or leave surprisal out",
+                         parameter="word-weights")
+    return parsed
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from alignment.errors import InputError
 
 from .options import add_format_option
-from .scorer_options import (add_grid_options, add_speed_options, check_weights, speed_options,
+from .scorer_options import (add_grid_options, add_speed_options, check_grid, speed_options,
                              term_weights)
 
 VERBS = {"choose": "choose the map and the LM and sentence weights on dev judgments; write the "
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.judgments.scoring import parse_row
     from alignment.xmover.scorer import is_export
 
-    check_weights(args, many=True)  # before anything loads
+    check_grid(args)  # before anything loads or is scored
     if args.labels and len(args.labels) != len(args.candidates):
         raise InputError(f"{len(args.labels)} labels for {len(args.candidates)} candidates",
                          parameter="labels")

@@ -94,6 +94,10 @@ def run_evaluate(args: argparse.Namespace) -> None:
     data_path = args.data or bench.default_data
     if data_path is None:
         raise InputError(f"{bench.name} reads a file: give --data FILE", parameter="data")
+    if getattr(args, "word_weights", None) is not None:
+        from alignment.xmover.words import check_word_request
+
+        check_word_request(args.words, args.word_weights, None, args.lm)
     if getattr(args, "words", False):
         if args.read != "given":
             raise InputError("word labels name the words of the output as given: --words "

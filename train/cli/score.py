@@ -88,15 +88,12 @@ def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
     if args.words and (len(names) > 1 or args.score_only):
         raise InputError("word scores are for one --hyp file and every segment (no -b)",
                          parameter="words")
-    if args.word_weights and not args.words:
-        raise InputError("--word-weights needs --words", parameter="word-weights")
     if args.words and args.read != "given":
         raise InputError("word scores name the words of the output as given: --words reads "
                          "it as given (leave out --read written)", parameter="read")
-    if args.word_weights:
-        from alignment.xmover.words import parse_weights
+    from alignment.xmover.words import check_word_request
 
-        parse_weights(args.word_weights)
+    check_word_request(args.words, args.word_weights, args.word_threshold, args.lm)
 
     if [args.src, *names].count(STDIN) > 1:
         raise InputError("only one of --src and --hyp can be read from standard input",

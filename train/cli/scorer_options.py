@@ -102,6 +102,21 @@ def check_weights(args: argparse.Namespace, many: bool = False) -> None:
     term_weights(args, many)
 
 
+def check_grid(args: argparse.Namespace) -> None:
+    """``choose``'s searched weights, refused before any candidate is scored: each list of
+    finite weights >= 0, none empty (the registered terms' by ``check_weights``)."""
+    import math
+
+    from alignment.errors import InputError
+
+    check_weights(args, many=True)
+    for name in ("lm", "sentence"):
+        weights = getattr(args, f"{name}_weights", None) or []
+        if not weights or any(not (math.isfinite(w) and w >= 0) for w in weights):
+            raise InputError(f"weights must be finite and >= 0, got {weights}",
+                             parameter=f"{name}-weights")
+
+
 def term_weights(args: argparse.Namespace, many: bool = False) -> dict:
     """The registered terms' weights the options give (``many``: the lists to search)."""
     from alignment.xmover.setting import parse_term_weights
