@@ -77,7 +77,7 @@ def read_mo(path: Path) -> list[tuple[str, str]]:
     try:
         codecs.lookup(charset)
     except LookupError:
-        raise InputError(f"its header names an unknown charset {charset!r}", path=path) from None
+        raise InputError(f"its header names a charset Python cannot decode: {charset!r}", path=path) from None
     out = []
     for msgid, msgstr in raw:
         if not msgid or not msgstr:

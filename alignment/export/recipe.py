@@ -180,7 +180,7 @@ class Recipe:
                 raise InputError(f"'{key}' must be a list of strings", path=path)
         unknown = sorted(set(raw) - RECIPE_KEYS)
         if unknown:
-            raise InputError(f"unknown key '{unknown[0]}' (a recipe has "
+            raise InputError(f"'{unknown[0]}' is not a recipe key (a recipe has "
                              f"{', '.join(sorted(RECIPE_KEYS))})", path=path)
         text_from = raw.get("text_from")
         if text_from is not None and not isinstance(text_from, str):

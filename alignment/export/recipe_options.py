@@ -50,7 +50,7 @@ def _number(low: float, kind: type = int, high: float | None = None) -> Callable
 def _choice(*choices: str) -> Callable[[str], None]:
     def check(value: str) -> None:
         if value not in choices:
-            raise RecipeOptionError(f"must be one of {', '.join(choices)}, got {value!r}")
+            raise RecipeOptionError(f"must be {' or '.join(choices)}, got {value!r}")
     return check
 
 

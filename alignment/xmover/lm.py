@@ -135,8 +135,7 @@ class LanguageModelScorer:
             self.tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             cfg = AutoConfig.from_pretrained(source, **kwargs)
         except (OSError, ValueError) as err:
-            raise load_failure(name, local, err, what="lm", label="language model",
-                               known=PACKAGED_LMS) from None
+            raise load_failure(name, local, err, "lm", "language model", PACKAGED_LMS) from None
         self.name = name
         self.revision = gguf_fingerprint(*gguf) if gguf is not None else (
             getattr(cfg, "_commit_hash", None) or (weights_fingerprint(source) if local else None))

@@ -20,10 +20,6 @@ NOT_LANGUAGES = {"txt", "tok", "raw", "out", "src", "tgt", "ref", "hyp", "mt", "
                  "dat", "log", "xml", "gz", "bz2", "xz", "bpe", "spm"}
 
 
-# recipe keys that would move the run folder away from --out
-OUT_KEYS = ("--trainer.default_root_dir",)
-
-
 def language_of(path: str, given: str | None, parameter: str = "src-lang") -> str:
     """``given``, else a file's extension when it looks like a language code (``my.es``)."""
     if given:
@@ -92,9 +88,6 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
                     and a.split("=")[0] != "--ckpt_path"):
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
                          "--data.layer 4)", parameter="train")
-    for key in (a.split("=")[0] for a in extra):
-        if key in OUT_KEYS:
-            raise InputError(f"{key} is set by --out (the run folder)", parameter="train")
     check_sentence_map(args)
     argv = [a for path in args.config or [] for a in ("--config", path)]
     cli = run_recipe(argv + extra, args.verbose, args.overwrite, planned=recipe(args))
