@@ -12,6 +12,7 @@ from alignment.encoding.encoder import Encoder
 from alignment.errors import InputError
 from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
+from alignment.data.shipped_links import aligner_of, find_shipped, record
 from alignment.data.word_align import (DEFAULT_SEED, Links, aligner_identity, eflomal_align, one_to_one,
                          read_pharaoh, write_pharaoh)
 
@@ -62,8 +63,8 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
             "tgt": fingerprint_lines([" ".join(t) for t in tgt_tokens]),
             "aligner": aligner_identity(seed, symmetrise)}).encode()).hexdigest()[:24]
         path = (cache_dir or default_cache_dir()) / "alignments" / f"{key}.pharaoh"
-        links = None
-        if path.is_file():
+        links = find_shipped(src_tokens, tgt_tokens, seed, symmetrise)
+        if links is None and path.is_file():
             try:
                 links = read_pharaoh(path, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
             except InputError as err:  # a damaged cache entry is rebuilt, not trusted
@@ -71,6 +72,8 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
         if links is None:
             links = eflomal_align(src_tokens, tgt_tokens, symmetrise, seed=seed, cache_dir=cache_dir)
             write_pharaoh(path, links)
+        record(src_tokens, tgt_tokens, links, seed, symmetrise,
+               aligner_of(links, aligner_identity(seed, symmetrise)))
     return [one_to_one(l) for l in links] if keep_one_to_one else links
 
 

@@ -22,6 +22,7 @@ from alignment.encoding.pipeline import prepare
 from alignment.export.provenance import DataProvenance
 from alignment.data.tokenize import Tokenizer, segmenter_for
 from alignment.data.vectors import aligned_pairs
+from alignment.data.shipped_links import aligner_of
 from alignment.data.word_align import DEFAULT_SEED, aligner_identity, links_fingerprint
 
 from train.ground.distributed import check_same_on_every_rank
@@ -188,8 +189,8 @@ class PairedVectorDataModule(VectorDataModule):
                                        data_fingerprint=corpus.fingerprint(),
                                        n_sentences=len(corpus), corpus=corpus.name,
                                        alignment=links_fingerprint(data.alignments),
-                                       aligner=aligner_identity(hp.align_seed, hp.symmetrise,
-                                                                hp.alignment))
+                                       aligner=aligner_of(data.alignments, aligner_identity(
+                                           hp.align_seed, hp.symmetrise, hp.alignment)))
         self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 
 def shard_with_padding(x: torch.Tensor, y: torch.Tensor, world: int, rank: int) -> TensorDataset:

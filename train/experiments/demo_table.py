@@ -3,10 +3,12 @@ one table. ``crossalign demo`` runs it; ``--pair de-en --encoder multilingual-e5
 makes the same table for another pair and encoder."""
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alignment.data.shipped_links import ship, start_recording
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.evaluation.retrieval import (cbli_hits, char_ngram_reference, columns,
                                             evaluate_mapping, paired_bootstrap, retrieval_hits)
@@ -31,6 +33,10 @@ class DemoConfig(BibleConfig):
     out_dir: str = field(default="checkpoints/demo", metadata={"flag": "out", "help": "output folder"})
     methods: list[str] = field(default_factory=lambda: list(DEFAULT_METHODS),
                                metadata={"help": "closed-form methods, e.g. 'center > clp'"})
+    ship_links: str | None = field(default=None, metadata={
+        "help": "maintainers: also write the word links this run used into this folder as "
+                "shipped links (alignment/data/links: the package's, which make the table the "
+                "same on every machine)"})
 
 
 def against_baseline(what: str, items: str, hits: dict, rows: list, key: str, seed: int) -> str:
@@ -52,9 +58,13 @@ def run_demo(cfg: DemoConfig) -> dict[str, dict[str, float]]:
     """Run the demo; returns {row name: metrics} and writes table, metrics and exports."""
     start = time.time()
     specs = [parse_method(m, "methods") for m in cfg.methods]  # a typo fails before encoding
-    note_other_aligner_build()
     encoder = Encoder(EncoderSpec(cfg.encoder, cfg.layer, cfg.pooling))
+    recorded = start_recording() if cfg.ship_links else None
     bed = prepare_bible(cfg, encoder)
+    note_other_aligner_build(bed.aligner or "")
+    for src_tokens, tgt_tokens, links, seed, symmetrise, aligner in recorded or ():
+        written = ship(cfg.ship_links, src_tokens, tgt_tokens, links, seed, symmetrise, aligner)
+        print(f"crossalign: shipped links in {written}", file=sys.stderr)
     rows = [("char 3-4-gram TF-IDF (no model)", char_ngram_reference(bed.test)),
             ("unmapped", evaluate_mapping(bed.test, None, bed.lexicon,
                                           unseen_types=bed.unseen_types))]

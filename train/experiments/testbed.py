@@ -22,6 +22,7 @@ from alignment.export.provenance import DataProvenance
 from alignment.data.vectors import aligned_pairs
 from alignment.errors import InputError
 from alignment.names import corpus_name_from
+from alignment.data.shipped_links import aligner_of
 from alignment.data.word_align import (aligner_identity, check_align_seed, eflomal_build,
                                       links_fingerprint)
 
@@ -32,11 +33,12 @@ FREEDICT_CODES = {"es": "spa", "de": "deu", "fr": "fra", "ar": "ara", "it": "ita
 DOCUMENTED_EFLOMAL_BUILD = "2.0.0@6ecc9920"
 
 
-def note_other_aligner_build() -> None:
-    """One note when this machine's eflomal is not the build the documented tables used: its
-    links differ, so the tables' last digits may too (the README installs the portable one)."""
+def note_other_aligner_build(aligner: str) -> None:
+    """One note when the links a table used (``aligner``: what made them) were computed by
+    another eflomal build than the one the documented tables used: the tables' last digits
+    may then differ. Shipped links name the build that made them, so they need no note."""
     build = eflomal_build()
-    if build != DOCUMENTED_EFLOMAL_BUILD:
+    if DOCUMENTED_EFLOMAL_BUILD not in aligner:
         print(f"crossalign: note: eflomal {build} is not the build docs/ tables were made with "
               f"({DOCUMENTED_EFLOMAL_BUILD}): word links, and the tables' last digits, may "
               "differ; the README's install command builds that one", file=sys.stderr)
@@ -196,7 +198,7 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
         if lexicon_file and Path(lexicon_file).is_file() else None
     return BibleTestBed(x, y, train, test_data, lexicon, encoder,
                         links_fingerprint(prepared.alignments), unseen, dev_data, train_data,
-                        aligner_identity(cfg.align_seed), src)
+                        aligner_of(prepared.alignments, aligner_identity(cfg.align_seed)), src)
 
 
 PROTOCOLS: Registry[str] = Registry.of("protocol", {p: p for p in (
