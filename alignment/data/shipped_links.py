@@ -17,21 +17,26 @@ from pathlib import Path
 from alignment.errors import InputError
 
 from .corpus import fingerprint_lines
-from .word_align import Links, format_pharaoh, links_fingerprint, read_pharaoh
+from .word_align import Links, aligner_identity, format_pharaoh, links_fingerprint, read_pharaoh
 
 SHIPPED_DIR = Path(__file__).parent / "links"
 INDEX = "index.json"
 FORMAT = "crossalign-shipped-links-1"
 
 
-def shipped_key(src_tokens: list[list[str]], tgt_tokens: list[list[str]], seed: int | None,
-                symmetrise: str) -> str:
-    """The entry's name: what the links are of (both sides' tokens) and how they were drawn
-    (seed, symmetrisation); the aligner's build is recorded in the entry, not in its name."""
-    return hashlib.sha256(json.dumps({
-        "src": fingerprint_lines([" ".join(s) for s in src_tokens]),
-        "tgt": fingerprint_lines([" ".join(t) for t in tgt_tokens]),
-        "seed": seed, "symmetrise": symmetrise}).encode()).hexdigest()[:24]
+def token_fingerprints(src_tokens: list[list[str]], tgt_tokens: list[list[str]]
+                       ) -> tuple[str, str]:
+    """Both sides' tokenised sentences as content hashes (what the alignment cache keys too)."""
+    return (fingerprint_lines([" ".join(s) for s in src_tokens]),
+            fingerprint_lines([" ".join(t) for t in tgt_tokens]))
+
+
+def shipped_key(fingerprints: tuple[str, str], seed: int | None, symmetrise: str) -> str:
+    """The entry's name: what the links are of (``token_fingerprints``) and how they were
+    drawn (seed, symmetrisation); the aligner's build is recorded in the entry, not its name."""
+    src, tgt = fingerprints
+    return hashlib.sha256(json.dumps({"src": src, "tgt": tgt, "seed": seed,
+                                      "symmetrise": symmetrise}).encode()).hexdigest()[:24]
 
 
 def _index(folder: Path) -> dict[str, dict]:
@@ -54,13 +59,19 @@ def _index(folder: Path) -> dict[str, dict]:
 
 
 def find_shipped(src_tokens: list[list[str]], tgt_tokens: list[list[str]], seed: int | None,
-                 symmetrise: str, folder: Path = SHIPPED_DIR) -> list[Links] | None:
-    """The shipped links of this corpus, seed and symmetrisation, or None. An entry whose
-    file does not match its sha256, or whose links do not fit the tokens, is not used (a
-    warning says so; the links are then computed)."""
+                 symmetrise: str, folder: Path = SHIPPED_DIR,
+                 fingerprints: tuple[str, str] | None = None) -> list[Links] | None:
+    """The shipped links of this corpus, seed and symmetrisation, or None (``fingerprints``:
+    the tokens' ``token_fingerprints``, when the caller has them). An entry whose file does
+    not match its sha256, or whose links do not fit the tokens, is not used (a warning says
+    so; the links are then computed)."""
     if seed is None:
         return None  # unseeded links are drawn afresh by definition
-    entry = _index(folder).get(shipped_key(src_tokens, tgt_tokens, seed, symmetrise))
+    entries = _index(folder)
+    if not entries:
+        return None
+    fingerprints = fingerprints or token_fingerprints(src_tokens, tgt_tokens)
+    entry = entries.get(shipped_key(fingerprints, seed, symmetrise))
     if entry is None:
         return None
     path = folder / Path(str(entry["file"])).name
@@ -80,10 +91,9 @@ def find_shipped(src_tokens: list[list[str]], tgt_tokens: list[list[str]], seed:
     return links
 
 
-def aligner_of(alignments: list[Links], computed_by: str, folder: Path = SHIPPED_DIR) -> str:
-    """What made ``alignments``: the recorded aligner of the shipped entry they are, else
-    ``computed_by`` (this machine's aligner identity)."""
-    fingerprint = links_fingerprint(alignments)
+def aligner_of(fingerprint: str, computed_by: str, folder: Path = SHIPPED_DIR) -> str:
+    """What made the links of ``fingerprint`` (``links_fingerprint``): the recorded aligner of
+    the shipped entry they are, else ``computed_by`` (this machine's aligner identity)."""
     for entry in _index(folder).values():
         if entry["links"] == fingerprint:
             return str(entry["aligner"])
@@ -98,7 +108,7 @@ def ship(folder: str | Path, src_tokens: list[list[str]], tgt_tokens: list[list[
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    key = shipped_key(src_tokens, tgt_tokens, seed, symmetrise)
+    key = shipped_key(token_fingerprints(src_tokens, tgt_tokens), seed, symmetrise)
     text = "".join(format_pharaoh(l) + "\n" for l in links).encode("utf-8")
     packed = lzma.compress(text, preset=9 | lzma.PRESET_EXTREME)
     name = f"{key}.pharaoh.xz"
@@ -117,9 +127,10 @@ _RECORDING: list | None = None  # the links a run used, when a maintainer asked 
 
 
 def record(src_tokens: list[list[str]], tgt_tokens: list[list[str]], links: list[Links],
-           seed: int | None, symmetrise: str, aligner: str) -> None:
-    """Note links a run aligned (for ``ship``), when recording."""
+           seed: int | None, symmetrise: str) -> None:
+    """Note links a run aligned or read, with what made them (for ``ship``), when recording."""
     if _RECORDING is not None and seed is not None:
+        aligner = aligner_of(links_fingerprint(links), aligner_identity(seed, symmetrise))
         _RECORDING.append((src_tokens, tgt_tokens, links, seed, symmetrise, aligner))
 
 

@@ -12,7 +12,7 @@ from alignment.encoding.encoder import Encoder
 from alignment.errors import InputError
 from alignment.data.tokenize import Tokenizer
 from alignment.data.vectors import WordVectors, cache_key, default_cache_dir, stored_made_by
-from alignment.data.shipped_links import aligner_of, find_shipped, record
+from alignment.data.shipped_links import find_shipped, record, token_fingerprints
 from alignment.data.word_align import (DEFAULT_SEED, Links, aligner_identity, eflomal_align, one_to_one,
                          read_pharaoh, write_pharaoh)
 
@@ -58,12 +58,13 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
         links = read_pharaoh(alignment, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens],
                              total_lines=pharaoh_lines)
     else:
+        fingerprints = token_fingerprints(src_tokens, tgt_tokens)
         key = hashlib.sha256(json.dumps({
-            "src": fingerprint_lines([" ".join(s) for s in src_tokens]),
-            "tgt": fingerprint_lines([" ".join(t) for t in tgt_tokens]),
+            "src": fingerprints[0], "tgt": fingerprints[1],
             "aligner": aligner_identity(seed, symmetrise)}).encode()).hexdigest()[:24]
         path = (cache_dir or default_cache_dir()) / "alignments" / f"{key}.pharaoh"
-        links = find_shipped(src_tokens, tgt_tokens, seed, symmetrise)
+        links = find_shipped(src_tokens, tgt_tokens, seed, symmetrise,
+                             fingerprints=fingerprints)
         if links is None and path.is_file():
             try:
                 links = read_pharaoh(path, [len(s) for s in src_tokens], [len(t) for t in tgt_tokens])
@@ -72,8 +73,7 @@ def word_alignment(src_tokens: list[list[str]], tgt_tokens: list[list[str]],
         if links is None:
             links = eflomal_align(src_tokens, tgt_tokens, symmetrise, seed=seed, cache_dir=cache_dir)
             write_pharaoh(path, links)
-        record(src_tokens, tgt_tokens, links, seed, symmetrise,
-               aligner_of(links, aligner_identity(seed, symmetrise)))
+        record(src_tokens, tgt_tokens, links, seed, symmetrise)
     return [one_to_one(l) for l in links] if keep_one_to_one else links
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from alignment.atomic import write_text
@@ -23,10 +23,10 @@ RECIPE_FORMAT = "crossalign-recipe-1"
 LOCAL_DATA = ("bible",)
 # where the training text may come from instead of the benchmark's own train split
 TEXT_FROM = ("parallel",)  # crossalign data parallel: the machine's packaged translations
-# what must be equal for a rebuilt export to be the shipped one (remap.json fields)
 # the keys of recipe.json (``commands`` is written for readers and derived, never read)
 RECIPE_KEYS = {"format", "benchmark", "pair", "train", "score", "variants", "text_from",
                "commands"}
+# what must be equal for a rebuilt export to be the shipped one (remap.json fields)
 COMPARED = ("mapping_fingerprint", "data_fingerprint", "n_pairs", "sentence_map", "signature")
 
 
@@ -46,14 +46,14 @@ class Recipe:
     score: tuple[str, ...] = ()
     variants: tuple[tuple[str, tuple[str, ...]], ...] = ()
     text_from: str | None = None
+    # where the recipe came from (its recipe.json), named by every refusal; not compared
+    source: str = field(default="recipe", compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.check("recipe")
-
-    def check(self, where: str) -> None:
         """Every part of the recipe read as data (``recipe_options``): the pair, each option
-        list against what a recipe may set, the variants' names; ``where`` names the recipe
-        in the one-line refusal."""
+        list against what a recipe may set, the variants' names, refused in one line naming
+        ``source``."""
+        where = self.source
         parts = self.pair.split("-")
         if len(parts) != 2 or not all(LANGUAGE.fullmatch(p) for p in parts):
             raise InputError(f"{where}: pair '{self.pair}' is not xx-yy (two language codes)")
@@ -76,7 +76,7 @@ class Recipe:
         """The recipe of variant ``name``: its options set over the train command's."""
         check_choice(name, dict(self.variants), "variant", "variant")
         options = dict(self.variants)[name]
-        out = Recipe(self.benchmark, self.pair, self.train, self.score, (), self.text_from)
+        out = replace(self, variants=())
         for flag, value in zip(options[::2], options[1::2]):
             out = out.with_option(flag, value)
         return out
@@ -88,8 +88,7 @@ class Recipe:
             train[train.index(flag) + 1] = value
         else:
             train += [flag, value]
-        return Recipe(self.benchmark, self.pair, tuple(train), self.score, self.variants,
-                      self.text_from)
+        return replace(self, train=tuple(train))
 
     @property
     def needs_clone(self) -> bool:
@@ -185,12 +184,9 @@ class Recipe:
         text_from = raw.get("text_from")
         if text_from is not None and not isinstance(text_from, str):
             raise InputError("'text_from' must be a string", path=path)
-        try:
-            return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
-                       tuple(raw.get("score", [])),
-                       tuple((k, tuple(v)) for k, v in variants.items()), text_from)
-        except InputError as err:  # named by its file, not as "recipe"
-            raise InputError(str(path) + str(err).removeprefix("recipe")) from None
+        return cls(raw["benchmark"], raw["pair"], tuple(raw["train"]),
+                   tuple(raw.get("score", [])), tuple((k, tuple(v)) for k, v in variants.items()),
+                   text_from, source=str(path))
 
 
 def rebuild_section(name: str, recipe: Recipe, variant: str | None = None) -> list[str]:

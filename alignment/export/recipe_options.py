@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from alignment.errors import InputError
 from alignment.names import LANGUAGE
@@ -47,11 +47,27 @@ def _number(low: float, kind: type = int, high: float | None = None) -> Callable
     return check
 
 
-def _choice(*choices: str) -> Callable[[str], None]:
+def _choice(*choices: str, known: Callable[[], Iterable[str]] | None = None
+            ) -> Callable[[str], None]:
+    """A value among ``choices`` and what ``known`` gives: the registry a value names, read
+    when a recipe is checked (the registries' modules import torch)."""
     def check(value: str) -> None:
-        if value not in choices:
-            raise RecipeOptionError(f"must be {' or '.join(choices)}, got {value!r}")
+        allowed = (*choices, *(known() if known is not None else ()))
+        if value not in allowed:
+            raise RecipeOptionError(f"must be {' or '.join(allowed)}, got {value!r}")
     return check
+
+
+def _poolings() -> Iterable[str]:
+    from alignment.encoding.pooling import POOLINGS
+
+    return POOLINGS
+
+
+def _segmenters() -> Iterable[str]:
+    from alignment.data.tokenize import SEGMENTERS
+
+    return SEGMENTERS
 
 
 def _language(value: str) -> None:
@@ -81,21 +97,26 @@ class Allowed:
 
 
 _WEIGHT = _number(-1e6, float)
+# the names a recipe may give of registries above this layer (export may not import xmover or
+# evaluation; a test keeps them equal to alignment.evaluation.criteria.CRITERIA and
+# alignment.xmover.sentence_map.KINDS)
+CRITERIA = ("semantic", "structural", "spectrum", "mmd", "val_p1")
+SENTENCE_MAPS = ("orthogonal", "least-squares", "centre")
 # the crossalign train options a recipe's train list and variants may set
 TRAIN_OPTIONS: dict[str, Allowed] = {
     "--method": Allowed(_text), "--encoder": Allowed(_model_name),
     "--sentence-space": Allowed(_model_name), "--layer": Allowed(_number(-1000)),
-    "--pooling": Allowed(_choice("first", "mean", "last")),
+    "--pooling": Allowed(_choice(known=_poolings)),
     "--max-sentences": Allowed(_number(1)), "--epochs": Allowed(_number(1)),
-    "--criterion": Allowed(_choice("semantic", "structural", "spectrum", "val_p1")),
+    "--criterion": Allowed(_choice(*CRITERIA)),
     "--val-fraction": Allowed(_number(0, float, 0.99)), "--seed": Allowed(_number(0)),
     "--align-seed": Allowed(_align_seed), "--threads": Allowed(_number(1, int, 1024)),
-    "--sentence-map-kind": Allowed(_choice("none", "least-squares", "orthogonal", "centre")),
+    "--sentence-map-kind": Allowed(_choice("none", *SENTENCE_MAPS)),
     "--sentence-pairs": Allowed(_number(2)), "--sentence-coef": Allowed(_WEIGHT),
     "--src-lang": Allowed(_language), "--tgt-lang": Allowed(_language),
     "--device": Allowed(_choice("auto", "cpu")), "--verbose": Allowed(None),
     # recipe keys of the word-pair data a recipe may tune (nothing that names a file)
-    "--data.segment": Allowed(_choice("auto", "none", "jieba")),
+    "--data.segment": Allowed(_choice("auto", "none", known=_segmenters)),
     "--data.batch_size": Allowed(_number(1)), "--data.lowercase": Allowed(_choice("true", "false")),
 }
 # the scoring options a recipe's score list may set (what its card is measured with)

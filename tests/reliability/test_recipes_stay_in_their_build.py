@@ -123,3 +123,14 @@ def test_the_shipped_recipes_pass_the_allow_list():
         recipe = Recipe.read(path.parent)
         for name, _ in recipe.variants:
             recipe.variant(name)
+
+
+def test_the_allow_list_names_what_the_registries_hold():
+    """The criteria and sentence-map kinds a recipe may name are those the product registers
+    (written out in recipe_options, which may not import the layers that register them)."""
+    from alignment.evaluation.criteria import CRITERIA
+    from alignment.export import recipe_options
+    from alignment.xmover.sentence_map import KINDS
+
+    assert set(recipe_options.CRITERIA) == set(CRITERIA)
+    assert set(recipe_options.SENTENCE_MAPS) == set(KINDS)

@@ -185,11 +185,11 @@ class PairedVectorDataModule(VectorDataModule):
             if not len(x):
                 raise InputError("no aligned word pairs in the corpus: nothing to fit",
                                  path=hp.src)
+            links = links_fingerprint(data.alignments)
             self._provenance = replace(self._provenance, encoder=encoder.identity(),
                                        data_fingerprint=corpus.fingerprint(),
                                        n_sentences=len(corpus), corpus=corpus.name,
-                                       alignment=links_fingerprint(data.alignments),
-                                       aligner=aligner_of(data.alignments, aligner_identity(
+                                       alignment=links, aligner=aligner_of(links, aligner_identity(
                                            hp.align_seed, hp.symmetrise, hp.alignment)))
         self.x, self.y = torch.from_numpy(x), torch.from_numpy(y)
 

@@ -196,9 +196,9 @@ def prepare_bible(cfg: BibleConfig, encoder: Encoder | None = None,
     lexicon_file = pair_lexicon(cfg)
     lexicon = single_word_pairs(read_freedict(lexicon_file)) \
         if lexicon_file and Path(lexicon_file).is_file() else None
-    return BibleTestBed(x, y, train, test_data, lexicon, encoder,
-                        links_fingerprint(prepared.alignments), unseen, dev_data, train_data,
-                        aligner_of(prepared.alignments, aligner_identity(cfg.align_seed)), src)
+    links = links_fingerprint(prepared.alignments)
+    return BibleTestBed(x, y, train, test_data, lexicon, encoder, links, unseen, dev_data,
+                        train_data, aligner_of(links, aligner_identity(cfg.align_seed)), src)
 
 
 PROTOCOLS: Registry[str] = Registry.of("protocol", {p: p for p in (
