@@ -15,6 +15,7 @@ class InputError(ValueError):
         elif parameter is not None:
             where = f"parameter '{parameter}': "
         super().__init__(where + message)
+        self.message = message  # without the place, for an error that re-raises it elsewhere
         self.path = None if path is None else str(path)
         self.line = line
         self.parameter = parameter

@@ -106,6 +106,7 @@ class XMoverSignature(Signature):
     xmover: str | None = None  # XMoverScore's own weight where it is not 1 (0: left out)
     terms: str | None = None  # registered terms and their weights (alignment.xmover.setting)
     read: str | None = None  # how the MT outputs were read (alignment.xmover.written); None: as given
+    over: str | None = None  # what options overrode of the export's scoring configuration
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
@@ -113,7 +114,8 @@ class XMoverSignature(Signature):
                 "ngram": self.ngram, "xm": self.xmover, "idf": self.idf, "lm": self.lm,
                 "coef": self.coef,
                 "sent": self.sentence, "terms": self.terms, "text": self.text,
-                "lang": self.languages, "prec": self.precision, "read": self.read}
+                "lang": self.languages, "prec": self.precision, "read": self.read,
+                "over": self.over}
 
 
 @dataclass(frozen=True)

@@ -23,19 +23,19 @@ from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
 from alignment.xmover.setting import TERMS, Setting
 from alignment.xmover.terms import PROMPT, SourceConditionedLM
-from alignment.xmover.written import read_outputs, read_segments
+from alignment.xmover.written import read_segments
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
 
 ENGLISH_LM, GEMMA = "smollm2-135m", "gemma3-270m"
 # chosen by `crossalign choose` on MLQE-PE dev (docs/every_direction.md)
-FROM_ENGLISH = Setting.of(xmover=0.0, lm=0.05, sentence=0.5, **{"gemma-src": 0.02})
+FROM_ENGLISH = Setting.of(xmover=0.0, lm=0.05, sentence=0.5, **{"gemma-given-source": 0.02})
 # the first from-English choice, made while `choose` weighed a plain cosine, not the map
 FROM_ENGLISH_BEFORE = Setting.of(xmover=0.0, lm=0.05, sentence=0.0, use=0.1,
-                                 **{"gemma-src": 0.05})
+                                 **{"gemma-given-source": 0.05})
 BEFORE_TO_ENGLISH = Setting.of(lm=0.01, sentence=0.5)  # the exports before Gemma
 BEFORE_SRC = 0.02  # Gemma given the source beside them, chosen while `choose` weighed no map
-TO_ENGLISH = Setting.of(lm=0.0, sentence=1.0, **{"gemma-src": 0.05})  # chosen on dev
+TO_ENGLISH = Setting.of(lm=0.0, sentence=1.0, **{"gemma-given-source": 0.05})  # chosen on dev
 SOURCE_WEIGHT = 0.05  # Gemma LM of the source beside TO_ENGLISH, chosen on dev: with it, shipped
 DIRECTIONS = {  # name: (benchmark, pairs, into English)
     "MLQE-PE test, from English": ("mlqe", pairs("mlqe", into_english=False), False),
@@ -50,8 +50,8 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
     mean log-probability of the output, Gemma's given the source, and USE's cosine; every
     term reads the outputs as ``read`` says (``alignment.xmover.written``)."""
     n = len(data)
-    source = ["gemma-source"] * into_english  # the source's own predictability, into English
-    out = {k: np.zeros(n) for k in ("xmover", "sentence", "gemma-src", *source, *lms,
+    source = ["gemma-source-alone"] * into_english  # the source's own predictability, into English
+    out = {k: np.zeros(n) for k in ("xmover", "sentence", "gemma-given-source", *source, *lms,
                                     *(["use"] * use))}
     lp = np.asarray(data.lp)
     for pair in data.pairs:
@@ -59,15 +59,16 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
         src, given = [data.src[i] for i in idx], [data.mt[i] for i in idx]
         langs = tuple(pair.split("-"))
         scorer = XMoverScorer(f"{bench}/{pair}", languages=langs, sentence_coef=1.0,
-                              xmover_coef=1.0 if into_english else 0.0, read=read)
+                              xmover_coef=1.0 if into_english else 0.0, read=read,
+                              setting="none")  # each term apart: not the export's own sum
         reuse_scorer(scorer, default_reuse())
         result = scorer.score(src, given)
-        mt = read_outputs(read, src, given, langs[1])  # as the scorer read them
+        mt = result.outputs  # as the scorer read them
         out["xmover"][idx] = result.xmover if result.xmover is not None else 0.0
         out["sentence"][idx] = result.sentence
         for name, lm in lms.items():
             out[name][idx] = lm.score(mt)
-        out["gemma-src"][idx] = TERMS["gemma-src"].compute(src, mt, langs)
+        out["gemma-given-source"][idx] = TERMS["gemma-given-source"].compute(src, mt, langs)
         for name in ["use"] * use + source:
             out[name][idx] = TERMS[name].compute(src, mt, langs)
         print(f"  {bench} {pair}: {len(idx)} segments", flush=True)
@@ -88,7 +89,7 @@ def rows_for(name: str, values: dict[str, np.ndarray], data,
 
     alone = [row("Gemma LM alone", GEMMA, xmover=0, lm=1, sentence=0)] if GEMMA in values else []
     alone.append(row("Gemma given the source alone", ENGLISH_LM if GEMMA not in values else GEMMA,
-                     xmover=0, sentence=0, **{"gemma-src": 1}))
+                     xmover=0, sentence=0, **{"gemma-given-source": 1}))
     if "from English" in name:
         rows = [row("sentence map alone (shipped before)", GEMMA, xmover=0, sentence=1), *alone,
                 row("USE alone", GEMMA, xmover=0, sentence=0, use=1),
@@ -102,26 +103,26 @@ def rows_for(name: str, values: dict[str, np.ndarray], data,
         rows = [row(f"shipped before: {BEFORE_TO_ENGLISH.label(base)}", ENGLISH_LM, **before),
                 *alone,
                 row(f"the same ⊕ {BEFORE_SRC:g} Gemma given the source", ENGLISH_LM, **before,
-                    **{"gemma-src": BEFORE_SRC}),
+                    **{"gemma-given-source": BEFORE_SRC}),
                 row(f"chosen on dev: {TO_ENGLISH.label(base)}", ENGLISH_LM,
                     **dict(TO_ENGLISH.weights)),
                 row("Gemma LM of the source alone", ENGLISH_LM, xmover=0, sentence=0,
-                    **{"gemma-source": 1}),
+                    **{"gemma-source-alone": 1}),
                 row(f"{TO_ENGLISH.label(base)} ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source"
                     + (" (shipped)" if written is None else ""), ENGLISH_LM,
-                    **dict(TO_ENGLISH.weights), **{"gemma-source": SOURCE_WEIGHT})]
+                    **dict(TO_ENGLISH.weights), **{"gemma-source-alone": SOURCE_WEIGHT})]
         if written is not None:
             rows += [row("SmolLM2 LM alone, outputs as given", ENGLISH_LM, xmover=0, lm=1,
                          sentence=0),
                      row("SmolLM2 LM alone, read as written", ENGLISH_LM, written, xmover=0, lm=1,
                          sentence=0),
                      row("Gemma given the source alone, read as written", ENGLISH_LM, written,
-                         xmover=0, sentence=0, **{"gemma-src": 1}),
+                         xmover=0, sentence=0, **{"gemma-given-source": 1}),
                      row(f"{TO_ENGLISH.label(base)}, read as written", ENGLISH_LM, written,
                          **dict(TO_ENGLISH.weights)),
                      row(f"the same ⊕ {SOURCE_WEIGHT:g} Gemma LM of the source, read as written "
                          "(shipped)", ENGLISH_LM, written, **dict(TO_ENGLISH.weights),
-                         **{"gemma-source": SOURCE_WEIGHT})]
+                         **{"gemma-source-alone": SOURCE_WEIGHT})]
     labels = {"model_score": "MT system's log-probability (glass-box)",
               "sentbleu": "SentBLEU (reads the reference)"}
     return rows + [Row(labels.get(k, k), np.asarray(v), f"the data's '{k}' column")
@@ -153,7 +154,7 @@ def prompt_probe(data_dir) -> tuple[dict, str]:
                 idx = np.flatnonzero(lp == pair)
                 given[idx] = term([data.src[i] for i in idx], [data.mt[i] for i in idx],
                                   tuple(pair.split("-")))
-            setting = FROM_ENGLISH.combine({**values, "lm": values[GEMMA], "gemma-src": given})
+            setting = FROM_ENGLISH.combine({**values, "lm": values[GEMMA], "gemma-given-source": given})
             rows += [Row(f"{label}, alone", given, prompt), Row(f"{label}, in the setting",
                                                                 setting, prompt)]
         if split == "dev":
@@ -175,11 +176,11 @@ def cost(n: int) -> list[dict]:
     out = []
     for label, run in [
             ("Gemma LM (output alone)", lambda: LanguageModelScorer(GEMMA).score(mt)),
-            ("Gemma given the source", lambda: TERMS["gemma-src"].compute(src, mt, ("de", "en"))),
+            ("Gemma given the source", lambda: TERMS["gemma-given-source"].compute(src, mt, ("de", "en"))),
             ("Gemma back-translation (two passes over the source)",
              lambda: TERMS["gemma-back"].compute(src, mt, ("de", "en"))),
             ("Gemma LM of the source (one pass over the source)",
-             lambda: TERMS["gemma-source"].compute(src, mt, ("de", "en"))),
+             lambda: TERMS["gemma-source-alone"].compute(src, mt, ("de", "en"))),
             ("USE multilingual v3", lambda: TERMS["use"].compute(src, mt, ("de", "en"))),
             ("SmolLM2-135M (shipped LM)", lambda: LanguageModelScorer(ENGLISH_LM).score(mt))]:
         run()  # loads the model; the second run is timed

@@ -27,11 +27,11 @@ def timed(scorer: XMoverScorer, src: list[str], hyp: list[str]) -> tuple[float, 
 
 def measure(encoder: str, src: list[str], hyp: list[str], device: str, repeats: int) -> dict:
     """Median seconds of each path over ``repeats`` alternating runs on ``device``."""
-    with_term = XMoverScorer(encoder, device=device)
+    with_term = XMoverScorer(encoder, device=device, setting="none")  # the sentence term alone
     if with_term.sentence is None:
         raise SystemExit(f"{encoder} adds no sentence-level term: give an export with a "
                          "sentence map (crossalign train --sentence-map orthogonal)")
-    without = XMoverScorer(encoder, device=device, sentence_map="none")
+    without = XMoverScorer(encoder, device=device, sentence_map="none", setting="none")
     timed(with_term, src[:32], hyp[:32]), timed(without, src[:32], hyp[:32])  # warm-up
     runs: dict[str, list[float]] = {"with": [], "without": []}
     for _ in range(repeats):

@@ -27,7 +27,7 @@ from alignment.xmover.words import WordScorer
 def one_run(encoder: str, lm: str | None, device: str, src: list[str], hyp: list[str],
             words: bool) -> tuple[float, np.ndarray]:
     """Seconds of one scoring (with word scores when ``words``), models already loaded."""
-    scorer = XMoverScorer(encoder, lm=lm, device=device)
+    scorer = XMoverScorer(encoder, lm=lm, device=device, setting="none")
     explainer = WordScorer(scorer) if words else None
     share_encodings(scorer, {})
     start = time.perf_counter()

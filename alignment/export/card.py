@@ -1,18 +1,22 @@
-"""An export's card (its ``README.md``): one writer and one reader. The writer puts the
-headline — the agreement with people of the setting the export scores with, and where it was
-measured — on a line of its own; ``crossalign exports`` reads that line back (``read_headline``)
-and nothing else of the card."""
+"""An export's card (its ``README.md``), written from what the export carries: the headline —
+the agreement with people of the setting the export scores with, and where it was measured —
+is kept in the export's scoring configuration (``scoring.json``, ``measured``), and
+``crossalign exports`` reads it from there (``read_headline``), never from the card's text."""
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from alignment.atomic import write_text
 
 CARD_FILE = "README.md"
+SCORING_FILE = "scoring.json"  # the scoring configuration (alignment.xmover.configuration)
 HEADLINE_MARK = "**Agreement with people:**"
-_HEADLINE = re.compile(r"^\*\*Agreement with people:\*\* (\S+) \[(\S+), (\S+)\] on (.+?) — (.+)$")
+# the headline line of a card written before exports kept a scoring configuration
+_OLD_HEADLINE = re.compile(r"^\*\*Agreement with people:\*\* (\S+) \[(\S+), (\S+)\] on (.+?) — "
+                           r"(.+)$")
 
 
 def fmt_r(value: float) -> str:
@@ -39,6 +43,22 @@ class Headline:
     lo: float
     hi: float
     on: str  # "wmt17 test", "mlqe dev"
+    signature: str = ""  # the signature of the row measured
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> "Headline":
+        """From ``as_dict``'s fields, each checked for its kind (a ValueError, KeyError or
+        TypeError otherwise)."""
+        numbers = [float(raw[k]) for k in ("pearson", "lo", "hi")]
+        if isinstance(raw["pearson"], bool) or not all(-1 <= v <= 1 for v in numbers):
+            raise ValueError("a Pearson is in [-1, 1]")
+        texts = [raw[k] for k in ("row", "on", "signature")]
+        if not all(isinstance(t, str) for t in texts):
+            raise TypeError("row, on and signature are strings")
+        return cls(texts[0], *numbers, texts[1], texts[2])
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
     def value(self) -> str:
         return f"{fmt_r(self.pearson)} [{fmt_r(self.lo)}, {fmt_r(self.hi)}] on {self.on}"
@@ -73,16 +93,29 @@ def write_card(folder: Path, text: str) -> Path:
 
 
 def read_headline(folder: Path) -> Headline | None:
-    """The headline of ``folder``'s card, or None (no card, or a card without one)."""
+    """The headline ``folder``'s scoring configuration keeps, or None (none kept, or not
+    readable: listing exports never fails on one)."""
+    path = Path(folder) / SCORING_FILE
+    try:
+        measured = json.loads(path.read_text(encoding="utf-8")).get("measured")
+        return None if measured is None else Headline.from_dict(measured)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def old_headline(folder: Path, signature: str = "") -> Headline | None:
+    """The headline line of a card written before exports kept a scoring configuration
+    (``crossalign export --upgrade`` moves it into one), or None."""
     card = Path(folder) / CARD_FILE
     if not card.is_file():
         return None
     for line in card.read_text(encoding="utf-8").splitlines():
-        found = _HEADLINE.match(line.strip())
+        found = _OLD_HEADLINE.match(line.strip())
         if found:
             p, lo, hi, on, row = found.groups()
             try:
-                return Headline(row, _number(p), _number(lo.rstrip(",")), _number(hi), on)
+                return Headline(row, _number(p), _number(lo.rstrip(",")), _number(hi), on,
+                                signature)
             except ValueError:
                 return None
     return None

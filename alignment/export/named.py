@@ -1,6 +1,6 @@
 """Exports by name. A short name (``wmt17/de-en``, ``bible/es-en``) is a folder under one of the
 export roots, searched in order: the folders in ``$CROSSALIGN_EXPORTS`` (``:``-separated), the
-exports shipped in the repository (``exports/``), and ``$CROSSALIGN_CACHE/exports`` (where
+exports shipped with crossalign (``exports/`` in a clone, inside the installed package else), and ``$CROSSALIGN_CACHE/exports`` (where
 ``export --build NAME --variant V`` puts what a recipe builds on demand). A name works wherever
 an export path does; an existing path always wins over a name; a mistyped one is refused with
 the close matches."""
@@ -15,12 +15,13 @@ from pathlib import Path
 
 from alignment.catalogue import unknown_name
 from alignment.data.cache import default_cache_dir
+from alignment.shipped import shipped_folder
 
 from .card import read_headline
 
 REMAP_FILE = "remap.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?\Z")
-SHIPPED = Path(__file__).resolve().parents[2] / "exports"  # beside the packages, in the clone
+SHIPPED = shipped_folder("exports")  # the clone's exports/, or the installed package's copy
 # exports that left the repository, and what took their place
 SUCCESSORS = {"center-clp-realnvp": "bible/es-en (the same preset, made by its recipe)"}
 

@@ -147,9 +147,12 @@ class Recipe:
             out["variants"] = {k: list(v) for k, v in self.variants}
         return {**out, "commands": self.shell().splitlines()}
 
+    def as_json(self) -> str:
+        return json.dumps(self.as_dict(), indent=2, ensure_ascii=False) + "\n"
+
     def write(self, export: str | Path) -> Path:
         path = Path(export) / RECIPE_FILE
-        write_text(path, json.dumps(self.as_dict(), indent=2, ensure_ascii=False) + "\n")
+        write_text(path, self.as_json())
         return path
 
     @classmethod

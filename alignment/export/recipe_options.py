@@ -14,7 +14,7 @@ from alignment.errors import InputError
 from alignment.names import LANGUAGE
 
 # a model or LM name as a hub or a package gives it: NAME or ORG/NAME, no path of any kind
-_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?")
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?")
 _TERM = re.compile(r"([a-z][a-z0-9-]{0,40})=(.+)")
 _VARIANT = re.compile(r"[a-z][a-z0-9-]{0,40}")
 
@@ -29,7 +29,7 @@ def _text(value: str) -> None:
 
 
 def _model_name(value: str) -> None:
-    if not _MODEL_NAME.fullmatch(value) or ".." in value:
+    if not MODEL_NAME.fullmatch(value) or ".." in value:
         raise RecipeOptionError("must be a model name (NAME or ORG/NAME), not a path: a recipe "
                                 "loads nothing from this machine's folders")
 

@@ -16,12 +16,14 @@ from .xmover_files import IDENTITY_NOTE, xmover_arrays
 MAPPING_DIR = "mapping"
 
 
-def upgrade_export(directory: str | Path, out: str | Path) -> dict:
+def upgrade_export(directory: str | Path, out: str | Path,
+                   rewritten: dict[str, str] | None = None) -> dict:
     """Write ``directory`` (any format this crossalign reads) to ``out`` in the current format
     and return the new ``remap.json``. The mapping is verified against its fingerprint before
     anything is written, and the rewritten one is verified again; every other file is copied
     byte for byte. Fine-tuned exports (their own encoder weights) are refused: nothing in them
-    is redundant."""
+    is redundant. ``rewritten``: files (name: text) written in place of their copies (the
+    scoring configuration an older export gets)."""
     directory = Path(directory)
     meta = read_remap_json(directory)
     if meta.get("encoder_weights") == ".":
@@ -46,4 +48,6 @@ def upgrade_export(directory: str | Path, out: str | Path) -> dict:
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(directory / name, tmp / name)
         write_text(tmp / REMAP_FILE, json.dumps(meta, indent=2, ensure_ascii=False))
+        for name, text in (rewritten or {}).items():
+            write_text(tmp / name, text)
     return meta

@@ -127,3 +127,32 @@ def read_xmover_file(path: str | Path, dim: int, public_gbdd: bool = False) -> A
         mapping = UMD(dim)
         mapping.set_affine(proj, zero, proj.clone(), zero)
     return mapping.eval()
+
+
+def given_mapping(mapping: str | Path | Mapping | None, dim: int, public_gbdd: bool = False,
+                  both_sides: bool = False) -> tuple[Mapping | None, str | None]:
+    """(the map, its label) a scorer is given as a public ``.BAM``/``.GBDD`` file or a
+    ``Mapping``, applied to the source side only as the public code applies its files
+    (``both_sides``: its target side to the hypothesis too, labelled ``@both``). The label is
+    the map's own name (clp, umd), as an export of the same map is labelled, so equal maps get
+    equal signatures however they were loaded."""
+    out, label = None, None
+    if isinstance(mapping, Mapping):
+        if mapping.dim != dim:
+            raise InputError(f"mapping has dimension {mapping.dim} but the encoder has {dim}",
+                             parameter="mapping")
+        out, label = mapping.eval(), mapping.describe()
+    elif mapping:
+        if public_gbdd and Path(mapping).suffix.lstrip(".").upper() != "GBDD":
+            raise InputError("public_gbdd applies to a .GBDD file only", parameter="public_gbdd")
+        out = read_xmover_file(mapping, dim, public_gbdd)
+        label = "GBDD-public" if public_gbdd else out.describe()
+    if both_sides:
+        if out is None:
+            raise InputError("mapping_both_sides needs a mapping file or object",
+                             parameter="mapping_both_sides")
+        if public_gbdd:
+            raise InputError("the public GBDD behaviour maps the source side only",
+                             parameter="mapping_both_sides")
+        label += "@both"
+    return out, label

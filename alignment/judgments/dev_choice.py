@@ -6,6 +6,7 @@ row chosen, the grid searched, the dev Pearson and the command."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,13 +15,13 @@ import numpy as np
 
 from alignment.atomic import MANIFEST, atomic_dir, files_under
 from alignment.errors import InputError
-from alignment.export.card import CARD_FILE, Headline, card_text, fmt_r, markdown_table
+from alignment.export.card import CARD_FILE, SCORING_FILE, Headline, card_text, fmt_r, \
+    markdown_table
 from alignment.export.remapped import REMAP_FILE
+from alignment.xmover.configuration import ScoringConfig
 from alignment.xmover.setting import TERMS, Setting, setting_grid
-from alignment.xmover.written import read_segments
 from .agreement import Row, mean_pearson, segment_agreement
 from .benchmark import Benchmark
-from .scoring import EncoderRow, score_benchmark
 from .segments import JudgedSegments
 
 LM_WEIGHTS, SENTENCE_WEIGHTS = TERMS["lm"].grid, TERMS["sentence"].grid
@@ -135,87 +136,31 @@ def best_weight(data: JudgedSegments, base: np.ndarray, term: np.ndarray,
 CHOICE_FILE = "chosen.json"
 
 
-@dataclass
-class DevScores:
-    """Every candidate's XMoverScore, the LM term, the sentence-level term and any registered
-    term on dev."""
-
-    rows: dict[str, np.ndarray]
-    lm: np.ndarray | None
-    sentence: dict[str, np.ndarray] | None  # each row's own sentence-level term
-    signatures: dict[str, str]
-    terms: dict[str, np.ndarray] = field(default_factory=dict)
-    mapped: frozenset[str] = frozenset()  # the rows whose sentence term went through a map
-
-
-def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow], options: dict,
-              lm: str | None, with_sentence: bool, log=print, terms: tuple[str, ...] = ()
-              ) -> DevScores:
-    """The scores ``choose_on_dev`` needs. Each row's sentence-level term is the one ``score``
-    adds with that row: through the sentence map its export carries (else the encoder's plain
-    cosine), kept apart from the row's XMoverScore; ``terms``: registered terms, computed on
-    each pair's sources and outputs."""
-    plain = {**options, "sentence_coef": 0.0, "sentence_map": "none"}
-    result = score_benchmark(benchmark, data, rows, plain, lm, 0.0, with_baselines=False,
-                             resamples=1, log=log)
-    by_label = {r.label: r for r in result.rows}
-    signatures = {r.label: by_label[r.label].signature for r in rows}
-    if lm:
-        signatures["LM"] = by_label["LM alone"].signature
-    sentence, mapped, lp = None, set(), np.asarray(data.lp)
-    mt = read_segments(options.get("read", "given"), data.lp, data.src, data.mt)  # as scorers read
-    if with_sentence:
-        sentence = {r.label: np.zeros(len(data)) for r in rows}
-        for row in rows:
-            described = set()
-            for pair in data.pairs:
-                log(f"scoring {pair} with {row.label}'s sentence-level term")
-                term = _sentence_term(row.encoder_for(pair), pair, options)
-                mask = np.flatnonzero(lp == pair)
-                sentence[row.label][mask] = term.score([data.src[i] for i in mask],
-                                                       [mt[i] for i in mask])
-                described.add(term.describe())
-                if term.sentence_map is not None:
-                    mapped.add(row.label)
-            signatures[f"sentence ({row.label})"] = "sentence:" + " ; ".join(sorted(described))
-    values = {}
-    for name in terms:
-        values[name] = np.zeros(len(data))
-        for pair in data.pairs:
-            mask = np.flatnonzero(lp == pair)
-            values[name][mask] = TERMS[name].compute([data.src[i] for i in mask],
-                                                     [mt[i] for i in mask],
-                                                     tuple(pair.split("-")))
-        signatures[name] = f"term:{TERMS[name].ident or name}"
-    return DevScores({r.label: by_label[r.label].scores for r in rows},
-                     by_label["LM alone"].scores if lm else None, sentence, signatures, values,
-                     frozenset(mapped))
+def chosen_config(selection: Selection, dev: str, lm: str | None, options: dict,
+                  signature: str) -> ScoringConfig:
+    """The chosen setting as the chosen export's scoring configuration, its dev agreement the
+    headline (``options``: the scorer's formula, precision and reading)."""
+    c = selection.chosen
+    lo, hi = selection.intervals[c.row]
+    return ScoringConfig.of(c.setting, Headline(f"{c.label()} (chosen on dev)", c.pearson, lo, hi,
+                                                dev, signature),
+                            formula=options.get("formula") or "2022",
+                            read=options.get("read") or "given",
+                            precision=options.get("precision") or "fp32",
+                            lm=lm if c.lm else None)
 
 
-def _sentence_term(encoder: str, pair: str, options: dict):
-    """The sentence-level term ``score --encoder ENCODER`` adds for ``pair``: through the
-    export's own sentence map where it carries one (its vectors reused as ``options`` say)."""
-    from alignment.evaluation.metrics import get_metric
-
-    return get_metric("xmoverscore").build(encoder, languages=tuple(pair.split("-")),
-                                           **{**options, "sentence_coef": 1.0}).sentence
-
-
-def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str,
-         signatures: dict[str, str], export: str = "EXPORT", mapped: bool = False,
-         read: str = "given") -> str:
+def card(pair: str, selection: Selection, config: ScoringConfig, command: str,
+         signatures: dict[str, str], export: str = "EXPORT", mapped: bool = False) -> str:
     """The chosen export's card: what was chosen, on what, among what, and the commands."""
-    c, best = selection.chosen, selection.best
+    c, best, dev = selection.chosen, selection.best, config.measured.on
     ci = {k: f"[{fmt_r(lo)}, {fmt_r(hi)}]" for k, (lo, hi) in selection.intervals.items()}
     top = sorted((s for s in selection.grid if np.isfinite(s.pearson)),  # no term: no score
                  key=lambda s: -s.pearson)[:10]
     names = [n for n, ws in selection.axes.items()
              if n != "xmover" and (len(ws) > 1 or any(ws))]
-    lm_flag = f" --lm {lm}" if lm and c.lm else ""
-    flags = c.setting.flags() + (f" --read {read}" if read != "given" else "")
     searched = "; ".join(f"{TERMS[n].label} weights {', '.join(f'{w:g}' for w in ws)}"
                          for n, ws in selection.axes.items() if n != "xmover")
-    lo, hi = selection.intervals[c.row]
     about = [f"`⊕ {TERMS[n].label}` adds the weight × {TERMS[n].about}." for n in names]
     body = [
         f"Chosen by `crossalign choose` on {dev} ({selection.segments} judged segments; pairs "
@@ -232,37 +177,39 @@ def card(pair: str, selection: Selection, dev: str, lm: str | None, command: str
                         [[s.row, *[f"{s.setting.weight(n):g}" for n in names], fmt_r(s.pearson)]
                          for s in top]), "",
         *about, f"`{CHOICE_FILE}` holds the whole grid."]
-    unmapped = "" if mapped or not c.sentence else " --sentence-map none"
-    use = ["The chosen setting" + (" (its sentence-level term through the export's own sentence "
-                                   "map, as measured)" if mapped and c.sentence else "") + ":",
-           "", "```sh", f"crossalign score --encoder {export} --src SRC --hyp MT{lm_flag}"
-           f"{unmapped} {flags}".rstrip(), "```"]
+    use = ["The export scores with the chosen setting (its `scoring.json`" + (
+               "; the sentence-level term through the export's own sentence map, as measured"
+               if mapped and c.sentence else "") + "):", "", "```sh",
+           f"crossalign score --encoder {export} --src SRC --hyp MT", "```", "",
+           "On an encoder or export without it, the same setting is:", "", "```sh",
+           f"crossalign score --encoder ENCODER --src SRC --hyp MT {shlex.join(config.options())}",
+           "```"]
     made = ["```sh", command, "```", "", "Signatures of the rows scored:", "",
             *[f"- {label}: `{sig}`" for label, sig in signatures.items()]]
-    return card_text(f"{pair}: chosen on dev — {c.label()}",
-                     Headline(f"{c.label()} (chosen on dev)", c.pearson, lo, hi, dev),
+    return card_text(f"{pair}: chosen on dev — {c.label()}", config.measured,
                      [("How it was chosen", body), ("Use it", use), ("Made by", made)])
 
 
-def write_chosen(out: Path, source: Path, selection: Selection, pair: str, dev: str,
-                 lm: str | None, command: str, signatures: dict[str, str],
-                 mapped: bool = False, read: str = "given") -> None:
-    """``out``: a copy of the chosen export ``source`` with its card and ``chosen.json``,
-    written beside and renamed into place (a previous output of crossalign is replaced).
-    ``mapped``: the chosen row's sentence term was measured through its sentence map;
-    ``read``: how the outputs were read (``alignment.xmover.written``)."""
+def write_chosen(out: Path, source: Path, selection: Selection, pair: str,
+                 config: ScoringConfig, command: str, signatures: dict[str, str],
+                 mapped: bool = False) -> None:
+    """``out``: a copy of the chosen export ``source`` with its scoring configuration, card and
+    ``chosen.json`` (the whole grid), written beside and renamed into place (a previous output
+    of crossalign is replaced). ``mapped``: the chosen row's sentence term was measured through
+    its sentence map."""
     with atomic_dir(out, REMAP_FILE, inputs=(source,)) as tmp:
         for name in sorted(files_under(source)):
-            if name in (MANIFEST, CARD_FILE, CHOICE_FILE):
+            if name in (MANIFEST, CARD_FILE, CHOICE_FILE, SCORING_FILE):
                 continue
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source / name, tmp / name)
-        (tmp / CARD_FILE).write_text(card(pair, selection, dev, lm, command, signatures,
-                                          str(out), mapped, read), encoding="utf-8")
+        config.write(tmp)
+        (tmp / CARD_FILE).write_text(card(pair, selection, config, command, signatures,
+                                          str(out), mapped), encoding="utf-8")
         (tmp / CHOICE_FILE).write_text(json.dumps(
-            {**selection.as_dict(), "pair": pair, "dev": dev, "lm": lm, "read": read,
-             "command": command, "signatures": signatures}, indent=1, ensure_ascii=False),
-            encoding="utf-8")
+            {**selection.as_dict(), "pair": pair, "dev": config.measured.on, "lm": config.lm,
+             "read": config.read, "command": command, "signatures": signatures}, indent=1,
+            ensure_ascii=False), encoding="utf-8")
 
 
 def identity_export(encoder, pair: str, folder: Path) -> Path:

@@ -12,7 +12,6 @@ import numpy as np
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
 from alignment.xmover.setting import TERMS, Setting
-from alignment.xmover.written import read_outputs
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -90,6 +89,13 @@ def _lm_signature(scorer, lm, coef: float) -> str:
         scorer.lm, scorer.lm_coef = None, own
 
 
+def _added_terms(scorer) -> str:
+    """What a row's label adds for the terms of its own score beyond XMoverScore and the
+    sentence term (its scoring configuration's LM and registered terms)."""
+    own = [("lm", scorer.lm_coef)] if scorer.lm is not None else []
+    return "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in [*own, *scorer.terms.items()] if w)
+
+
 def share_encodings(scorer, memo: dict) -> None:
     """Rows on the same encoder and layer (the unmapped encoder and its exports) encode each
     list of sentences once: the scorer's encoder, and its sentence-level term, answer repeats
@@ -123,10 +129,11 @@ def _system_sample(n_lines: int, total: int) -> np.ndarray:
 
 
 def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: Path | None,
-                      log=print) -> np.ndarray:
+                      log=print, read=None) -> np.ndarray:
     """Every judged segment's consensus term: its mean chrF against the outputs of the other
     systems for the same source line (found by its source sentence in the pair's system
-    outputs); NaN where the line or any other system is missing."""
+    outputs); NaN where the line or any other system is missing. ``read(pair, sources,
+    outputs)``: the outputs as the scorers read them (default: as given)."""
     from alignment.xmover.consensus import consensus_scores, outputs_of_others
 
     if benchmark.systems is None or system_data is None:
@@ -146,10 +153,12 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
         for k, sentence in enumerate(outputs.source):
             line.setdefault(sentence, k)
         mask = np.flatnonzero(lp == pair)
+        as_read = (lambda s, h: h) if read is None else (lambda s, h: read(pair, s, h))
+        systems = {name: as_read(outputs.source, hyp) for name, hyp in outputs.outputs.items()}
         others = [[] if line.get(data.src[i]) is None else
-                  outputs_of_others(outputs.outputs, line[data.src[i]], data.system[i])
-                  for i in mask]
-        values[mask] = consensus_scores([data.mt[i] for i in mask], others)
+                  outputs_of_others(systems, line[data.src[i]], data.system[i]) for i in mask]
+        values[mask] = consensus_scores(as_read([data.src[i] for i in mask],
+                                                [data.mt[i] for i in mask]), others)
     missing = int(np.isnan(values).sum())
     if missing:
         log(f"consensus: {missing} of {len(values)} segments have no other system's output of "
@@ -178,7 +187,6 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         lm_coef = get_version(options.get("formula") or "2022").lm_coef
     pairs = data.pairs
     with_lm = Setting.of(lm=lm_coef)  # a row's scores (its own setting) ⊕ the LM term
-    agreement = segment_consensus(benchmark, data, system_data, log) if consensus else None
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
@@ -199,6 +207,12 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             share_encodings(scorers[key], memo)
         return scorers[key]
 
+    def first_reading(pair: str, sources: list[str], outputs: list[str]) -> list[str]:
+        """The outputs as the first row's scorer reads them (the LM and consensus rows)."""
+        return scorer_for(rows[0].encoder_for(pair), pair).outputs_as_read(sources, outputs)
+
+    agreement = segment_consensus(benchmark, data, system_data, log,
+                                  first_reading if rows else None) if consensus else None
     lp = np.asarray(data.lp)
     xm = {r.label: np.zeros(len(data)) for r in rows}
     sigs: dict[str, set[str]] = {r.label: set() for r in rows}
@@ -225,12 +239,10 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                     term_sigs.add(f"sentence:{scorer.sentence.describe()}")
             if lm_scorer is not None:
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
-        if lm_scorer is not None:  # the outputs as the rows' scorers read them
-            fluency[mask] = lm_scorer.score(read_outputs(options.get("read", "given"), src, mt,
-                                                         pair.split("-")[1]))
-    added = "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in (options.get("terms") or {}).items()
-                    if w)  # registered terms, in every row's own score
-    suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + added for r in rows}
+        if lm_scorer is not None:  # the outputs as the first row's scorer read them
+            fluency[mask] = lm_scorer.score(first_reading(pair, src, mt))
+    suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + _added_terms(
+        scorer_for(r.encoder_for(pairs[0]), pairs[0])) for r in rows}
     scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
               for r in rows]
     if lm_scorer is not None:
@@ -270,7 +282,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             per_lm: dict[str, dict[str, float]] = {r.label: {} for r in rows}
             for name, hyp_all in outputs.outputs.items():
                 hyp = [hyp_all[i] for i in keep]
-                flu = lm_scorer.score(hyp) if lm_scorer is not None else None
+                flu = lm_scorer.score(first_reading(pair, src, hyp)) if lm_scorer else None
                 for row in rows:
                     log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
                     res = scorer_for(row.encoder_for(pair), pair).score(src, hyp)

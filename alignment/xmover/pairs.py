@@ -59,6 +59,8 @@ class ScoreResult:
     empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
     truncated: dict[str, list[int]] = field(default_factory=dict)  # side -> 1-based lines cut
     sentence: np.ndarray | None = None  # the sentence-level term, where it is added
+    values: dict[str, np.ndarray] = field(default_factory=dict)  # every computed term's values
+    outputs: list[str] = field(default_factory=list)  # the MT outputs as the terms read them
 
     @property
     def system(self) -> float:

@@ -14,13 +14,14 @@ from alignment.errors import InputError
 from alignment.mappings import Mapping
 from alignment.signature import EncoderSignature, XMoverSignature
 from alignment.export.named import resolve_export
-from alignment.export.xmover_files import read_xmover_file
+from alignment.export.xmover_files import given_mapping
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
 from .sentence import SentenceSimilarity
 from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
+from .configuration import ScoringConfig, effective
 from .setting import BUILT_IN, TERMS, Setting
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
@@ -32,29 +33,25 @@ from .versions import Version, get_version
 class XMoverScorer:
     """Reference-free score of hypotheses against their sources.
 
-    ``encoder`` is a HF model (name or path) or a crossalign export folder (whose encoder, layer
-    and mapping are then used). ``mapping`` is a public ``.BAM``/``.GBDD`` file or any
-    ``Mapping``, applied to the source side only, as the public code applies its files;
-    ``mapping_both_sides`` applies its target side to the hypothesis too (a UMD as the paper
-    defines it: the direction removed from both languages); ``public_gbdd`` reads a ``.GBDD``
-    as the public code applies it (one scalar subtracted, see ``read_xmover_file``).
+    ``encoder`` is a HF model (name or path) or a crossalign export (name or folder: its
+    encoder, layer and mapping are used). ``mapping``: a public ``.BAM``/``.GBDD`` file or any
+    ``Mapping`` (``given_mapping``: source side only, as the public code; ``mapping_both_sides``
+    the hypothesis too; ``public_gbdd`` a ``.GBDD`` as the public code applies it).
 
     ``layer`` defaults to the export's, else to the version's default layer, or the encoder's
     last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
     target) go into the signature; an export's own pair is used and a different one refused.
-    ``formula`` is the published formulation (``2020``, ``2022``; ``version=`` is its old name);
-    ``lm_coef`` defaults to the formulation's (``Version.lm_coef``); ``sentence_coef`` adds that
-    × the sentence-level term at ``sentence_layer`` (``SentenceSimilarity``; 0: not).
-    ``sentence_map`` (a folder or ``SentenceMap``; default: the export's own, where it has one;
-    ``"none"``: not) puts that term through a sentence-level remap, and its weight then
-    defaults to the map's ``coef`` (the one chosen for it on dev data); ``xmover_coef``
-    weighs XMoverScore itself (0: the other terms alone); ``terms``: registered terms' weights
-    (``alignment.xmover.setting``). ``precision``: ``fp32`` (on a GPU too: no bf16 autocast)
-    or the opt-in ``int8`` (``prec:int8``); ``reuse``: a folder
-    keeping vectors and LM scores across runs (``alignment.xmover.reuse``; the same numbers);
-    ``read``: the outputs ``given`` or ``written`` (``alignment.xmover.written``)."""
 
-    def __init__(self, encoder: str, formula: str = "2022", layer: int | None = None,
+    The scoring setting: an export's ``scoring.json`` (``alignment.xmover.configuration``) by
+    default (``setting="none"``: not read); each of ``formula`` (``2020``, ``2022``;
+    ``version=`` is its old name), ``read`` (the outputs ``given`` or ``written``),
+    ``precision`` (``fp32``, or the opt-in ``int8``), ``lm``, ``lm_coef``, ``sentence_coef``,
+    ``xmover_coef`` and ``terms`` (registered terms' weights) given overrides it, and the
+    signature's ``over:`` names it. Else: the formula's LM weight, the ``sentence_map``'s
+    own weight (default the export's map; ``"none"``: none), XMoverScore at 1. ``reuse``: a
+    folder keeping vectors and LM scores across runs (the same numbers)."""
+
+    def __init__(self, encoder: str, formula: str | None = None, layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None, idf_hyp: IdfWeights | None = None,
                  lm: str | None = None, lm_coef: float | None = None,
@@ -62,16 +59,29 @@ class XMoverScorer:
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_coef: float | None = None, sentence_layer: int | None = None,
-                 sentence_map=None, precision: str = "fp32", reuse: Path | None = None,
-                 xmover_coef: float = 1.0, terms: dict | None = None, read: str = "given") -> None:
-        formula = version or formula  # ``version``: the old name, as the CLI's --version was
+                 sentence_map=None, precision: str | None = None, reuse: Path | None = None,
+                 xmover_coef: float | None = None, terms: dict | None = None,
+                 read: str | None = None, setting: str = "export") -> None:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
-        self.spec: Version = get_version(formula)
-        self.version, self.ngram, self.read = self.spec.name, ngram, check_reading(read)
+        if setting not in ("export", "none"):
+            raise InputError(f"must be export or none, got {setting!r}", parameter="setting")
+        encoder = resolve_export(encoder)  # a shipped or cached export's short name
+        self.config = ScoringConfig.load(encoder) if setting == "export" and is_export(encoder) \
+            else None
+        chosen, over = effective(self.config, {
+            "formula": version or formula, "read": read, "precision": precision, "lm": lm,
+            "lm_coef": lm_coef, "sentence_coef": sentence_coef, "xmover_coef": xmover_coef,
+            "terms": terms}, {"formula": "2022", "read": "given", "precision": "fp32",
+                              "xmover_coef": 1.0})
+        self.overridden = tuple(over)
+        self.spec: Version = get_version(chosen["formula"])
+        self.version, self.ngram = self.spec.name, ngram
+        self.read, precision = check_reading(chosen["read"]), chosen["precision"]
+        lm, lm_coef, sentence_coef = chosen["lm"], chosen["lm_coef"], chosen["sentence_coef"]
         self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
-        weights = Setting.of(xmover=xmover_coef, **(terms or {}))  # finite, >= 0, known terms
-        self.xmover_coef = float(xmover_coef)
+        weights = Setting.of(xmover=chosen["xmover_coef"], **chosen["terms"])  # finite, >= 0
+        self.xmover_coef = float(chosen["xmover_coef"])
         self.terms = {k: v for k, v in weights.weights if v and k not in BUILT_IN}
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
@@ -79,8 +89,7 @@ class XMoverScorer:
         cores = os.cpu_count() or 1
         self.n_jobs = n_jobs or (cores if cores > 2 else 1)
         self.export_mapping, self.export_meta, self.text = None, None, None
-        self.notes: list[str] = []
-        encoder = resolve_export(encoder)  # a shipped or cached export's short name
+        self.notes: list[str] = [] if self.config is None else self.config.changed_identities()
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 
@@ -113,31 +122,8 @@ class XMoverScorer:
         self.languages = tuple(languages) if languages else None
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")
-        # a public file (or a Mapping object) is applied to the source side only, as the
-        # public code applies its files
-        self.mapping: Mapping | None = None
-        self.mapping_label: str | None = None
-        if isinstance(mapping, Mapping):
-            if mapping.dim != self.encoder.dim:
-                raise InputError(f"mapping has dimension {mapping.dim} but the encoder has "
-                                 f"{self.encoder.dim}", parameter="mapping")
-            self.mapping, self.mapping_label = mapping.eval(), mapping.describe()
-        elif mapping:
-            kind = Path(mapping).suffix.lstrip(".").upper()
-            if public_gbdd and kind != "GBDD":
-                raise InputError("public_gbdd applies to a .GBDD file only", parameter="public_gbdd")
-            self.mapping = read_xmover_file(mapping, self.encoder.dim, public_gbdd)
-            # the map's own name (clp, umd), as an export of the same map is labelled, so equal
-            # maps get equal signatures however they were loaded
-            self.mapping_label = "GBDD-public" if public_gbdd else self.mapping.describe()
-        if mapping_both_sides:
-            if self.mapping is None:
-                raise InputError("mapping_both_sides needs a mapping file or object",
-                                 parameter="mapping_both_sides")
-            if public_gbdd:
-                raise InputError("the public GBDD behaviour maps the source side only",
-                                 parameter="mapping_both_sides")
-            self.mapping_label += "@both"
+        self.mapping, self.mapping_label = given_mapping(mapping, self.encoder.dim, public_gbdd,
+                                                         mapping_both_sides)
         self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device, precision=precision) if lm else None
         smap = resolve_sentence_map(encoder if self.export_meta is not None else None,
@@ -166,7 +152,12 @@ class XMoverScorer:
 
     @property
     def signature(self) -> str:
-        ident = self.encoder.identity()
+        return self.signed_as(self.setting)
+
+    def signed_as(self, setting: Setting) -> str:
+        """The signature of this scorer's terms weighed as ``setting`` says (a term weighing 0
+        left out): one pass of terms signed for each point of a grid."""
+        ident, w = self.encoder.identity(), setting.weight
         # the map as applied: a map and its float32 .BAM file get one signature
         if self.mapping is not None:
             mapping = f"{self.mapping_label}#{self.mapping.applied_fingerprint()}"
@@ -177,15 +168,16 @@ class XMoverScorer:
             mapping = "none"
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
-        lm = "none" if self.lm is None else self.lm.ident
+        lm = self.lm if self.lm is not None and w("lm") else None
         return str(XMoverSignature(
             self.spec.tag, EncoderSignature.of(ident), bool(ident.subwords), mapping, self.ngram,
-            idf, lm, self.lm_coef if self.lm else None,
+            idf, "none" if lm is None else lm.ident, w("lm") if lm else None,
             self.text.describe() if self.text else None,
             "-".join(self.languages) if self.languages else None,
-            f"{self.sentence.describe()}*{self.sentence_coef:g}" if self.sentence else None,
-            precision_tag(self.precision), None if self.xmover_coef == 1 else f"{self.xmover_coef:g}",
-            self.setting.describe(), describe_reading(self.read)))
+            f"{self.sentence.describe()}*{w('sentence'):g}" if self.sentence and w("sentence")
+            else None, precision_tag(self.precision),
+            None if w("xmover") == 1 else f"{w('xmover'):g}", setting.describe(),
+            describe_reading(self.read), ",".join(self.overridden) or None))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -245,9 +237,8 @@ class XMoverScorer:
         shared = time.perf_counter() - t0
         results = []
         for hypotheses in systems:
-            hypotheses = read_outputs(self.read, raw, hypotheses, self.languages and self.languages[1])
-            results.append(self._score_hypotheses(src, hypotheses, progress, dict(cut),
-                                                  src_sentences, raw))
+            results.append(self._score_hypotheses(src, self.outputs_as_read(raw, hypotheses),
+                                                  progress, dict(cut), src_sentences, raw))
             results[-1].seconds["sources"] = shared
         if warn:
             for where, lines in truncated_lines(results).items():
@@ -255,10 +246,17 @@ class XMoverScorer:
                               stacklevel=3)
         return results
 
+    def outputs_as_read(self, sources: list[str], hypotheses: list[str]) -> list[str]:
+        """The MT outputs as this scorer reads them (``read``): the one place where the
+        reading is applied; every term, and every consumer of a score, gets these."""
+        return read_outputs(self.read, sources, hypotheses,
+                            self.languages[1] if self.languages else None)
+
     def _score_hypotheses(self, src: list[tuple[np.ndarray, np.ndarray]], hypotheses: list[str],
                           progress: bool, cut: dict[str, list[int]],
                           src_sentences: np.ndarray | None = None,
                           sources: list[str] = ()) -> ScoreResult:
+        """Every weighed term's values on the outputs (as read), once, then the setting's sum."""
         xm, seconds = self._transport(src, hypotheses, progress, cut)
         t0 = time.perf_counter()
         lm = self.lm.score(hypotheses) if self.lm else None
@@ -274,7 +272,8 @@ class XMoverScorer:
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
                              "produces values too large for float arithmetic", parameter="mapping")
         return ScoreResult(xm, lm, final, self.signature, seconds,
-                           sum(not has_text(h) for h in hypotheses), cut, sentence)
+                           sum(not has_text(h) for h in hypotheses), cut, sentence,
+                           {k: v for k, v in values.items() if v is not None}, hypotheses)
 
     def _transport(self, src, hypotheses: list[str], progress: bool, cut: dict
                    ) -> tuple[np.ndarray | None, dict[str, float]]:

@@ -4,6 +4,7 @@ and signatures, and laid out as a grid for ``crossalign choose`` (``setting_grid
 from __future__ import annotations
 
 import itertools
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -46,7 +47,18 @@ def register_term(term: Term) -> Term:
     return term
 
 
+# terms renamed, and what they are called now (the old name works, with a note once)
+RENAMED = {"gemma-src": "gemma-given-source", "gemma-source": "gemma-source-alone"}
+_NOTED: set[str] = set()
+
+
 def get_term(name: str, parameter: str = "term") -> Term:
+    if name in RENAMED:
+        if name not in _NOTED:
+            _NOTED.add(name)
+            print(f"crossalign: note: the term {name} is now called {RENAMED[name]} (the old "
+                  "name still works)", file=sys.stderr)
+        name = RENAMED[name]
     if name not in TERMS:
         raise unknown_name("term", name, TERMS, parameter)
     return TERMS[name]
@@ -90,9 +102,8 @@ class Setting:
     @classmethod
     def of(cls, **weights: float | None) -> "Setting":
         """``Setting.of(lm=0.01, sentence=0.5)``; None leaves a term at its default."""
-        given = {k: v for k, v in weights.items() if v is not None}
+        given = {get_term(k).name: v for k, v in weights.items() if v is not None}
         for name, value in given.items():
-            get_term(name)
             if not (np.isfinite(value) and value >= 0):
                 raise InputError(f"must be finite and >= 0, got {value}",
                                  parameter=TERMS[name].flag.lstrip("-"))

@@ -109,7 +109,7 @@ class SourceConditionedLM:
                             lambda _: self._lm.score_given(prefixes, outputs), ndim=1)
 
 
-register_term(Term("gemma-src", "Gemma given source", "--term gemma-src=W",
+register_term(Term("gemma-given-source", "Gemma given source", "--term gemma-given-source=W",
                    (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
                    "Gemma 3 270M's mean token log-probability of the output after the prompt "
                    "'SOURCE-LANGUAGE: source\\nTARGET-LANGUAGE:'",
@@ -135,8 +135,8 @@ class BackTranslationPMI:
     """How much the output tells a multilingual LM about the source: mean log p(SOURCE |
     ``German: OUTPUT\nEnglish:``) minus mean log p(SOURCE | ``English:``). It reads the
     translation backwards, so content the output drops or invents lowers it, where the forward
-    term (``gemma-src``) rewards a short, fluent output; subtracting the source's own likelihood
-    removes how predictable the source is by itself."""
+    term (``gemma-given-source``) rewards a short, fluent output; subtracting the source's own
+    likelihood removes how predictable the source is by itself."""
 
     def __init__(self, lm: str = "gemma3-270m") -> None:
         self.given = SourceConditionedLM(lm)
@@ -162,7 +162,8 @@ register_term(Term("gemma-back", "Gemma back-translation", "--term gemma-back=W"
                    ident="gemma3-270m-q4km+back1+cjk", compute=BackTranslationPMI()))
 
 
-register_term(Term("gemma-source", "Gemma LM of the source", "--term gemma-source=W",
+register_term(Term("gemma-source-alone", "Gemma LM of the source",
+                   "--term gemma-source-alone=W",
                    (0.0, 0.01, 0.02, 0.05, 0.1),
                    "Gemma 3 270M's mean token log-probability of the source after "
                    "'SOURCE-LANGUAGE:' (how ordinary the source is: a hard source gets a worse "

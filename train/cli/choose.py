@@ -7,13 +7,13 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from alignment.errors import InputError
 
 from .options import add_format_option
-from .scorer_options import (add_grid_options, add_speed_options, check_grid, speed_options,
-                             term_weights)
+from .scorer_options import add_setting_options, check_grid, scorer_kwargs, term_weights
 
 VERBS = {"choose": "choose the map and the LM and sentence weights on dev judgments; write the "
                    "chosen export with its card"}
@@ -45,12 +45,21 @@ def run(args: argparse.Namespace) -> None:
     from alignment.export.remapped import REMAP_FILE
     import tempfile
 
-    from alignment.judgments.dev_choice import (choose_on_dev, identity_export, score_dev,
+    from alignment.judgments.dev_choice import (choose_on_dev, chosen_config, identity_export,
                                                 write_chosen)
+    from alignment.judgments.dev_scores import score_dev
     from alignment.judgments.scoring import parse_row
     from alignment.xmover.scorer import is_export
 
     check_grid(args)  # before anything loads or is scored
+    if args.lm and not args.lm_weights == [0.0]:
+        from alignment.export.recipe_options import MODEL_NAME
+
+        if Path(args.lm).exists() or not MODEL_NAME.fullmatch(args.lm):
+            raise InputError(f"'{args.lm}': the chosen export's scoring configuration names its "
+                             "LM, so that it loads wherever the export goes: give the LM by "
+                             "name (NAME or ORG/NAME, as `crossalign lm` lists them)",
+                             parameter="lm")
     if args.labels and len(args.labels) != len(args.candidates):
         raise InputError(f"{len(args.labels)} labels for {len(args.candidates)} candidates",
                          parameter="labels")
@@ -63,9 +72,8 @@ def run(args: argparse.Namespace) -> None:
             for k, spec in enumerate(args.candidates)]
     if len({r.label for r in rows}) != len(rows):
         raise InputError("two candidates have the same label: give --labels", parameter="labels")
-    options = {"formula": args.version, "layer": args.layer, "batch_size": args.batch_size,
-               "device": args.device, "precision": args.precision, "reuse": speed_options(args),
-               "read": args.read}
+    options = {k: v for k, v in scorer_kwargs(args).items()
+               if k not in ("lm_coef", "sentence_coef", "xmover_coef", "terms", "setting")}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with_sentence = any(w > 0 for w in args.sentence_weights)
     searched = term_weights(args, many=True)
@@ -79,11 +87,16 @@ def run(args: argparse.Namespace) -> None:
         source = chosen.encoder_for(pair)
         with tempfile.TemporaryDirectory(prefix="crossalign-identity-") as scratch:
             if not is_export(source):  # the unmapped encoder won: an identity export of it
-                scorer = get_metric("xmoverscore").build(source, languages=tuple(pair.split("-")),
-                                                         **options)
-                source = identity_export(scorer.encoder, pair, Path(scratch) / "export")
-            write_chosen(out, Path(source), selection, pair, dev, args.lm, command,
-                         scores.signatures, chosen.label in scores.mapped, args.read)
+                source = identity_export(scores.scorers[(chosen.label, pair)].encoder, pair,
+                                         Path(scratch) / "export")
+            config = chosen_config(selection, dev, args.lm, options, "")
+            # the signature ``score --encoder OUT`` gives: the output's scorer, as it loads it
+            signed = get_metric("xmoverscore").build(
+                source, languages=tuple(pair.split("-")),
+                **{**options, **config.scorer_options(), "setting": "none"}).signature
+            write_chosen(out, Path(source), selection, pair,
+                         config.with_measured(replace(config.measured, signature=signed)),
+                         command, scores.signatures, chosen.label in scores.mapped)
     c = selection.chosen
     if args.format == "json":
         print(json.dumps({**selection.as_dict(), "out": {p: str(o) for p, o in outs.items()},
@@ -96,8 +109,6 @@ def run(args: argparse.Namespace) -> None:
 
 
 def register(sub) -> None:
-    from alignment.xmover.versions import DEFAULT_LAYERS
-
     p = sub.add_parser("choose", help=VERBS["choose"],
                        description="Score every candidate, the LM and the sentence-level term "
                        "on dev judgments, choose the candidate and the weights with the best "
@@ -119,17 +130,7 @@ def register(sub) -> None:
     p.add_argument("--labels", nargs="+", help="a name for each candidate")
     p.add_argument("--lm", help="causal LM for the fluency term (e.g. smollm2-135m); without it "
                    "the LM weight is 0")
-    add_grid_options(p)
-    p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
-                   help="the candidates' XMoverScore weight (default 1; 0: the other terms "
-                   "alone, the setting from English)")
-    p.add_argument("--formula", "--version", dest="version", default="2022",
-                   choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
-    p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "
-                   "the formula's)")
-    p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
-    p.add_argument("--device", help="cpu, cuda, … (default: a GPU if there is one)")
-    add_speed_options(p, reuse_default=True)
+    add_setting_options(p, reuse_default=True, grid=True)
     p.add_argument("--out", required=True, help="the chosen export (with several pairs: a "
                    "folder of exports named by pair); new, empty, or a previous output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")

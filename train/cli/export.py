@@ -46,8 +46,14 @@ def run(args: argparse.Namespace) -> None:
             raise InputError("--upgrade takes no --run or --export", parameter="upgrade")
         from alignment.export.upgrade import upgrade_export
 
-        check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(args.upgrade,))
-        meta = upgrade_export(args.upgrade, args.out)
+        from alignment.export.named import resolve_export
+
+        from .export_setting import upgraded_files
+
+        folder = Path(resolve_export(args.upgrade))
+        name = args.upgrade if not Path(args.upgrade).exists() else folder.name
+        check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(folder,))
+        meta = upgrade_export(folder, args.out, upgraded_files(folder, name))
         print(f"rewritten as {meta['format']} in {args.out}\n{meta['signature']}")
         return
     if (args.run is None) == (args.export is None):

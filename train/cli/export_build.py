@@ -9,13 +9,15 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from alignment.errors import InputError
 
-UNMAPPED, THIS = "unmapped", "this export"
+from .export_setting import THIS, UNMAPPED, config_of_options, use_section
 
 
 def _target(args: argparse.Namespace, given_name: str | None = None):
@@ -38,6 +40,11 @@ def _target(args: argparse.Namespace, given_name: str | None = None):
         raise InputError(f"'{asked}' is no export here or by name (crossalign exports "
                          "lists them), nor a recipe.json", parameter="build")
     recipe = Recipe.read(export)
+    from alignment.xmover.configuration import ScoringConfig
+
+    config = ScoringConfig.load(export)
+    if config is not None and not recipe.score:  # the export keeps its scoring setting
+        recipe = replace(recipe, score=tuple(config.options()))
     name = f"{recipe.benchmark}/{recipe.pair}" if Path(asked).expanduser().exists() \
         else asked  # a folder is named by its recipe, as a recipe file is
     if args.variant:
@@ -117,13 +124,14 @@ def build(args: argparse.Namespace) -> None:
                              parameter="build")
         meta = json.loads((built / REMAP_FILE).read_text(encoding="utf-8"))
         rows = [] if shipped is None else compare(shipped, meta)
-        card = measured_card(recipe, name, data, built, Path(scratch), args) if args.card \
-            else None
+        card, config = measured_card(recipe, name, data, built, Path(scratch), args) \
+            if args.card else (None, config_of_options(recipe.score, built))
         with atomic_dir(out, REMAP_FILE, args.overwrite, inputs=inputs) as tmp:
             for item in built.iterdir():
                 if not item.name.startswith("."):
                     (shutil.copytree if item.is_dir() else shutil.copy2)(item, tmp / item.name)
-            recipe.write(tmp)
+            replace(recipe, score=()).write(tmp)  # its scoring setting: scoring.json
+            config.write(tmp)
             if card is not None:
                 write_text(tmp / "README.md", card.replace(str(built), name))
             write_text(tmp / "build.json", json.dumps({
@@ -163,7 +171,8 @@ def measure(args: argparse.Namespace) -> None:
         data = Path(scratch) / "data"
         _run_step(recipe.data_command(str(args.clone), str(data)), name, "measure",
                   Path(scratch))
-        card = measured_card(recipe, name, data, export, Path(scratch), args)
+        card, config = measured_card(recipe, name, data, export, Path(scratch), args)
+    config.write(export)
     write_text(export / "README.md", card.replace(str(export), name))
     print(f"measured {name}: its card is {export / 'README.md'}")
 
@@ -185,17 +194,16 @@ def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: P
 
 
 def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
-                  args: argparse.Namespace) -> str:
-    """The card of a built export: its agreement with people on the benchmark's test split
-    (beside the unmapped encoder and, for a variant, the export it varies), how to use it and
-    how to rebuild it. A recipe without human judgments gets no agreement table."""
+                  args: argparse.Namespace):
+    """(the card, the scoring configuration) of a built export: its agreement with people on
+    the benchmark's test split (beside the unmapped encoder and, for a variant, the export it
+    varies), how to use it and how to rebuild it. A recipe without human judgments gets no
+    agreement table and a configuration without a headline."""
     from alignment.export.card import Headline, card_text, fmt_delta, fmt_r, markdown_table
     from alignment.export.recipe import rebuild_section
 
     meta = json.loads((built / "remap.json").read_text(encoding="utf-8"))
-    score = " ".join(recipe.score)
-    use = ["```sh", f"crossalign score --encoder {name} --src SRC --hyp MT {score}".rstrip(),
-           "```"]
+    score = shlex.join(recipe.score)
     sections = []
     headline = None
     if recipe.needs_clone:
@@ -207,9 +215,10 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
         metrics, shown = found["metrics"], [r["label"] for r in found["rows"]]
         own = [r for r in shown if r.startswith(THIS)][-1]
         p = f"{own}/avg"
+        signed = next(r["signature"] for r in found["rows"] if r["label"] == own)
         headline = Headline(own.replace(THIS, name), metrics[f"{p}/pearson"],
                             metrics[f"{p}/pearson_lo"], metrics[f"{p}/pearson_hi"],
-                            f"{recipe.benchmark} test")
+                            f"{recipe.benchmark} test", signed)
         first = shown[0]
         table = markdown_table(
             ["row", "Pearson [95% CI]", f"Δ vs {first} [95% CI]"],
@@ -232,7 +241,9 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
             "", "```sh", command.replace("  ", " "), "```", "", *table, "",
             "Signatures:", "", *[f"- {r['label']}: `{r['signature']}`" for r in found["rows"]
                                  if r["label"] in (own, first)]]))
-    sections += [("Use it", use), ("Rebuild it", rebuild_section(name, recipe, args.variant))]
+    config = config_of_options(recipe.score, built, headline)
+    sections += [("Use it", use_section(name, config)),
+                 ("Rebuild it", rebuild_section(name, recipe, args.variant))]
     if recipe.variants:
         sections.append(("Variants built on demand", [
             f"- `{v}`: `crossalign export --build {name} --variant {v}"
@@ -240,4 +251,4 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
             f"{' '.join(opts)}), then `--encoder {name}-{v}`" for v, opts in recipe.variants]))
     title = (f"{name}: {meta['encoder']}, layer {meta['layer']}, `{meta['mapping_type']}`"
              + (" + sentence map" if meta.get("sentence_map") else "") + f", {recipe.pair}")
-    return card_text(title, headline, sections)
+    return card_text(title, headline, sections), config

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> None:
 def register(sub) -> None:
     p = sub.add_parser("exports", help=VERBS["exports"],
                        description="The exports a short name finds, searched in order: the "
-                       "folders in $CROSSALIGN_EXPORTS, the exports shipped in the repository, "
+                       "folders in $CROSSALIGN_EXPORTS, the exports shipped with crossalign, "
                        "$CROSSALIGN_CACHE/exports. A path always wins over a name.",
                        epilog="examples:\n  crossalign exports\n  crossalign exports --pair "
                        "de-en\n  crossalign score --encoder wmt17/de-en --src test.de --hyp mt.en")

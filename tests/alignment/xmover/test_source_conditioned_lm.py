@@ -1,5 +1,5 @@
 """The LM's log-probability of an output given its source: the continuation-only forward pass,
-the registered ``gemma-src`` term (prompt, reuse) and, where the package is installed, the
+the registered ``gemma-given-source`` term (prompt, reuse) and, where the package is installed, the
 real Gemma 3 270M."""
 import importlib.util
 import itertools
@@ -70,8 +70,8 @@ def test_the_prefix_conditions_the_continuation(grammar_lm):
 
 def test_the_gemma_src_term_prompts_with_language_names_and_reuses_its_values(
         tiny_gpt2, monkeypatch, tmp_path):
-    term = TERMS["gemma-src"]
-    assert term.units == "raw" and term.flag == "--term gemma-src=W"
+    term = TERMS["gemma-given-source"]
+    assert term.units == "raw" and term.flag == "--term gemma-given-source=W"
     assert term.compute.prefixes(["Das  ist\tgut."], ("de", "en")) == ["German: Das ist gut.\nEnglish:"]
     assert term.compute.prefixes(["x"], None) == ["Source: x\nTranslation:"]
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
@@ -92,18 +92,18 @@ def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
         tiny_bert, tiny_gpt2, monkeypatch, tmp_path, capsys):
     from train.cli import main
 
-    monkeypatch.setattr(TERMS["gemma-src"].compute, "lm_name", str(tiny_gpt2))
-    monkeypatch.setattr(TERMS["gemma-src"].compute, "_lm", None)
+    monkeypatch.setattr(TERMS["gemma-given-source"].compute, "lm_name", str(tiny_gpt2))
+    monkeypatch.setattr(TERMS["gemma-given-source"].compute, "_lm", None)
     src, hyp = tmp_path / "src.txt", tmp_path / "hyp.txt"
     src.write_text("the cat\na dog\n")
     hyp.write_text("the dog\nsees the cat\n")
     args = ["score", "--encoder", str(tiny_bert), "--src", str(src), "--hyp", str(hyp),
             "--format", "json", "-q"]
-    assert main(args + ["--xmover-coef", "0", "--term", "gemma-src=1"]) == 0
+    assert main(args + ["--xmover-coef", "0", "--term", "gemma-given-source=1"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert "terms:gemma-src:gemma3-270m-q4km+prompt1+cjk*1" in result["signature"]
+    assert "terms:gemma-given-source:gemma3-270m-q4km+prompt1+cjk*1" in result["signature"]
     alone = result["segments"]
-    conditioned = TERMS["gemma-src"].compute(["the cat", "a dog"], ["the dog", "sees the cat"], None)
+    conditioned = TERMS["gemma-given-source"].compute(["the cat", "a dog"], ["the dog", "sees the cat"], None)
     np.testing.assert_allclose(alone, conditioned, rtol=1e-6)
 
 
@@ -161,7 +161,7 @@ def test_the_gemma_source_term_is_the_sources_log_probability_after_its_language
     # the outputs are not read: any two give the same values
     np.testing.assert_allclose(term(sources, ["x", "y"], ("de", "en")), want, rtol=1e-5)
     np.testing.assert_allclose(term(sources, ["the dog", "z"], ("de", "en")), want, rtol=1e-5)
-    assert TERMS["gemma-source"].ident == "gemma3-270m-q4km+alone1+cjk"
+    assert TERMS["gemma-source-alone"].ident == "gemma3-270m-q4km+alone1+cjk"
 
 
 def test_an_ordinary_source_is_more_predictable_than_a_scrambled_one(grammar_lm, tmp_path,

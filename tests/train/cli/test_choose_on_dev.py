@@ -39,7 +39,7 @@ def test_the_setting_that_made_the_judgments_is_chosen():
 
 
 def test_each_row_is_weighed_with_its_own_sentence_term_and_its_card_says_so():
-    from alignment.judgments.dev_choice import card
+    from alignment.judgments.dev_choice import card, chosen_config
 
     data, rows, lm, _ = _judged()
     rng = np.random.default_rng(1)
@@ -50,11 +50,13 @@ def test_each_row_is_weighed_with_its_own_sentence_term_and_its_card_says_so():
     assert picked.chosen.pearson == pytest.approx(1.0)
     shared = choose_on_dev(data, rows, None, own["noise"])  # one term for all: not the maker
     assert shared.chosen.pearson < 0.99
-    through_map = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", True)
-    plain = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", False)
-    assert "--sentence-map none" not in through_map and "own sentence map" in through_map
-    assert "crossalign score --encoder OUT --src SRC --hyp MT --sentence-map none" in plain
-    written = card("de-en", picked, "dev", None, "crossalign choose …", {}, "OUT", True, "written")
+    config = chosen_config(picked, "dev", None, {}, "")
+    through_map = card("de-en", picked, config, "crossalign choose …", {}, "OUT", True)
+    plain = card("de-en", picked, config, "crossalign choose …", {}, "OUT", False)
+    assert "own sentence map" in through_map and "own sentence map" not in plain
+    assert "crossalign score --encoder OUT --src SRC --hyp MT\n" in plain  # the name alone
+    written = card("de-en", picked, chosen_config(picked, "dev", None, {"read": "written"}, ""),
+                   "crossalign choose …", {}, "OUT", True)
     assert "--read written" in written and "--read" not in through_map  # how it was measured
 
 
@@ -107,7 +109,7 @@ def _with_sentence_map(export: Path) -> Path:
 
 @pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
 def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_dev, tiny_bert,
-                                                                 tiny_gpt2, capsys):
+                                                                 hub_models, capsys):
     from alignment.export.card import read_headline
     from alignment.export.remapped import load_remapped
 
@@ -118,8 +120,9 @@ def test_choose_writes_the_chosen_export_with_its_card_and_grid(tmp_path, mlqe_d
     scratch = set(Path(tempfile.gettempdir()).glob("crossalign-identity-*"))
     assert main(["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates",
                  str(tiny_bert), str(export), "--labels", "unmapped", "clp", "--layer", "1",
-                 "--lm", str(tiny_gpt2), "--lm-weights", "0", "0.1", "--sentence-weights", "0",
-                 "0.5", "--out", str(out), "--format", "json", "-q"]) == 0
+                 "--lm", hub_models["tiny-gpt2"], "--lm-weights", "0", "0.1",
+                 "--sentence-weights", "0", "0.5", "--out", str(out), "--format", "json",
+                 "-q"]) == 0
     printed = json.loads(capsys.readouterr().out)
     chosen = json.loads((out / "chosen.json").read_text())
     assert len(chosen["grid"]) == 2 * 2 * 2 and chosen["segments"] == 6
@@ -150,3 +153,76 @@ def test_a_benchmark_without_dev_is_refused_before_scoring(tmp_path, capsys):
                  str(tmp_path / "o")]) == 2
     assert "no dev split" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def _toy_length(sources: list[str], hypotheses: list[str], languages) -> np.ndarray:
+    """A toy term: the output's length over its source's, in characters."""
+    return np.array([len(h) / max(1, len(s)) for s, h in zip(sources, hypotheses)])
+
+
+@pytest.fixture
+def toy_term():
+    from alignment.xmover.setting import TERMS, Term, register_term
+
+    term = register_term(Term("toy-length", "toy length", "--term toy-length=W", (0.0, 1.0),
+                              "the output's length over its source's", ident="toy-length-1",
+                              compute=_toy_length))
+    yield term
+    del TERMS[term.name]
+
+
+@pytest.mark.filterwarnings("ignore:.*subword pieces")
+def test_a_registered_term_is_scored_chosen_kept_in_the_export_and_scored_again(
+        tmp_path, mlqe_dev, tiny_bert, toy_term, capsys, monkeypatch):
+    """A toy term registered once: ``choose`` scores it (one scoring pass per candidate), writes
+    the chosen weight into the export's scoring configuration, ``score --encoder OUT`` alone signs
+    the card's headline row, and ``evaluate`` with only ``--encoder OUT`` gives its Pearson."""
+    from alignment.export.card import read_headline
+    from alignment.xmover.configuration import ScoringConfig
+    from alignment.xmover.scorer import XMoverScorer
+
+    passes = []
+    original = XMoverScorer.score_systems
+    monkeypatch.setattr(XMoverScorer, "score_systems",
+                        lambda self, *a, **k: passes.append(1) or original(self, *a, **k))
+    export = _ro_export(tmp_path / "clp", tiny_bert)
+    out = tmp_path / "chosen"
+    assert main(["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates",
+                 str(tiny_bert), str(export), "--labels", "unmapped", "clp", "--layer", "1",
+                 "--sentence-weights", "0", "--term-weights", "toy-length=0,1", "--out", str(out),
+                 "-q", "--no-reuse"]) == 0
+    assert len(passes) == 2  # one scoring pass per candidate (one pair)
+    chosen = json.loads((out / "chosen.json").read_text())
+    assert {p["toy-length"] for p in chosen["grid"]} == {0.0, 1.0}
+    config = ScoringConfig.load(out)
+    weight = chosen["chosen"]["toy-length"]
+    assert config.setting.weight("toy-length") == weight
+    assert dict(config.identities).get("toy-length") == ("toy-length-1" if weight else None)
+    headline = read_headline(out)
+    capsys.readouterr()
+    src, hyp = tmp_path / "src.ro", tmp_path / "hyp.en"
+    src.write_text("Casa este veche.\nBuna ziua.\n")
+    hyp.write_text("The house is old.\nGood day.\n")
+    assert main(["score", "--encoder", str(out), "--src", str(src), "--hyp", str(hyp),
+                 "--format", "json", "-q"]) == 0
+    signed = json.loads(capsys.readouterr().out)["signature"]
+    assert signed == headline.signature and "over:" not in signed
+    assert ("toy-length:toy-length-1*1" in signed) == bool(weight)
+    assert main(["score", "--encoder", str(out), "--src", str(src), "--hyp", str(hyp),
+                 "--format", "json", "-q", "--term", f"toy-length={2 if weight else 1}"]) == 0
+    assert json.loads(capsys.readouterr().out)["signature"].endswith("|over:term:toy-length")
+    assert main(["evaluate", "mlqe", "--data", str(mlqe_dev), "--split", "dev", "--pairs",
+                 "ro-en", "--encoder", str(out), "--labels", "chosen", "--no-baselines",
+                 "--format", "json", "-q", "--no-reuse"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    row = found["rows"][0]
+    assert row["signature"] == headline.signature
+    assert round(found["metrics"][f"{row['label']}/avg/pearson"], 3) == \
+        round(headline.pearson, 3)
+
+
+def test_choose_refuses_an_lm_path_it_could_not_write_into_a_configuration(tmp_path, tiny_gpt2,
+                                                                           capsys):
+    assert main(["choose", "--dev", "mlqe", "--candidates", "nosuch", "--lm", str(tiny_gpt2),
+                 "--out", str(tmp_path / "o")]) == 2
+    assert "give the LM by name" in capsys.readouterr().err and not (tmp_path / "o").exists()

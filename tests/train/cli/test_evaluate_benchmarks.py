@@ -152,3 +152,28 @@ def test_the_sentence_term_is_a_row_of_its_own_and_part_of_every_row(tmp_path, w
     assert "|sent:L2,mean*0.3|" in signatures["base ⊕ sentence"]
     assert signatures["sentence alone"] == "sentence:L2,mean"
     assert -1 <= doc["metrics"]["sentence alone/de-en/pearson"] <= 1
+
+
+@pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
+def test_the_lm_rows_and_the_consensus_read_the_outputs_as_the_scorers_do(
+        tmp_path, wmt17_data, tiny_bert, tiny_gpt2, capsys, monkeypatch):
+    """With ``--read written`` every text the LM and the consensus term see — segment level
+    and system level, the judged output and the other systems' — is the output as written."""
+    from alignment.judgments import get_benchmark
+    from alignment.xmover import consensus
+    from alignment.xmover.lm import LanguageModelScorer
+    from alignment.xmover.written import is_tokenised
+
+    data = get_benchmark("wmt17").load(wmt17_data, "test", None)
+    assert any(is_tokenised(m) for m in data.mt)  # the released outputs are tokenised
+    seen: list[str] = []
+    score, agree = LanguageModelScorer.score, consensus.consensus_scores
+    monkeypatch.setattr(LanguageModelScorer, "score",
+                        lambda self, texts, *a, **k: seen.extend(texts) or score(self, texts, *a, **k))
+    monkeypatch.setattr(consensus, "consensus_scores", lambda hyps, others: seen.extend(
+        [*hyps, *(o for many in others for o in many)]) or agree(hyps, others))
+    assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--encoder", str(tiny_bert),
+                 "--layer", "1", "--lm", str(tiny_gpt2), "--system-lines", "6", "--consensus",
+                 "--read", "written", "--bootstrap", "20", "--no-reuse", "-q",
+                 "--format", "json"]) == 0
+    assert seen and not [t for t in seen if is_tokenised(t)]

@@ -1,0 +1,192 @@
+"""An export's scoring configuration (``scoring.json``): the setting its card measured — each
+term's weight and the identity of what computes it, the LM, the formula, the precision and the
+reading of the outputs — and the headline that measurement gave. The scorer loads it from an
+export by default, so ``score --encoder NAME`` alone scores as the card says; an option given
+overrides it and the signature's ``over:`` field names what was overridden. ``choose`` and
+``export --build`` write it; the card, ``crossalign exports`` and the benchmarks read it."""
+from __future__ import annotations
+
+import json
+import math
+import shlex
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from alignment.atomic import write_text
+from alignment.catalogue import check_choice
+from alignment.errors import InputError
+from alignment.export.card import SCORING_FILE, Headline
+
+from .setting import BUILT_IN, RENAMED, TERMS, Setting, get_term
+
+SCORING_FORMAT = "crossalign-scoring-1"
+SCORING_KEYS = {"format", "formula", "read", "precision", "weights", "lm", "identities",
+                "measured"}
+_OVER_NAMES = {"lm_coef": "lm-weight", "sentence_coef": "sentence-weight",
+               "xmover_coef": "xmover-weight"}
+# what the scorer takes from a configuration, as its parameters name them
+CONFIGURED = ("formula", "read", "precision", "lm", "lm_coef", "sentence_coef", "xmover_coef",
+              "terms")
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """The setting an export scores with (``setting``: every term's weight), how it reads the
+    outputs, and (``measured``) the agreement with people that setting was measured at."""
+
+    setting: Setting
+    formula: str = "2022"
+    read: str = "given"
+    precision: str = "fp32"
+    lm: str | None = None  # the target-side LM of the ``lm`` term
+    measured: Headline | None = None
+    # each registered term's identity when the configuration was written
+    identities: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, setting: Setting, measured: Headline | None = None, **given) -> "ScoringConfig":
+        """A configuration of ``setting`` with the identity of each registered term it weighs
+        as this process computes it."""
+        idents = tuple((n, TERMS[n].ident or n) for n in setting.active() if n not in BUILT_IN)
+        return cls(setting, measured=measured, identities=idents, **given)
+
+    def scorer_options(self) -> dict:
+        """The scorer's parameters this configuration sets (``CONFIGURED``)."""
+        w = self.setting.weight
+        return {"formula": self.formula, "read": self.read, "precision": self.precision,
+                "lm": self.lm if self.lm and w("lm") else None,
+                "lm_coef": w("lm") if self.lm and w("lm") else None,
+                "sentence_coef": w("sentence"), "xmover_coef": w("xmover"),
+                "terms": {n: v for n, v in self.setting.weights if n not in BUILT_IN and v}}
+
+    def options(self) -> list[str]:
+        """The command-line words that score with this setting on an encoder without it (the
+        unmapped row of a card, a reader's shell)."""
+        words = [] if self.formula == "2022" else ["--formula", self.formula]
+        if self.lm and self.setting.weight("lm"):
+            words += ["--lm", self.lm]
+        words += shlex.split(self.setting.flags())
+        if self.precision != "fp32":
+            words += ["--precision", self.precision]
+        return words + ([] if self.read == "given" else ["--read", self.read])
+
+    def with_measured(self, measured: Headline | None) -> "ScoringConfig":
+        return replace(self, measured=measured)
+
+    def changed_identities(self) -> list[str]:
+        """Notes for each registered term whose identity differs from the one it was measured
+        with (another version of the term: the numbers may differ from the card's)."""
+        return [f"the term {n} was measured as {was}, this crossalign computes it as "
+                f"{TERMS[n].ident or n}: scores may differ from the card's"
+                for n, was in self.identities if n in TERMS and (TERMS[n].ident or n) != was]
+
+    def as_dict(self) -> dict:
+        out = {"format": SCORING_FORMAT, "formula": self.formula, "read": self.read,
+               "precision": self.precision, "lm": self.lm,
+               "weights": {n: w for n, w in self.setting.weights if w or TERMS[n].default},
+               "identities": dict(self.identities)}
+        if self.measured is not None:
+            out["measured"] = self.measured.as_dict()
+        return out
+
+    def as_json(self) -> str:
+        return json.dumps(self.as_dict(), indent=2, ensure_ascii=False) + "\n"
+
+    def write(self, folder: str | Path) -> Path:
+        """``folder/scoring.json``, written whole (temporary name, then renamed)."""
+        path = Path(folder) / SCORING_FILE
+        write_text(path, self.as_json())
+        return path
+
+    @classmethod
+    def from_dict(cls, raw: object, path: str | Path) -> "ScoringConfig":
+        """A configuration read as data: every key, term, weight and name checked, a fault
+        refused in one line naming ``path`` (it came from outside)."""
+        from .versions import DEFAULT_LAYERS
+        from .written import READINGS
+
+        def fail(why: str) -> InputError:
+            return InputError(why, path=path)
+
+        if not isinstance(raw, dict) or raw.get("format") != SCORING_FORMAT:
+            raise fail(f"'format' must be {SCORING_FORMAT!r}")
+        unknown = sorted(set(raw) - SCORING_KEYS)
+        if unknown:
+            raise fail(f"'{unknown[0]}' is not a key of a scoring configuration "
+                       f"({', '.join(sorted(SCORING_KEYS))})")
+        weights = raw.get("weights")
+        if not isinstance(weights, dict) or not weights:
+            raise fail("'weights' must be an object of term weights")
+        found = {}
+        for name, value in weights.items():
+            if not isinstance(name, str) or isinstance(value, bool) or \
+                    not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise fail(f"weight of {name!r} must be a finite number >= 0, got {value!r}")
+            try:
+                found[get_term(name).name] = float(value)
+            except InputError as err:
+                raise fail(f"weights: {err.message}") from None
+        for key, allowed in (("formula", tuple(DEFAULT_LAYERS)), ("read", READINGS),
+                             ("precision", ("fp32", "int8"))):
+            try:
+                check_choice(str(raw.get(key)), allowed, key, key)
+            except InputError as err:
+                raise fail(err.message) from None
+        lm, idents = raw.get("lm"), raw.get("identities", {})
+        if lm is not None and (not isinstance(lm, str) or not _plain_name(lm)):
+            raise fail(f"'lm' must be an LM's name (NAME or ORG/NAME), got {lm!r}")
+        if found.get("lm") and lm is None:
+            raise fail("weights give the lm term a weight but 'lm' names no LM")
+        if not isinstance(idents, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in idents.items()):
+            raise fail("'identities' must be an object of term names and identities")
+        measured = raw.get("measured")
+        try:
+            headline = None if measured is None else Headline.from_dict(measured)
+        except (KeyError, TypeError, ValueError):
+            raise fail("'measured' must hold row, pearson, lo, hi, on and signature") from None
+        return cls(Setting.of(**found), raw["formula"], raw["read"], raw["precision"], lm,
+                   headline, tuple((get_term(k).name, v) for k, v in idents.items()
+                                   if k in TERMS or k in RENAMED))
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "ScoringConfig | None":
+        """``folder``'s configuration, or None where it keeps none; a damaged one is refused."""
+        path = Path(folder) / SCORING_FILE
+        if not path.is_file():
+            return None
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise InputError(f"not JSON ({getattr(err, 'msg', err)})", path=path,
+                             line=getattr(err, "lineno", None)) from None
+        return cls.from_dict(raw, path)
+
+
+def _plain_name(name: str) -> bool:
+    from alignment.export.recipe_options import MODEL_NAME
+
+    return bool(MODEL_NAME.fullmatch(name))
+
+
+def effective(config: ScoringConfig | None, given: dict, defaults: dict) -> tuple[dict, list[str]]:
+    """Each ``CONFIGURED`` parameter of a scorer: the one ``given`` (not None), else the
+    configuration's, else ``defaults``'; and the names of those given that differ from the
+    configuration's (what the signature's ``over:`` lists). ``terms`` merge by term."""
+    own = config.scorer_options() if config is not None else {}
+    given = {**given, "terms": {get_term(n).name: w for n, w in (given.get("terms") or {}).items()}}
+    out, over = {}, []
+    for key in CONFIGURED:
+        value = given.get(key)
+        base = own.get(key, defaults.get(key))
+        if key == "terms":
+            value = {**(base or {}), **(value or {})}
+            if config is not None:
+                over += [f"term:{n}" for n in sorted(given["terms"])
+                         if (given["terms"][n] or 0) != (base or {}).get(n, 0)]
+            out[key] = {n: w for n, w in value.items() if w}
+            continue
+        out[key] = base if value is None else value
+        if config is not None and value is not None and value != base:
+            over.append(_OVER_NAMES.get(key, key))
+    return out, over
