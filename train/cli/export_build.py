@@ -173,6 +173,7 @@ def measure(args: argparse.Namespace) -> None:
                   Path(scratch))
         card, config = measured_card(recipe, name, data, export, Path(scratch), args)
     config.write(export)
+    replace(recipe, score=()).write(export)  # its scoring setting: scoring.json alone
     write_text(export / "README.md", card.replace(str(export), name))
     print(f"measured {name}: its card is {export / 'README.md'}")
 
@@ -182,7 +183,8 @@ def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: P
     from . import main
 
     argv = ["evaluate", recipe.benchmark, "--data", str(data / recipe.benchmark), "--pairs",
-            recipe.pair, "--encoder", *rows, "--labels", *labels, *recipe.score, "--format",
+            recipe.pair, "--encoder", *rows, "--labels", *labels, "--setting", "none",
+            *recipe.score, "--format",
             "json", "-q", "--out", str(scratch / "measured")]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), _inside(scratch):

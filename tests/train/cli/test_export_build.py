@@ -4,12 +4,15 @@ something else is reported field by field; bad requests are refused before any w
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from alignment.errors import InputError
 from alignment.export.recipe import RECIPE_FILE, Recipe
+from alignment.xmover.configuration import ScoringConfig
+from alignment.xmover.scorer import XMoverScorer
 from train.cli import main
 
 CLONE = Path(__file__).parents[2] / "fixtures" / "mlqe-clone"
@@ -129,19 +132,28 @@ def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_t
     assert main(["export", "--build", str(tmp_path / "new" / RECIPE_FILE), "--from", str(CLONE),
                  "--out", str(out), "--card", "-q"]) == 0
     assert "built mlqe/ro-en from its recipe" in capsys.readouterr().out
-    assert Recipe.read(out) == recipe and json.loads((out / "build.json").read_text())[
-        "reproduced"] is None  # nothing shipped to compare with
+    # the recipe's scoring options now live in the export's scoring configuration
+    assert Recipe.read(out) == replace(recipe, score=()) and json.loads(
+        (out / "build.json").read_text())["reproduced"] is None  # nothing shipped to compare with
+    config = ScoringConfig.load(out)
+    assert config.lm == hub_models["tiny-gpt2"] and config.setting.weight("lm") == 0.01
     headline = read_headline(out)
     card = (out / "README.md").read_text()
     assert headline.on == "mlqe test" and headline.row.startswith("mlqe/ro-en ⊕ sentence ⊕ LM")
     assert f"{headline.value().split(' on ')[0]} | " in card  # the headline is a measured row
     assert "crossalign export --build mlqe/ro-en --variant plain --from CLONE" in card
-    # a new scoring setting in the recipe: --measure rewrites the card alone, no retrain
+    # a new scoring setting in the recipe: --measure rewrites the card and the configuration
+    # alone, no retrain; the name then scores with the new setting
     remap = (out / "remap.json").read_bytes()
-    Recipe("mlqe", "ro-en", recipe.train, (), recipe.variants).write(out)
+    Recipe("mlqe", "ro-en", recipe.train, ("--xmover-coef", "1"), recipe.variants).write(out)
     assert main(["export", "--measure", str(out), "--from", str(CLONE), "-q"]) == 0
     assert read_headline(out).row == "mlqe/ro-en ⊕ sentence" and "--lm" not in (
         out / "README.md").read_text()
+    assert ScoringConfig.load(out).lm is None and Recipe.read(out).score == ()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # away from the decoys: the hub's models
+    assert read_headline(out).signature == XMoverScorer(str(out)).signature
+    monkeypatch.chdir(tmp_path)
     assert (out / "remap.json").read_bytes() == remap
     assert main(["export", "--measure", str(out), "--out", str(tmp_path / "x")]) == 2
     assert "--measure takes an export" in capsys.readouterr().err
