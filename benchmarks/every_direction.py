@@ -21,6 +21,8 @@ from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.xmover.lm import LanguageModelScorer
 from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
+from alignment.shipped import shipped_folder
+from alignment.xmover.configuration import ScoringConfig
 from alignment.xmover.setting import TERMS, Setting
 from alignment.xmover.terms import PROMPT, SourceConditionedLM
 from alignment.xmover.written import read_segments
@@ -28,15 +30,26 @@ from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
 
 ENGLISH_LM, GEMMA = "smollm2-135m", "gemma3-270m"
-# chosen by `crossalign choose` on MLQE-PE dev (docs/every_direction.md)
-FROM_ENGLISH = Setting.of(xmover=0.0, lm=0.05, sentence=0.5, **{"gemma-given-source": 0.02})
+
+
+def shipped_setting(name: str) -> Setting:
+    """The setting the shipped export ``name`` keeps (its scoring.json): what ships, read from
+    the export, never typed here."""
+    return ScoringConfig.load(shipped_folder("exports") / name).setting
+
+
+# chosen by `crossalign choose` on MLQE-PE dev (docs/every_direction.md), as the exports keep them
+FROM_ENGLISH = shipped_setting("mlqe/en-de")
 # the first from-English choice, made while `choose` weighed a plain cosine, not the map
 FROM_ENGLISH_BEFORE = Setting.of(xmover=0.0, lm=0.05, sentence=0.0, use=0.1,
                                  **{"gemma-given-source": 0.05})
 BEFORE_TO_ENGLISH = Setting.of(lm=0.01, sentence=0.5)  # the exports before Gemma
 BEFORE_SRC = 0.02  # Gemma given the source beside them, chosen while `choose` weighed no map
-TO_ENGLISH = Setting.of(lm=0.0, sentence=1.0, **{"gemma-given-source": 0.05})  # chosen on dev
-SOURCE_WEIGHT = 0.05  # Gemma LM of the source beside TO_ENGLISH, chosen on dev: with it, shipped
+SHIPPED_TO_ENGLISH = shipped_setting("wmt17/de-en")  # every to-English export keeps this one
+# Gemma LM of the source beside TO_ENGLISH (the earlier dev choice), chosen on dev: with it, shipped
+SOURCE_WEIGHT = SHIPPED_TO_ENGLISH.weight("gemma-source-alone")
+TO_ENGLISH = Setting.of(**{n: w for n, w in SHIPPED_TO_ENGLISH.weights
+                           if n != "gemma-source-alone"})
 DIRECTIONS = {  # name: (benchmark, pairs, into English)
     "MLQE-PE test, from English": ("mlqe", pairs("mlqe", into_english=False), False),
     "MLQE-PE test, to English": ("mlqe", pairs("mlqe", into_english=True), True),
