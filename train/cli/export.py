@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> None:
         from .export_setting import upgraded_files
 
         folder = Path(resolve_export(args.upgrade))
-        name = args.upgrade if not Path(args.upgrade).exists() else folder.name
+        name = None if Path(args.upgrade).exists() else args.upgrade  # a path: its recipe's
         check_output_dir(args.out, REMAP_FILE, args.overwrite, inputs=(folder,))
         meta = upgrade_export(folder, args.out, upgraded_files(folder, name))
         print(f"rewritten as {meta['format']} in {args.out}\n{meta['signature']}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from alignment.errors import InputError
@@ -57,11 +58,12 @@ def renamed_terms(text: str) -> str:
     return text
 
 
-def upgraded_files(folder: Path, name: str) -> dict[str, str]:
+def upgraded_files(folder: Path, name: str | None = None) -> dict[str, str]:
     """The files ``export --upgrade`` writes for an export made before exports kept a scoring
     configuration: ``scoring.json`` from its recipe's scoring options and its card's headline
     (with the measured row's signature), the recipe without the options it now keeps there, and
-    the card saying the name alone scores as measured. Nothing for an export that keeps one."""
+    the card saying the name alone scores as measured (``name``: the export's short name; by
+    default its recipe's ``BENCHMARK/PAIR``). Nothing for an export that keeps one."""
     from alignment.export.card import CARD_FILE, SCORING_FILE, old_headline, replace_section
     from alignment.export.recipe import RECIPE_FILE, Recipe
 
@@ -69,19 +71,17 @@ def upgraded_files(folder: Path, name: str) -> dict[str, str]:
         return {}
     recipe = Recipe.read(folder) if (folder / RECIPE_FILE).is_file() else None
     words = [renamed_terms(w) for w in (recipe.score if recipe else ())]
+    name = name or (f"{recipe.benchmark}/{recipe.pair}" if recipe else folder.name)
     card = folder / CARD_FILE
     text = renamed_terms(card.read_text(encoding="utf-8")) if card.is_file() else None
     signature = next((line.split("`")[1] for line in (text or "").splitlines()
                       if line.startswith(f"- {THIS}") and line.count("`") >= 2), "")
     headline = old_headline(folder, signature)
     if headline is not None:
-        headline = type(headline)(renamed_terms(headline.row), headline.pearson, headline.lo,
-                                  headline.hi, headline.on, signature)
+        headline = replace(headline, row=renamed_terms(headline.row))
     config = config_of_options(words, folder, headline)
     out = {SCORING_FILE: config.as_json()}
     if recipe is not None:
-        from dataclasses import replace
-
         out[RECIPE_FILE] = replace(recipe, score=()).as_json()
     if text is not None:
         out[CARD_FILE] = replace_section(text, "Use it", use_section(name, config))
