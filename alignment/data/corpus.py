@@ -53,6 +53,23 @@ def fingerprint_lines(*sides: list[str]) -> str:
 STDIN = "-"
 
 
+def decode_line(raw: bytes, path: Path, number: int, allow_empty: bool = False) -> str:
+    """Line ``number`` (1-based) of ``path`` as text: UTF-8 decoded, its line end dropped, a
+    leading BOM on line 1 dropped; bad bytes or (unless ``allow_empty``) an empty line refused
+    with file:line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"not valid UTF-8 (byte {err.start}: {raw[err.start:err.start + 1]!r})",
+                         path=path, line=number) from None
+    text = text.rstrip("\r\n")
+    if number == 1:
+        text = text.lstrip("\ufeff")
+    if not allow_empty and not text.strip():
+        raise InputError("empty line (every line must hold a sentence)", path=path, line=number)
+    return text
+
+
 def read_lines(path: str | Path, allow_empty: bool = False) -> list[str]:
     """Read a UTF-8 text file (``-``: standard input) into lines, failing with file:line on bad
     bytes or (unless ``allow_empty``) empty lines."""
@@ -65,20 +82,9 @@ def read_lines(path: str | Path, allow_empty: bool = False) -> list[str]:
         raise InputError("is a folder, not a text file", path=path)
     if not stdin and not path.is_file():
         raise InputError("file not found", path=path)
-    lines: list[str] = []
     with (contextlib.nullcontext(sys.stdin.buffer) if stdin else path.open("rb")) as fh:
-        for number, raw in enumerate(fh, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise InputError(f"not valid UTF-8 (byte {err.start}: {raw[err.start:err.start + 1]!r})",
-                                 path=path, line=number) from None
-            text = text.rstrip("\r\n")
-            if number == 1:
-                text = text.lstrip("\ufeff")
-            if not allow_empty and not text.strip():
-                raise InputError("empty line (every line must hold a sentence)", path=path, line=number)
-            lines.append(text)
+        lines = [decode_line(raw, path, number, allow_empty)
+                 for number, raw in enumerate(fh, start=1)]
     if not lines and not allow_empty:
         raise InputError("file is empty", path=path)
     return lines

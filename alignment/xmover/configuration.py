@@ -14,6 +14,7 @@ from pathlib import Path
 
 from alignment.atomic import write_text
 from alignment.catalogue import check_choice
+from alignment.encoding.precision import PRECISIONS
 from alignment.errors import InputError
 from alignment.export.card import SCORING_FILE, Headline
 
@@ -127,7 +128,7 @@ class ScoringConfig:
             except InputError as err:
                 raise fail(f"weights: {err.message}") from None
         for key, allowed in (("formula", tuple(DEFAULT_LAYERS)), ("read", READINGS),
-                             ("precision", ("fp32", "int8"))):
+                             ("precision", PRECISIONS)):
             try:
                 check_choice(str(raw.get(key)), allowed, key, key)
             except InputError as err:

@@ -22,7 +22,7 @@ from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
 from .configuration import ScoringConfig, effective
-from .setting import BUILT_IN, TERMS, Setting
+from .setting import BUILT_IN, TERMS, Setting, TermContext
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
 from .transport import solve_all
@@ -176,7 +176,7 @@ class XMoverScorer:
             "-".join(self.languages) if self.languages else None,
             f"{self.sentence.describe()}*{w('sentence'):g}" if self.sentence and w("sentence")
             else None, precision_tag(self.precision),
-            None if w("xmover") == 1 else f"{w('xmover'):g}", setting.describe(),
+            None if w("xmover") == 1 else f"{w('xmover'):g}", setting.describe(self.precision),
             describe_reading(self.read), ",".join(self.overridden) or None))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
@@ -196,11 +196,8 @@ class XMoverScorer:
         return out
 
     def _source_transform(self):
-        if self.mapping is not None:
-            return lambda v: self.mapping.map_array(v, "src")
-        if self.export_mapping is not None:
-            return lambda v: self.export_mapping.map_array(v, "src")
-        return None
+        mapping = self.mapping if self.mapping is not None else self.export_mapping
+        return None if mapping is None else (lambda v: mapping.map_array(v, "src"))
 
     def _target_transform(self):
         if self.mapping is not None and self.mapping_both_sides:
@@ -263,9 +260,11 @@ class XMoverScorer:
         seconds["lm"] = time.perf_counter() - t0
         sentence = None if src_sentences is None else \
             self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
+        context = TermContext(str(self.encoder.device), self.precision)
         values = {"xmover": xm, "lm": lm, "sentence": sentence, **{
-            n: np.asarray(TERMS[n].compute(list(sources), hypotheses, self.languages),
-                          dtype=np.float64) for n in self.terms}}
+            n: np.asarray(TERMS[n].compute(list(sources), hypotheses, self.languages, **(
+                {"context": context} if TERMS[n].contextual else {})), dtype=np.float64)
+            for n in self.terms}}
         final = self.setting.combine(values)
         if not np.isfinite(final).all():
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1

@@ -105,7 +105,7 @@ class SentenceSimilarity:
                 padded = tokenizer.pad({k: [enc[k][i] for i in batch] for k in enc.keys()},
                                        return_tensors="pt")
                 padded = {k: v.to(device) for k, v in padded.items()}
-                states = hidden_state(model, padded, self.layer)
+                states = hidden_state(model, padded, self.layer).float()
                 mask = padded["attention_mask"].unsqueeze(-1).to(states.dtype)
                 means = (states * mask).sum(1) / mask.sum(1).clamp(min=1)
                 out[batch] = means.float().cpu().numpy()

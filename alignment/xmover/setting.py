@@ -29,8 +29,19 @@ class Term:
     default: float = 0.0
     units: str = "raw"
     ident: str = ""  # what the signature records of it (a registered term's version)
-    compute: Callable[[list[str], list[str], tuple[str, str] | None], np.ndarray] | None = \
-        field(default=None, compare=False)
+    compute: Callable[..., np.ndarray] | None = field(default=None, compare=False)
+    # whether ``compute`` takes ``context=TermContext``: it then runs on the scorer's device and
+    # in its precision; a term that does not computes as its ident says (signed ``@fp32``)
+    contextual: bool = False
+
+
+@dataclass(frozen=True)
+class TermContext:
+    """What a scorer gives a contextual term: the device and precision it runs in (the
+    signature's ``prec:`` then holds for the term too)."""
+
+    device: str = "cpu"
+    precision: str = "fp32"
 
 
 TERMS: dict[str, Term] = {}
@@ -161,10 +172,12 @@ class Setting:
                 out.append(f"--term {name}={w:g}")
         return " ".join(out)
 
-    def describe(self) -> str | None:
-        """What the signature records of the registered (not built-in) terms, or None."""
-        extra = [f"{n}:{TERMS[n].ident or n}*{w:g}" for n, w in self.weights
-                 if w and n not in BUILT_IN]
+    def describe(self, precision: str = "fp32") -> str | None:
+        """What the signature records of the registered (not built-in) terms, or None; a term
+        that cannot follow a ``precision`` other than fp32 is signed ``@fp32``."""
+        extra = [f"{n}:{TERMS[n].ident or n}"
+                 f"{'' if precision == 'fp32' or TERMS[n].contextual else '@fp32'}*{w:g}"
+                 for n, w in self.weights if w and n not in BUILT_IN]
         return "+".join(extra) or None
 
 

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from alignment.errors import InputError
-from .setting import Term, register_term
+from .setting import Term, TermContext, register_term
 
 # the languages Universal Sentence Encoder Multilingual v3 was trained on
 USE_LANGUAGES = ("ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th",
@@ -69,14 +69,16 @@ def prompt_names(languages: tuple[str, str] | None) -> tuple[str, str]:
 _LMS: dict = {}
 
 
-def shared_lm(name: str):
-    """One ``LanguageModelScorer`` per LM name for all terms of a process (each loads it once,
-    on first use)."""
+def shared_lm(name: str, context: TermContext | None = None):
+    """One ``LanguageModelScorer`` per LM name, device and precision for all terms of a process
+    (each loads it once, on first use)."""
     from .lm import LanguageModelScorer
 
-    if name not in _LMS:
-        _LMS[name] = LanguageModelScorer(name)
-    return _LMS[name]
+    context = context or TermContext()
+    key = (name, context.device, context.precision)
+    if key not in _LMS:
+        _LMS[key] = LanguageModelScorer(name, device=context.device, precision=context.precision)
+    return _LMS[key]
 
 
 class SourceConditionedLM:
@@ -87,7 +89,6 @@ class SourceConditionedLM:
 
     def __init__(self, lm: str = "gemma3-270m", prompt: str = PROMPT) -> None:
         self.lm_name, self.prompt = lm, prompt  # prompt: PROMPT's fields, another wording
-        self._lm = None
 
     def prefixes(self, sources: list[str], languages: tuple[str, str] | None) -> list[str]:
         a, b = prompt_names(languages)
@@ -95,25 +96,24 @@ class SourceConditionedLM:
                                    target_language=b) for s in sources]
 
     def __call__(self, sources: list[str], hypotheses: list[str],
-                 languages: tuple[str, str] | None) -> np.ndarray:
+                 languages: tuple[str, str] | None, context: TermContext | None = None
+                 ) -> np.ndarray:
         from .lm import lm_text
         from .reuse import cached_array, default_reuse
 
-        if self._lm is None:
-            self._lm = shared_lm(self.lm_name)
+        lm = shared_lm(self.lm_name, context)
         prefixes = [lm_text(p) for p in self.prefixes(sources, languages)]
         outputs = [" " + lm_text(" ".join(h.split())) for h in hypotheses]
-        return cached_array(default_reuse(),
-                            f"lm-given|{self._lm.weights_ident}|{self._lm.device.type}",
+        return cached_array(default_reuse(), f"lm-given|{lm.weights_ident}|{lm.device.type}",
                             [p + "\0" + h for p, h in zip(prefixes, outputs)],
-                            lambda _: self._lm.score_given(prefixes, outputs), ndim=1)
+                            lambda _: lm.score_given(prefixes, outputs), ndim=1)
 
 
 register_term(Term("gemma-given-source", "Gemma given source", "--term gemma-given-source=W",
                    (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
                    "Gemma 3 270M's mean token log-probability of the output after the prompt "
                    "'SOURCE-LANGUAGE: source\\nTARGET-LANGUAGE:'",
-                   ident="gemma3-270m-q4km+prompt1+cjk", compute=SourceConditionedLM()))
+                   ident="gemma3-270m-q4km+prompt1+cjk", compute=SourceConditionedLM(), contextual=True))
 
 
 class SourcePredictability:
@@ -126,9 +126,11 @@ class SourcePredictability:
         self.lm = SourceConditionedLM(lm, prompt="{target_language}:")
 
     def __call__(self, sources: list[str], hypotheses: list[str],
-                 languages: tuple[str, str] | None) -> np.ndarray:
+                 languages: tuple[str, str] | None, context: TermContext | None = None
+                 ) -> np.ndarray:
         back = (languages[1], languages[0]) if languages else None
-        return self.lm(hypotheses, sources, back)  # the source, scored after its language's name
+        # the source, scored after its language's name
+        return self.lm(hypotheses, sources, back, context)
 
 
 class BackTranslationPMI:
@@ -142,15 +144,17 @@ class BackTranslationPMI:
         self.given = SourceConditionedLM(lm)
         self.alone = SourcePredictability(lm)
 
-    def parts(self, sources: list[str], hypotheses: list[str],
-              languages: tuple[str, str] | None) -> tuple[np.ndarray, np.ndarray]:
+    def parts(self, sources: list[str], hypotheses: list[str], languages: tuple[str, str] | None,
+              context: TermContext | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(the source's mean log-probability given the output, and alone)."""
         back = (languages[1], languages[0]) if languages else None
-        return self.given(hypotheses, sources, back), self.alone(sources, hypotheses, languages)
+        return (self.given(hypotheses, sources, back, context),
+                self.alone(sources, hypotheses, languages, context))
 
     def __call__(self, sources: list[str], hypotheses: list[str],
-                 languages: tuple[str, str] | None) -> np.ndarray:
-        given, alone = self.parts(sources, hypotheses, languages)
+                 languages: tuple[str, str] | None, context: TermContext | None = None
+                 ) -> np.ndarray:
+        given, alone = self.parts(sources, hypotheses, languages, context)
         return given - alone
 
 
@@ -159,7 +163,7 @@ register_term(Term("gemma-back", "Gemma back-translation", "--term gemma-back=W"
                    "Gemma 3 270M's mean token log-probability of the source after the prompt "
                    "'TARGET-LANGUAGE: output\\nSOURCE-LANGUAGE:', minus that after "
                    "'SOURCE-LANGUAGE:' alone",
-                   ident="gemma3-270m-q4km+back1+cjk", compute=BackTranslationPMI()))
+                   ident="gemma3-270m-q4km+back1+cjk", compute=BackTranslationPMI(), contextual=True))
 
 
 register_term(Term("gemma-source-alone", "Gemma LM of the source",
@@ -168,4 +172,4 @@ register_term(Term("gemma-source-alone", "Gemma LM of the source",
                    "Gemma 3 270M's mean token log-probability of the source after "
                    "'SOURCE-LANGUAGE:' (how ordinary the source is: a hard source gets a worse "
                    "translation)", ident="gemma3-270m-q4km+alone1+cjk",
-                   compute=SourcePredictability()))
+                   compute=SourcePredictability(), contextual=True))

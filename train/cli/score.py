@@ -10,6 +10,7 @@ from alignment.errors import InputError
 from .score_output import paired_differences, render, render_words
 from .options import add_old_name
 from .scorer_options import add_scorer_options, build_scorer, check_scorer_options
+from .score_shards import add_shard_options, check_shard_options, in_shards, run_in_shards
 
 VERBS = {"score": "XMoverScore of hypotheses against their sources (no reference needed)"}
 PROGRESS_FROM = 100  # pairs; below this a run takes seconds and shows no bars
@@ -21,6 +22,10 @@ def run(args: argparse.Namespace) -> None:
     from alignment.evaluation.language_check import looks_like_other
     from alignment.xmover.scorer import truncated_lines
 
+    check_shard_options(args)
+    if in_shards(args):
+        check_scorer_options(args)
+        return run_in_shards(args)
     names = list(args.hyp)
     check_inputs(args, names)
     check_scorer_options(args)
@@ -125,9 +130,11 @@ def register(sub) -> None:
                        "  crossalign score --encoder EXPORT --src test.es --hyp base.en new.en "
                        "--paired-bs\n"
                        "  crossalign score --encoder EXPORT --src test.de --hyp A.en B.en C.en "
-                       "--consensus")
-    p.add_argument("--src", required=True, help="source sentences, one a line ('-': stdin)")
-    p.add_argument("--hyp", required=True, nargs="+", metavar="HYP",
+                       "--consensus\n"
+                       "  crossalign score --encoder EXPORT --pairs big.tsv --devices 2 "
+                       "--shards run/   # in shards, resumable")
+    p.add_argument("--src", help="source sentences, one a line ('-': stdin)")
+    p.add_argument("--hyp", nargs="+", metavar="HYP",
                    help="hypotheses (MT output), one a line ('-': stdin); empty lines are "
                    "scored. Several files: several systems, the sources encoded once")
     p.add_argument("--format", default="text", choices=["text", "json", "tsv"],
@@ -165,4 +172,5 @@ def register(sub) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")
     add_scorer_options(p)
+    add_shard_options(p)
     p.set_defaults(func=run)

@@ -169,11 +169,12 @@ def term_weights(args: argparse.Namespace, many: bool = False) -> dict:
 def add_speed_options(p: argparse.ArgumentParser, reuse_default: bool = False) -> None:
     """``--precision`` and ``--reuse``/``--no-reuse``: how fast a scorer runs (``score``,
     ``evaluate``; the judged tasks reuse by default, as their loop re-scores the same text)."""
-    p.add_argument("--precision", choices=["fp32", "int8"],
-                   help="arithmetic of the encoder and the LM: fp32 (default, the published "
-                   "numbers) or int8 (opt-in, CPU only: 1.3-1.4x faster, and it lowered "
-                   "agreement with people by .01-.08 Pearson on WMT17 and MLQE-PE; the "
-                   "signature says prec:int8)")
+    p.add_argument("--precision", choices=["fp32", "bf16", "int8"],
+                   help="arithmetic of the encoder, the LM and the LM terms: fp32 (default, the "
+                   "published numbers), bf16 (a GPU, or a CPU with AVX-512 BF16 or AMX: "
+                   "docs/scale.md gives its speed and agreement) or int8 (opt-in, CPU only: "
+                   "1.3-1.4x faster, and it lowered agreement with people by .01-.08 Pearson on "
+                   "WMT17 and MLQE-PE); the signature says prec:bf16 / prec:int8")
     p.add_argument("--reuse", dest="reuse", action="store_true", default=reuse_default,
                    help="keep token vectors, sentence vectors and LM scores in the cache "
                    "($CROSSALIGN_CACHE/reuse) and read them back when the same sentences are "

@@ -83,8 +83,9 @@ def test_the_gemma_src_term_prompts_with_language_names_and_reuses_its_values(
     np.testing.assert_allclose(got, want, rtol=1e-6)
     # a second scorer of the same LM reads the values back: no forward pass
     again = terms.SourceConditionedLM(str(tiny_gpt2))
-    again._lm = LanguageModelScorer(str(tiny_gpt2))
-    monkeypatch.setattr(again._lm, "score_given", lambda *a: pytest.fail("recomputed"))
+    monkeypatch.setattr(terms, "_LMS", {})  # a fresh LM object, as in another process
+    monkeypatch.setattr(terms.shared_lm(str(tiny_gpt2)), "score_given",
+                        lambda *a: pytest.fail("recomputed"))
     np.testing.assert_array_equal(again(sources, outputs, ("en", "de")), got)
 
 
@@ -93,7 +94,6 @@ def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
     from train.cli import main
 
     monkeypatch.setattr(TERMS["gemma-given-source"].compute, "lm_name", str(tiny_gpt2))
-    monkeypatch.setattr(TERMS["gemma-given-source"].compute, "_lm", None)
     src, hyp = tmp_path / "src.txt", tmp_path / "hyp.txt"
     src.write_text("the cat\na dog\n")
     hyp.write_text("the dog\nsees the cat\n")
