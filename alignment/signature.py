@@ -131,6 +131,27 @@ class BertScoreSignature(Signature):
 
 
 @dataclass(frozen=True)
+class MetricSignature(Signature):
+    """A consumer metric's score (``alignment.metrics``): the metric and its version, the
+    encoder and layers, the map as applied, its own settings, its preprocessing, and whether it
+    read a reference (``form:ref``) or the source (``form:src``)."""
+
+    metric: str
+    ver: str
+    encoder: dict
+    settings: str | None
+    preprocessing: str
+    form: str
+
+    def fields(self) -> dict[str, object]:
+        return {"ver": self.ver, **self.encoder, "set": self.settings, "prep": self.preprocessing,
+                "form": self.form}
+
+    def __str__(self) -> str:
+        return signature(self.fields(), self.metric, self.version)
+
+
+@dataclass(frozen=True)
 class TableSignature(Signature):
     """An experiment's table: the encoder and pooling, the training data, and (where they
     apply) the aligner, the links used, the unpaired protocol, the pools and the seed."""

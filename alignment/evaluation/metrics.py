@@ -74,3 +74,21 @@ register_metric(Metric("xmoverscore", _xmoverscore,
 register_metric(Metric("bertscore-xl", _bertscore,
                        "cross-lingual BERTScore F1 of the hypothesis against the source "
                        "(no IDF, no rescaling)"))
+
+
+def _consumer(name: str) -> Callable[..., Scorer]:
+    def build(encoder: str, **options) -> Scorer:
+        from alignment.metrics import ReferenceFree
+
+        return ReferenceFree(name, encoder, **options)
+    return build
+
+
+for _name, _summary in (
+        ("moverscore-v1", "MoverScore v1 (Zhao et al. 2019): [min; mean; max] of the last 5 "
+         "layers, n-grams, 1 − EMD; here of the hypothesis against the source"),
+        ("moverscore-v2", "MoverScore v2: the last layer, unigrams, 1 / (1 + transport cost); "
+         "here of the hypothesis against the source"),
+        ("baryscore", "BaryScore (Colombo et al. 2021): −W between the Wasserstein barycenters "
+         "of the last 5 layers; here of the hypothesis against the source")):
+    register_metric(Metric(_name, _consumer(_name), _summary))
