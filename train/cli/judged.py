@@ -105,10 +105,14 @@ def run_evaluate(args: argparse.Namespace) -> None:
     data = bench.load(data_path, split, args.pairs)
     rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
             for k, spec in enumerate(args.encoder or [])]
+    from alignment.judgments.metric_rows import parse_metric_row, score_metric_rows
+
+    metric_rows = [parse_metric_row(spec, data.pairs) for spec in args.metric_row or []]
     extra = [Row(path, np.asarray(_read_scores(path, len(data))), f"scores from {path}")
              for path in args.scores or []]
     options = _row_options(args)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
+    extra = score_metric_rows(data, metric_rows, args.batch_size, args.device, log) + extra
     result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,
                              args.system_lines, log, args.consensus)
@@ -218,6 +222,12 @@ def register_evaluate(tasks) -> None:
         p.add_argument("--labels", nargs="+", help="a name for each --encoder row")
         p.add_argument("--scores", nargs="+", metavar="FILE",
                        help="precomputed scores, one a line in the data's order (a row each)")
+        p.add_argument("--metric-row", nargs="+", metavar="ROW",
+                       help="rows of the other metrics: NAME[/KEY=VALUE,…]:FORM:ENCODER, NAME "
+                       "moverscore-v1|moverscore-v2|baryscore|bertscore, FORM ref (against "
+                       "the reference) or src (the source, through an export's map); KEY a "
+                       "preprocessing option (subwords, punctuation, stopwords, idf, "
+                       "lowercase) or the metric's own (ngram, layers, last_layers, layer)")
         p.add_argument("--pairs", nargs="+", metavar="PAIR", help="only these pairs")
         p.add_argument("--split", choices=bench.splits, help=f"default: {bench.splits[-1]}")
         p.add_argument("--lm", help="causal LM for the fluency term (HF folder or name, a .gguf "

@@ -10,6 +10,7 @@ from alignment.errors import InputError
 from .score_output import paired_differences, render, render_words
 from .options import add_old_name
 from .scorer_options import add_scorer_options, build_scorer, check_scorer_options
+from .score_metric import add_metric_options, run_metric, wants_other_metric, check_metric_options
 from .score_shards import add_shard_options, check_shard_options, in_shards, run_in_shards
 
 VERBS = {"score": "XMoverScore of hypotheses against their sources (no reference needed)"}
@@ -22,6 +23,9 @@ def run(args: argparse.Namespace) -> None:
     from alignment.evaluation.language_check import looks_like_other
     from alignment.xmover.scorer import truncated_lines
 
+    check_metric_options(args)
+    if wants_other_metric(args):
+        return run_metric(args)
     check_shard_options(args)
     if in_shards(args):
         check_scorer_options(args)
@@ -132,7 +136,9 @@ def register(sub) -> None:
                        "  crossalign score --encoder EXPORT --src test.de --hyp A.en B.en C.en "
                        "--consensus\n"
                        "  crossalign score --encoder EXPORT --pairs big.tsv --devices 2 "
-                       "--shards run/   # in shards, resumable")
+                       "--shards run/   # in shards, resumable\n"
+                       "  crossalign score --encoder EXPORT --metric moverscore-v2 --ref ref.en "
+                       "--hyp mt.en")
     p.add_argument("--src", help="source sentences, one a line ('-': stdin)")
     p.add_argument("--hyp", nargs="+", metavar="HYP",
                    help="hypotheses (MT output), one a line ('-': stdin); empty lines are "
@@ -173,4 +179,5 @@ def register(sub) -> None:
                    help="no notes, warnings or progress on stderr (errors still)")
     add_scorer_options(p)
     add_shard_options(p)
+    add_metric_options(p)
     p.set_defaults(func=run)

@@ -57,7 +57,8 @@ def add_setting_options(p: argparse.ArgumentParser, reuse_default: bool = False,
                    "plain encoder the formula's, " + ", ".join(
                        f"{v} {n}" for v, n in DEFAULT_LAYERS.items())
                    + ", or the encoder's last layer if it has fewer)")
-    p.add_argument("--ngram", type=int, default=2, help="tokens per n-gram in the transport")
+    p.add_argument("--ngram", type=int, default=2, action=Given,
+                   help="tokens per n-gram in the transport (default 2; MoverScore v1: 1)")
     if not grid:  # choose searches the weights: the candidates' own are never read
         p.add_argument("--setting", choices=["export", "none"], default="export",
                        help="export (default): score with an export's own scoring "
@@ -76,6 +77,15 @@ def add_setting_options(p: argparse.ArgumentParser, reuse_default: bool = False,
     p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
     p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
                    "cores above two, else one)")
+
+
+class Given(argparse.Action):
+    """Stores the value and notes that it was given (``given_NAME``): a default that differs
+    by metric (MoverScore v1's n-gram) yields to it only then."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"given_{self.dest}", True)
 
 
 def scorer_kwargs(args: argparse.Namespace) -> dict:
