@@ -7,7 +7,8 @@ the scores and the seconds of each.
 
 ``MOVERSCORE_CLONE``: github.com/AIPHES/emnlp19-moverscore (its ``moverscore.py`` is v1,
 ``moverscore_v2.py`` v2); ``BARYSCORE_CLONE``: github.com/PierreColombo/nlg_eval_via_simi_measures.
-The public code runs here only, in its own process, through shims that leave its arithmetic
+Rows ``+ bucketed``: crossalign in its default batches (sorted by length), whose padding
+differs from the public code's. The public code runs here only, in its own process, through shims that leave its arithmetic
 alone: CUDA → the CPU; numpy's removed ``np.float`` → float; v1's ``pytorch_pretrained_bert``
 model → the same encoder's layers through transformers (its ``encoded_layers`` are the
 ``hidden_states`` after the embeddings); v1's download of its MNLI BERT skipped (the model is
@@ -114,14 +115,18 @@ def public_bary(clone: Path, encoder: str, refs: list[str], hyps: list[str]) -> 
 
 
 def ours(kind: str, encoder: str, refs: list[str], hyps: list[str]) -> list[float]:
+    """crossalign's metric: in the public code's batches (in order, ``BATCH`` a batch), or with
+    ``@bucketed`` in its default batches (sorted by length: other padding)."""
     sys.path.insert(0, str(ROOT))
     from alignment.metrics import BaryScore, MoverScore
 
+    kind, _, batching = kind.partition("@")
+    bucket = batching == "bucketed"
     if kind.startswith("v"):
-        metric = MoverScore(encoder, kind, batch_size=BATCH, bucket=False, device="cpu")
+        metric = MoverScore(encoder, kind, batch_size=BATCH, bucket=bucket, device="cpu")
         return list(metric.score(hyps, references=refs).scores)
     regs = (10, 1, 5, 0.1, 0.5, 0.01, 0.001) if kind == "bary+sd" else ()
-    metric = BaryScore(encoder, sinkhorn=regs, batch_size=BATCH, bucket=False, device="cpu")
+    metric = BaryScore(encoder, sinkhorn=regs, batch_size=BATCH, bucket=bucket, device="cpu")
     return list(-metric.score(hyps, references=refs).scores)  # W, as the public code reports
 
 
@@ -164,7 +169,10 @@ def main() -> None:
     plan = [("MoverScore v1", "public-v1", "crossalign-v1", args.moverscore),
             ("MoverScore v2", "public-v2", "crossalign-v2", args.moverscore),
             ("BaryScore W", "public-bary", "crossalign-bary", args.baryscore),
-            ("BaryScore W + SD", None, "crossalign-bary+sd", args.baryscore)]
+            ("BaryScore W + SD", None, "crossalign-bary+sd", args.baryscore),
+            ("MoverScore v1 + bucketed", None, "crossalign-v1@bucketed", args.moverscore),
+            ("MoverScore v2 + bucketed", None, "crossalign-v2@bucketed", args.moverscore),
+            ("BaryScore W + bucketed", None, "crossalign-bary@bucketed", args.baryscore)]
     rows, public_scores = [], {}
     for label, public, mine, clone in plan:
         row = {"metric": label, "n": args.n, "pair": args.pair, "encoder": args.encoder}

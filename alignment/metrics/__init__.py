@@ -2,12 +2,17 @@
 (reference vs output) or reference-free (source vs output through the remapped encoder):
 MoverScore (v1, v2) and BaryScore, each with its preprocessing as options and in its signature.
 XMoverScore lives in ``alignment.xmover``; cross-lingual BERTScore in
-``alignment.evaluation.bertscore``."""
-from .preprocessing import PRESETS, Preprocessing, Stopwords
-from .moverscore import MoverScore
-from .baryscore import BaryScore
-from .result import MetricResult
-from .consumers import NAMES, ReferenceFree, build_consumer
+``alignment.evaluation.bertscore``. Names are imported on first use (option parsing stays
+torch-free)."""
+from __future__ import annotations
 
-__all__ = ["PRESETS", "Preprocessing", "Stopwords", "MoverScore", "BaryScore", "MetricResult", "NAMES",
-           "ReferenceFree", "build_consumer"]
+from alignment.lazy import lazy_attributes
+
+_PUBLIC = {"PRESETS": "preprocessing", "Preprocessing": "preprocessing",
+           "Stopwords": "preprocessing", "MoverScore": "moverscore", "BaryScore": "baryscore",
+           "MetricResult": "result", "NAMES": "consumers", "ReferenceFree": "consumers",
+           "build_consumer": "consumers"}
+
+__all__ = list(_PUBLIC)
+
+__getattr__ = lazy_attributes(__name__, _PUBLIC, globals())

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.xmover.ngrams import is_continuation, is_punctuation
 
@@ -63,12 +64,8 @@ class Preprocessing:
     lowercase: bool = False
 
     def __post_init__(self) -> None:
-        if self.subwords not in SUBWORDS:
-            raise InputError(f"must be one of {', '.join(SUBWORDS)}, got {self.subwords!r}",
-                             parameter="subwords")
-        if self.idf not in IDF:
-            raise InputError(f"must be one of {', '.join(IDF)}, got {self.idf!r}",
-                             parameter="idf")
+        check_choice(self.subwords, SUBWORDS, "subword selection", parameter="subwords")
+        check_choice(self.idf, IDF, "idf", parameter="idf")
 
     def with_options(self, **options) -> "Preprocessing":
         """This preprocessing with the options given (None: keep this one's)."""
@@ -121,8 +118,5 @@ looks token tensors up in a dictionary of ints, so every token gets the default,
 
 
 def preset(name: str) -> Preprocessing:
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise InputError(f"no preprocessing preset {name!r}; known: {', '.join(PRESETS)}",
-                         parameter="preprocessing") from None
+    """The published preprocessing called ``name``; unknown: the catalogue's error."""
+    return PRESETS[check_choice(name, PRESETS, "preprocessing preset", parameter="preprocessing")]

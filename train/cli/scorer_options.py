@@ -58,7 +58,7 @@ def add_setting_options(p: argparse.ArgumentParser, reuse_default: bool = False,
                        f"{v} {n}" for v, n in DEFAULT_LAYERS.items())
                    + ", or the encoder's last layer if it has fewer)")
     p.add_argument("--ngram", type=int, default=2, action=Given,
-                   help="tokens per n-gram in the transport (default 2; MoverScore v1: 1)")
+                   help="tokens per n-gram in the transport (default: 2); MoverScore v1 takes 1 unless given")
     if not grid:  # choose searches the weights: the candidates' own are never read
         p.add_argument("--setting", choices=["export", "none"], default="export",
                        help="export (default): score with an export's own scoring "
