@@ -90,5 +90,7 @@ for _name, _summary in (
         ("moverscore-v2", "MoverScore v2: the last layer, unigrams, 1 / (1 + transport cost); "
          "here of the hypothesis against the source"),
         ("baryscore", "BaryScore (Colombo et al. 2021): −W between the Wasserstein barycenters "
-         "of the last 5 layers; here of the hypothesis against the source")):
+         "of the last 5 layers; here of the hypothesis against the source"),
+        ("sentsim", "SentSim (Song et al. 2021), BERTScore form: exp of the set-normalised "
+         "sentence cosine (USE) + exp of the set-normalised BERTScore F1")):
     register_metric(Metric(_name, _consumer(_name), _summary))

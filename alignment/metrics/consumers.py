@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alignment.errors import InputError
+from alignment.catalogue import check_choice
 from .baryscore import BaryScore
 from .moverscore import MoverScore
 from .result import MetricResult
+from .sentsim import SentSim
 
-NAMES = ("moverscore-v1", "moverscore-v2", "baryscore")
+NAMES = ("moverscore-v1", "moverscore-v2", "baryscore", "sentsim")
 
 
 def build_consumer(name: str, encoder: str | Path, **options):
-    """``moverscore-v1``, ``moverscore-v2`` or ``baryscore`` over ``encoder`` (options: the
-    metric's own, e.g. ``preprocessing``, ``ngram``, ``layers``, ``last_layers``)."""
+    """``moverscore-v1``, ``moverscore-v2``, ``baryscore`` or ``sentsim`` over ``encoder``
+    (options: the metric's own, e.g. ``preprocessing``, ``ngram``, ``layers``, ``last_layers``;
+    SentSim's ``sentence`` term and ``layer``)."""
+    check_choice(name, NAMES, "metric", parameter="metric")
     if name == "baryscore":
         return BaryScore(encoder, **options)
-    if name in ("moverscore-v1", "moverscore-v2"):
-        return MoverScore(encoder, name.rsplit("-", 1)[1], **options)
-    raise InputError(f"no metric {name!r}; known: {', '.join(NAMES)}", parameter="metric")
+    if name == "sentsim":
+        return SentSim(encoder, **options)
+    return MoverScore(encoder, name.rsplit("-", 1)[1], **options)
 
 
 class ReferenceFree:

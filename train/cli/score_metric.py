@@ -8,7 +8,7 @@ import sys
 
 from alignment.errors import InputError
 
-METRICS = ("xmoverscore", "moverscore-v1", "moverscore-v2", "baryscore", "bertscore")
+METRICS = ("xmoverscore", "moverscore-v1", "moverscore-v2", "baryscore", "bertscore", "sentsim")
 XMOVER_ONLY = (("words", "words"), ("consensus", "consensus"), ("paired_bs", "paired-bs"),
                ("lm", "lm"), ("term", "term"), ("pairs", "pairs"), ("shards", "shards"))
 
@@ -36,6 +36,8 @@ def add_metric_options(p: argparse.ArgumentParser) -> None:
                    "encoder; default: MoverScore v1 the last 5, v2 the last; BaryScore --last-"
                    "layers)")
     g.add_argument("--last-layers", type=int, default=5, help="BaryScore's layers (default 5)")
+    g.add_argument("--sentence-term", default="use", metavar="TERM",
+                   help="SentSim's sentence similarity, a registered term (default: use)")
 
 
 def wants_other_metric(args: argparse.Namespace) -> bool:
@@ -64,9 +66,15 @@ def check_metric_options(args: argparse.Namespace) -> None:
                          parameter="ref")
     if args.ref is not None and args.src is not None:
         raise InputError("give --src or --ref, not both", parameter="ref")
-    if args.metric == "bertscore" and (args.stopwords or args.subwords or args.idf
-                                       or args.punctuation or args.preprocessing):
-        raise InputError("BERTScore here reads every token without idf", parameter="metric")
+    if args.metric in ("bertscore", "sentsim") and (args.stopwords or args.subwords or args.idf
+                                                    or args.punctuation or args.preprocessing):
+        raise InputError(f"{args.metric} here reads every token without idf (BERTScore F1)",
+                         parameter="metric")
+    if args.metric == "sentsim":
+        import alignment.xmover.terms  # noqa: F401  (registers the terms)
+        from alignment.xmover.setting import get_term
+
+        get_term(args.sentence_term, parameter="sentence-term")
     if args.metric == "baryscore" and args.layers:
         raise InputError("BaryScore reads its --last-layers", parameter="layers")
     if args.metric == "moverscore-v2" and getattr(args, "given_ngram", False) and args.ngram != 1:
@@ -101,6 +109,13 @@ def run_metric(args: argparse.Namespace) -> None:
                          line=min(len(other), len(hyps)) + 1)
     if args.metric == "bertscore":
         result = _bertscore(args, other, hyps)
+    elif args.metric == "sentsim":
+        from alignment.metrics import build_consumer
+
+        metric = build_consumer("sentsim", args.encoder, sentence=args.sentence_term,
+                                layer=args.layer, batch_size=args.batch_size, device=args.device)
+        result = metric.score(hyps, references=other) if args.ref else \
+            metric.score(hyps, sources=other)
     else:
         from alignment.metrics import build_consumer
 

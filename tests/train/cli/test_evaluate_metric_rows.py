@@ -51,6 +51,7 @@ def test_metric_rows_are_the_library_metrics_on_the_judged_segments(tmp_path, wm
     ("moverscore-v2/ngram=2:ref:ENC", "takes"), ("moverscore-v1/ngram=two:ref:ENC", "integer"),
     ("baryscore/punctuation=maybe:ref:ENC", "drop or keep"), ("moverscore-v2/idf=some:ref:ENC", "idf"),
     ("moverscore-v2/stopwords=MISSING:ref:ENC", "none.txt"), ("moverscore-v2:ref", "NAME"),
+    ("sentsim/sentence=uss:src:ENC", "unknown term 'uss'"), ("sentsim/idf=none:src:ENC", "takes"),
 ])
 def test_a_bad_row_is_refused_naming_what_is_wrong(tiny_bert, tmp_path, spec, says):
     spec = spec.replace("ENC", str(tiny_bert)).replace("MISSING", str(tmp_path / "none.txt"))

@@ -94,6 +94,24 @@ def test_what_another_metric_cannot_take_is_refused(tmp_path, tiny_bert, capsys,
     assert parameter in capsys.readouterr().err
 
 
+def test_sentsim_is_the_library_metric_with_its_sentence_term_signed(tmp_path, tiny_bert,
+                                                                     capsys, monkeypatch):
+    from alignment.metrics.sentsim import SentSim
+    from alignment.xmover import setting
+
+    monkeypatch.setitem(setting.TERMS, "lenratio", setting.Term(
+        "lenratio", "length ratio", "--term lenratio=W", (0.0, 1.0), "length ratio",
+        ident="lenratio-1", compute=lambda s, h, languages: np.array(
+            [len(b) / len(a) for a, b in zip(s, h)])))
+    f = _files(tmp_path)
+    got = _score(capsys, "--encoder", str(tiny_bert), "--metric", "sentsim", "--layer", "2",
+                 "--sentence-term", "lenratio", "--ref", str(f["ref.en"]), "--hyp",
+                 str(f["hyp.en"]))
+    want = SentSim(str(tiny_bert), "lenratio", layer=2).score(EN[:5], references=EN[1:6])
+    np.testing.assert_allclose(got["segments"], want.scores, rtol=0, atol=1e-12)
+    assert got["signature"] == want.signature and "sent:lenratio-1" in got["signature"]
+
+
 def test_line_counts_that_differ_name_the_file(tmp_path, tiny_bert, capsys):
     from train.cli import main
 
