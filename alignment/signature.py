@@ -125,9 +125,11 @@ class BertScoreSignature(Signature):
     prefix: ClassVar[str] = "bertscore-xl"
     encoder: EncoderSignature
     mapping: str
+    form: str = "src"  # against the source (reference-free) or a reference
 
     def fields(self) -> dict[str, object]:
-        return {**self.encoder.fields(), "map": self.mapping, "idf": "none", "rescale": "none"}
+        return {**self.encoder.fields(), "map": self.mapping, "idf": "none", "rescale": "none",
+                "form": self.form}
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,35 @@ def test_every_to_english_export_scores_with_one_setting_and_its_card_measured_i
         assert f"'this export' {words}\n" in card  # measured with the setting it keeps
         assert config.measured.on == f"{bench} test"
         assert XMoverScorer(f"{bench}/{pair}").signature == config.measured.signature
+
+CONSUMERS = ["moverscore-v1", "moverscore-v2", "baryscore", "sentsim"]
+
+
+@pytest.mark.parametrize("name, src, hyp", [
+    ("wmt17/de-en", ["Die Katze schläft.", "Der Zug ist spät.", "Ich trinke Kaffee."],
+     ["The cat sleeps.", "The train is late.", "I drink coffee."]),
+    ("mlqe/en-de", ["The cat sleeps.", "The train is late.", "I drink coffee."],
+     ["Die Katze schläft.", "Der Zug ist spät.", "Ich trinke Kaffee."])])
+def test_every_consumer_metric_runs_both_forms_on_a_shipped_export(name, src, hyp, monkeypatch):
+    from alignment.evaluation.bertscore import cross_lingual_bertscore
+    from alignment.metrics import build_consumer
+    from alignment.xmover import setting
+
+    monkeypatch.setitem(setting.TERMS, "lenratio", setting.Term(
+        "lenratio", "length ratio", "--term lenratio=W", (0.0, 1.0), "length ratio",
+        ident="lenratio-1", compute=lambda s, h, languages: np.array(
+            [len(b) / len(a) for a, b in zip(s, h)])))
+    refs = hyp[1:] + hyp[:1]
+    for metric in CONSUMERS:
+        options = {"sentence": "lenratio"} if metric == "sentsim" else {"last_layers": 1} \
+            if metric == "baryscore" else {}
+        scorer = build_consumer(metric, name, **options)
+        free, with_ref = scorer.score(hyp, sources=src), scorer.score(hyp, references=refs)
+        for result, form in ((free, "src"), (with_ref, "ref")):
+            assert np.isfinite(result.scores).all() and result.signature.endswith(f"|form:{form}")
+        assert "|map:center > clp#" in free.signature or "|map:identity#" in free.signature
+        assert "|map:none|" in with_ref.signature and "|L:8|" in with_ref.signature
+    for against_reference, other in ((False, src), (True, refs)):
+        result = cross_lingual_bertscore(name, other, hyp, against_reference=against_reference)
+        assert np.isfinite(result.f1).all()
+        assert ("|map:none|" in result.signature) == against_reference

@@ -53,10 +53,13 @@ def greedy_match(a: np.ndarray, b: np.ndarray, a_content: np.ndarray | None = No
 
 def cross_lingual_bertscore(encoder: str | Path, sources: list[str], hypotheses: list[str],
                             layer: int | None = None, batch_size: int = 64,
-                            device: str | None = None) -> BertScoreResult:
+                            device: str | None = None,
+                            against_reference: bool = False) -> BertScoreResult:
     """BERTScore of each hypothesis (candidate) against its source (reference) with ``encoder``,
     a crossalign export (its layer, text normalisation and map: the source side mapped, the
-    hypothesis by the map's target side) or a plain HF encoder at ``layer``."""
+    hypothesis by the map's target side) or a plain HF encoder at ``layer``.
+    ``against_reference``: ``sources`` are references in the output's language, so an export is
+    read at its layer without its map (both sides are the target language)."""
     from alignment.encoding.encoder import Encoder, EncoderSpec
     from alignment.xmover.pairs import validate_pairs
     from alignment.export.named import resolve_export
@@ -72,9 +75,12 @@ def cross_lingual_bertscore(encoder: str | Path, sources: list[str], hypotheses:
             raise InputError(f"the export was fitted at layer {remapped.encoder.layer}",
                              parameter="layer")
         model, mapping = remapped.encoder, remapped.mapping
-        if remapped.text is not None:
-            sources = remapped.text(sources)
-        label = f"{mapping.describe()}#{mapping.applied_fingerprint()}"
+        if against_reference:
+            mapping, label = None, "none"
+        else:
+            if remapped.text is not None:
+                sources = remapped.text(sources)
+            label = f"{mapping.describe()}#{mapping.applied_fingerprint()}"
     else:
         if layer is None:
             raise InputError("give the layer for a plain encoder", parameter="layer")
@@ -87,7 +93,8 @@ def cross_lingual_bertscore(encoder: str | Path, sources: list[str], hypotheses:
     scores = np.array([greedy_match(h, s, hm, sm) for (h, hm), (s, sm) in zip(hyp, src)]
                       ).reshape(-1, 3)
     ident = model.identity()
-    sig = str(BertScoreSignature(EncoderSignature.of(ident), label))
+    sig = str(BertScoreSignature(EncoderSignature.of(ident), label,
+                                 "ref" if against_reference else "src"))
     return BertScoreResult(scores[:, 0], scores[:, 1], scores[:, 2], sig)
 
 

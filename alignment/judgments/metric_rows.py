@@ -140,10 +140,6 @@ class _BertScore:
         from alignment.xmover.scorer import is_export
 
         export = is_export(resolve_export(encoder))
-        if row.form == "ref" and export:
-            raise InputError(f"'{row.label}': against a reference give a plain encoder and "
-                             "layer= (an export's map turns sources into the output's language)",
-                             parameter="metric-row")
         if not export and layer is None:
             raise InputError(f"'{row.label}': give layer= for a plain encoder",
                              parameter="metric-row")
@@ -154,8 +150,9 @@ class _BertScore:
         from alignment.evaluation.bertscore import cross_lingual_bertscore
 
         result = cross_lingual_bertscore(self.encoder, other, outputs, self.layer,
-                                         self.batch_size, self.device)
-        return result.f1, f"{result.signature}|form:{self.form}"
+                                         self.batch_size, self.device,
+                                         against_reference=self.form == "ref")
+        return result.f1, result.signature
 
 
 def score_metric_rows(data: JudgedSegments, rows: list[MetricRow], batch_size: int = 64,

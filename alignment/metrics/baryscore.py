@@ -84,7 +84,7 @@ class BaryScore:
 
     def signature(self, form: str) -> str:
         regs = ",".join(f"SD_{r}" for r in self.sinkhorn)
-        return str(MetricSignature("baryscore", "W", self.states.signature_fields(),
+        return str(MetricSignature("baryscore", "W", self.states.signature_fields(form),
                                    regs or None, self.prep.describe(), form))
 
     def score(self, hypotheses: list[str], references: list[str] | None = None,

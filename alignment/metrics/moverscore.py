@@ -135,7 +135,7 @@ class MoverScore:
         self.states = LayerStates(encoder, layers or default, batch_size, device, bucket)
 
     def signature(self, form: str) -> str:
-        return str(MetricSignature("moverscore", self.version, self.states.signature_fields(),
+        return str(MetricSignature("moverscore", self.version, self.states.signature_fields(form),
                                    f"ngram={self.ngram}" if self.version == "v1" else None,
                                    self.prep.describe(), form))
 

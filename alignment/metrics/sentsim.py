@@ -31,7 +31,7 @@ def combine(sentence: np.ndarray, token: np.ndarray) -> np.ndarray:
 
 class SentSim:
     """SentSim of each output against its source (through an export's map) or its reference
-    (a plain encoder at ``layer``). Its scores are relative to the set scored together: score
+    (an export's encoder without its map, or a plain encoder at ``layer``). Its scores are relative to the set scored together: score
     a test set, or a language pair of it, in one call."""
 
     def __init__(self, encoder: str | Path, sentence: str = "use", layer: int | None = None,
@@ -50,21 +50,16 @@ class SentSim:
               references: list[str] | None = None,
               languages: tuple[str, str] | None = None) -> MetricResult:
         from alignment.evaluation.bertscore import cross_lingual_bertscore
-        from alignment.export.named import resolve_export
-        from alignment.xmover.scorer import is_export
 
         if (sources is None) == (references is None):
             raise InputError("give sources (reference-free) or references, not both",
                              parameter="references")
         other, form = (references, "ref") if references is not None else (sources, "src")
-        if form == "ref" and is_export(resolve_export(self.encoder)):
-            raise InputError("against a reference give a plain encoder and its layer (an "
-                             "export's map turns sources into the output's language)",
-                             parameter="encoder")
         if not hypotheses:
             raise InputError("nothing to score", parameter="hypotheses")
         tokens = cross_lingual_bertscore(self.encoder, other, hypotheses, self.layer,
-                                         self.batch_size, self.device)
+                                         self.batch_size, self.device,
+                                         against_reference=form == "ref")
         sentence = np.asarray(self.term.compute(other, hypotheses,
                                                 None if form == "ref" else languages),
                               dtype=np.float64)

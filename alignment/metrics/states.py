@@ -102,8 +102,9 @@ class LayerStates:
             return lambda v: self.mapping.map_array(v, "src")
         return (lambda v: self.mapping.map_array(v, "tgt")) if self.mapped_side == "both" else None
 
-    def signature_fields(self) -> dict[str, object]:
+    def signature_fields(self, form: str = "src") -> dict[str, object]:
+        """Encoder, layers and the map as applied: none against a reference (``form`` ref)."""
         ident = self.encoder.identity()
         return {"enc": f"{ident.encoder}@{ident.revision}",
                 "L": ",".join(str(layer) for layer in self.layers),
-                "map": self.describe_mapping()}
+                "map": self.describe_mapping() if form == "src" else "none"}

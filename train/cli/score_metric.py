@@ -139,11 +139,6 @@ def run_metric(args: argparse.Namespace) -> None:
 
 def _bertscore(args: argparse.Namespace, other: list[str], hyps: list[str]):
     from alignment.evaluation.bertscore import cross_lingual_bertscore
-    from alignment.export.named import resolve_export
-    from alignment.xmover.scorer import is_export
 
-    if args.ref and is_export(resolve_export(args.encoder)):
-        raise InputError("an export's map turns sources into the output's language; against a "
-                         "reference give the plain encoder and --layer", parameter="ref")
     return cross_lingual_bertscore(args.encoder, other, hyps, args.layer, args.batch_size,
-                                   args.device)
+                                   args.device, against_reference=args.ref is not None)

@@ -49,15 +49,18 @@ def test_both_forms_combine_the_term_with_bertscore_f1(tiny_bert, length_term):
     assert not np.allclose(free.scores, with_ref.scores)
 
 
-def test_an_export_maps_the_source_and_is_refused_against_a_reference(tmp_path, tiny_bert,
-                                                                        length_term):
+def test_an_export_maps_the_source_and_not_a_reference(tmp_path, tiny_bert, length_term):
     from tests.alignment.test_export import _export
 
     _export(tmp_path, tiny_bert, "clp")
     metric = SentSim(tmp_path / "exp", sentence="lenratio")
-    assert "|map:none|" not in metric.score(EN[:4], sources=ES[:4]).signature
-    with pytest.raises(InputError, match="plain encoder"):
-        metric.score(EN[:4], references=EN[1:5])
+    free = metric.score(EN[:4], sources=ES[:4])
+    assert "|map:none|" not in free.signature
+    with_ref = metric.score(EN[:4], references=EN[1:5])
+    layer = int(free.signature.split("|L:")[1].split("|")[0])
+    plain = SentSim(str(tiny_bert), sentence="lenratio", layer=layer)
+    np.testing.assert_allclose(with_ref.scores, plain.score(EN[:4], references=EN[1:5]).scores)
+    assert "|map:none|" in with_ref.signature
 
 
 def test_an_unknown_or_built_in_sentence_term_is_refused_by_name(tiny_bert):
