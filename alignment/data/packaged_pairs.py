@@ -199,14 +199,36 @@ def help_page_pairs(language: str, root: Path | None, fetch: bool) -> tuple[Pair
                           "licence": "MPL-2.0 (some pages Apache-2.0)"} for side in (language, "en")}
 
 
+def pivot_pairs(x: Pairs, y: Pairs) -> tuple[Pairs, Pairs]:
+    """X–Y pairs through their shared English: the messages (same catalogue and English msgid)
+    or help paragraphs (same page and paragraph id) both languages translate. Returns the X side
+    against its English and the Y side against the same English, aligned by id (the first
+    translation of an id kept on each side)."""
+    first_y: dict[str, int] = {}
+    for k, key in enumerate(y.ids):
+        first_y.setdefault(key, k)
+    out_x, out_y, seen = Pairs(), Pairs(), set()
+    for k, key in enumerate(x.ids):
+        j = first_y.get(key)
+        if j is None or key in seen or x.en[k] != y.en[j]:
+            continue
+        seen.add(key)
+        for side, pairs, i in ((out_x, x, k), (out_y, y, j)):
+            side.ids.append(key), side.src.append(pairs.src[i]), side.en.append(pairs.en[i])
+            side.origin.append(pairs.origin[i])
+    return out_x, out_y
+
+
 def build_parallel_corpus(out_dir: str | Path, language: str, sources: tuple[str, ...] = SOURCES,
                           n_test: int = 1000, n_dev: int = 1000, seed: int = 0,
                           max_ratio: float = 2.0, min_words: int = 3,
                           locale_root: str | Path = LOCALE_ROOT, help_root: str | Path | None = None,
-                          fetch: bool = True) -> dict:
-    """``{split}.XX`` / ``{split}.en`` / ``{split}.ids`` and ``report.json`` (settings, each
+                          fetch: bool = True, target: str = "en") -> dict:
+    """``{split}.XX`` / ``{split}.YY`` / ``{split}.ids`` and ``report.json`` (settings, each
     source's provenance and licence, pairs kept per source, what was dropped and why) from
-    ``sources``; the first source to give an X sentence keeps it (no sentence twice)."""
+    ``sources``; the first source to give an X sentence keeps it (no sentence twice). ``target``
+    other than ``en``: X–Y pairs pivoting on the English both translate (``pivot_pairs``), each
+    side checked against that English as an X–English pair would be."""
     from alignment.atomic import write_text
 
     from .corpus import ParallelCorpus
@@ -219,33 +241,48 @@ def build_parallel_corpus(out_dir: str | Path, language: str, sources: tuple[str
     if len(set(sources)) != len(sources):
         raise InputError(f"a source is given twice: {','.join(sources)}", parameter="sources")
     check_split_settings(n_test, n_dev, max_ratio, min_words)
-    settings = {"pair": f"{language}-en", "source": "parallel", "sources": list(sources),
+    if target == language:
+        raise InputError(f"a pair needs two languages, got {language}-{target}", parameter="pair")
+    pivot = target != "en"
+    settings = {"pair": f"{language}-{target}", "source": "parallel", "sources": list(sources),
                 "seed": seed, "n_test": n_test, "n_dev": n_dev, "max_ratio": max_ratio,
-                "min_words": min_words}
+                "min_words": min_words, **({"pivot": "en"} if pivot else {})}
     out = Path(out_dir)
     check_corpus_folder(out, settings)
-    read = {"gettext": lambda: gettext_pairs(language, Path(locale_root)),
-            "help": lambda: help_page_pairs(language, help_root, fetch)}
-    kept, provenance, counts, dropped = Pairs(), {}, {}, {}
+
+    def read(source: str, lang: str) -> tuple[Pairs, dict]:
+        if source == "gettext":
+            return gettext_pairs(lang, Path(locale_root))
+        return help_page_pairs(lang, help_root, fetch)
+
+    kept, kept_tgt, provenance, counts, dropped = Pairs(), [], {}, {}, {}
     seen: set[str] = set()  # X sentences and ids kept so far
     for source in sources:
-        pairs, provenance[source] = read[source]()
+        pairs, provenance[source] = read(source, language)
+        other = None
+        if pivot:
+            y, provenance[f"{source}:{target}"] = read(source, target)
+            pairs, other = pivot_pairs(pairs, y)
         counts[source], dropped[source] = 0, {}
-        for key, a, b, origin in zip(pairs.ids, pairs.src, pairs.en, pairs.origin):
-            reason = pair_problem(a, b, language, max_ratio, min_words) or (
-                "repeated" if a in seen or key in seen else None)
+        for k, (key, a, b, origin) in enumerate(zip(pairs.ids, pairs.src, pairs.en, pairs.origin)):
+            reason = pair_problem(a, b, language, max_ratio, min_words)
+            if reason is None and other is not None:
+                reason = pair_problem(other.src[k], b, target, max_ratio, min_words)
+                reason = reason and f"{target}:{reason}"
+            reason = reason or ("repeated" if a in seen or key in seen else None)
             if reason:
                 dropped[source][reason] = dropped[source].get(reason, 0) + 1
                 continue
             seen.update((a, key))
             kept.ids.append(key), kept.src.append(a), kept.en.append(b), kept.origin.append(origin)
+            kept_tgt.append(other.src[k] if other is not None else b)
             counts[source] += 1
     if len(kept.ids) <= n_test + n_dev:
-        raise InputError(f"only {len(kept.ids)} pairs for {language}-en from {', '.join(sources)}: "
-                         f"too few for {n_test} test and {n_dev} dev pairs (lower --n-test/--n-dev)",
-                         parameter="pair")
-    corpus = ParallelCorpus(kept.src, kept.en, "parallel", kept.ids)
-    splits = write_splits(corpus, out, language, n_test, n_dev, seed)
+        raise InputError(f"only {len(kept.ids)} pairs for {language}-{target} from "
+                         f"{', '.join(sources)}: too few for {n_test} test and {n_dev} dev pairs "
+                         "(lower --n-test/--n-dev)", parameter="pair")
+    corpus = ParallelCorpus(kept.src, kept_tgt, "parallel", kept.ids)
+    splits = write_splits(corpus, out, language, n_test, n_dev, seed, target)
     by_origin: dict[str, int] = {}
     for origin in kept.origin:
         by_origin[origin] = by_origin.get(origin, 0) + 1

@@ -20,6 +20,15 @@ def parse_pair(pair: str) -> str:
     return src
 
 
+def parse_any_pair(pair: str) -> tuple[str, str]:
+    """The two languages of an ``xx-yy`` pair (ISO 639 codes, two different ones)."""
+    src, _, tgt = pair.partition("-")
+    if not (re.fullmatch(r"[a-z]{2,3}", src) and re.fullmatch(r"[a-z]{2,3}", tgt)) or src == tgt:
+        raise InputError(f"a pair is SOURCE-TARGET with two different ISO 639 codes (de-en, "
+                         f"ru-de, de-zh), got '{pair}'", parameter="pair")
+    return src, tgt
+
+
 def check_split_settings(n_test: int, n_dev: int, max_ratio: float | None = None,
                          min_words: int | None = None) -> None:
     """Every corpus builder's counts, before anything is read: whole split sizes >= 0 (a
@@ -70,10 +79,11 @@ def check_corpus_folder(out: Path, settings: dict) -> None:
                          "folder", parameter="out")
 
 
-def write_splits(corpus, out: Path, language: str, n_test: int, n_dev: int, seed: int
-                 ) -> dict[str, int]:
-    """``{split}.XX`` / ``{split}.en`` / ``{split}.ids`` of an X–en corpus in ``out`` (each
-    written atomically), split by ``split_ids``; the size of each split."""
+def write_splits(corpus, out: Path, language: str, n_test: int, n_dev: int, seed: int,
+                 target: str = "en") -> dict[str, int]:
+    """``{split}.XX`` / ``{split}.YY`` / ``{split}.ids`` of an X–Y corpus (Y English unless
+    ``target`` says) in ``out`` (each written atomically), split by ``split_ids``; the size of
+    each split."""
     from alignment.atomic import write_text
 
     from .corpus import write_parallel
@@ -81,7 +91,7 @@ def write_splits(corpus, out: Path, language: str, n_test: int, n_dev: int, seed
     sizes = {}
     for split, idx in split_ids(corpus.ids, n_test, n_dev, seed).items():
         part = corpus.subset(idx, f"{corpus.name}-{split}")
-        write_parallel(part, out / f"{split}.{language}", out / f"{split}.en")
+        write_parallel(part, out / f"{split}.{language}", out / f"{split}.{target}")
         write_text(out / f"{split}.ids", "".join(i + "\n" for i in part.ids))
         sizes[split] = len(part)
     return sizes

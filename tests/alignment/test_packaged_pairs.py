@@ -181,3 +181,34 @@ def test_data_parallel_with_a_negative_split_exits_2_and_writes_nothing(tmp_path
                  "--locale-root", str(tmp_path), "--no-fetch"]) == 2
     assert "parameter 'n-test': must be a whole number >= 0" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_pair_with_no_english_side_pivots_on_the_messages_both_translate(tmp_path, capsys):
+    locale = catalogues(tmp_path / "locale")
+    fr = [(f"Could not open file number {k}".encode(), f"Fichier numéro {k} non ouvert".encode())
+          for k in range(0, 30, 2)]  # half of German's messages
+    write_mo(locale / "fr" / "LC_MESSAGES" / "tool.mo", fr + [
+        (b"Quit", b"Quitter"), (b"Print the page", b"Imprimer la page"),
+        (b"A message German lacks", b"Un message que l'allemand n'a pas")])
+    # a catalogue of another name: its messages are not the same ones
+    write_mo(locale / "fr" / "LC_MESSAGES" / "third.mo", [
+        (b"Close every window now", "Fermer toutes les fenêtres".encode())])
+    rep = build_parallel_corpus(tmp_path / "out", "de", ("gettext",), n_test=2, n_dev=2,
+                                min_words=1, locale_root=locale, target="fr")
+    assert rep["settings"]["pair"] == "de-fr" and rep["settings"]["pivot"] == "en"
+    # 15 shared numbered messages and Quit; "Print the page" is untranslated on the German side
+    assert rep["kept"]["gettext"] == 16 and rep["dropped"]["gettext"] == {"untranslated": 1}
+    assert set(rep["provenance"]["gettext:fr"]) == {"tool.mo", "third.mo"}
+    out = tmp_path / "out"
+    de = [l for s in ("train", "dev", "test") for l in (out / f"{s}.de").read_text().splitlines()]
+    fr_ = [l for s in ("train", "dev", "test") for l in (out / f"{s}.fr").read_text().splitlines()]
+    assert ("Datei Nummer 4 nicht geöffnet", "Fichier numéro 4 non ouvert") in set(zip(de, fr_))
+    assert ("Beenden", "Quitter") in set(zip(de, fr_)) and not (out / "train.en").exists()
+    assert main(["data", "parallel", "--pair", "de-fr", "--sources", "gettext", "--locale-root",
+                 str(locale), "--out", str(tmp_path / "cli"), "--n-test", "2", "--n-dev", "2",
+                 "--min-words", "1"]) == 0
+    assert (tmp_path / "cli" / "train.fr").read_text() == (out / "train.fr").read_text()
+    for bad in ("de-de", "de-", "deu-french"):
+        assert main(["data", "parallel", "--pair", bad, "--locale-root", str(locale),
+                     "--out", str(tmp_path / "bad")]) == 2
+    assert "SOURCE-TARGET" in capsys.readouterr().err and not (tmp_path / "bad").exists()

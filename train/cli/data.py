@@ -33,14 +33,16 @@ def run_help(args: argparse.Namespace) -> None:
 
 def run_parallel(args: argparse.Namespace) -> None:
     from alignment.data.packaged_pairs import build_parallel_corpus
-    from alignment.data.splits import parse_pair
+    from alignment.data.splits import parse_any_pair
 
-    src = parse_pair(args.pair)
+    src, tgt = parse_any_pair(args.pair)
+    if src == "en":  # X–English pairs are built one way round; the files say which is which
+        src, tgt = tgt, src
     sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
-    out = args.out or f"data/parallel-{src}-en"
+    out = args.out or f"data/parallel-{src}-{tgt}"
     rep = build_parallel_corpus(out, src, sources, args.n_test, args.n_dev, args.seed,
                                 args.max_ratio, args.min_words, args.locale_root, args.help_root,
-                                fetch=not args.no_fetch)
+                                fetch=not args.no_fetch, target=tgt)
     for source, n in rep["kept"].items():
         why = ", ".join(f"{k} {v}" for k, v in sorted(rep["dropped"][source].items()))
         print(f"crossalign: {source}: {n} pairs kept ({why or 'none'} dropped)", file=sys.stderr)
@@ -90,9 +92,11 @@ def register(sub) -> None:
     help_.add_argument("--out", help="output folder (default: data/help-SOURCE-en)")
     _corpus_options(help_, "paragraphs")
     help_.set_defaults(func=run_help)
-    par = dsub.add_parser("parallel", help="X–English sentence pairs from this machine's packages: "
-                                           "gettext catalogues and LibreOffice's help pages")
-    par.add_argument("--pair", required=True, help="SOURCE-en (de-en, zh-en, ru-en, ...)")
+    par = dsub.add_parser("parallel", help="sentence pairs from this machine's packages "
+                          "(X–English, or X–Y through the English both translate): gettext "
+                          "catalogues and LibreOffice's help pages")
+    par.add_argument("--pair", required=True, help="SOURCE-en (de-en, zh-en, ...) or any two "
+                     "languages (ru-de, de-zh: pairs through the English both translate)")
     par.add_argument("--sources", default="gettext,help",
                      help="comma-separated, in order of preference (default: gettext,help)")
     par.add_argument("--out", help="output folder (default: data/parallel-SOURCE-en)")
