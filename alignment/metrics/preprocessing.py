@@ -52,7 +52,7 @@ class Preprocessing:
 
     ``subwords``: ``all`` pieces, or the ``first`` of each word (continuation pieces dropped);
     ``punctuation``: drop tokens that are one ASCII punctuation character; ``stopwords``: drop
-    these tokens; ``idf``: token weights ``none`` (1), ``corpus`` (each side's idf over its own
+    these tokens (a SentencePiece token's word marker ▁ set aside, so ``▁the`` is ``the``); ``idf``: token weights ``none`` (1), ``corpus`` (each side's idf over its own
     sentences) or ``default-only`` (every token the idf of a token never seen, log(N + 1): what
     BaryScore's public code computes, its every lookup missing); ``lowercase`` the text first. Special tokens ([CLS], [SEP]) are always kept, as
     in every public implementation."""
@@ -84,7 +84,7 @@ class Preprocessing:
     def keep(self, tokens: list[str], special: list[bool], sentencepiece: bool) -> list[bool]:
         """Which tokens the metric reads."""
         stop = self.stopwords.words if self.stopwords else frozenset()
-        return [s or not ((self.punctuation and is_punctuation(t)) or t in stop or (
+        return [s or not ((self.punctuation and is_punctuation(t)) or t.lstrip("▁") in stop or (
             self.subwords == "first" and is_continuation(t, sentencepiece)))
             for t, s in zip(tokens, special)]
 

@@ -99,3 +99,17 @@ def test_bad_options_are_refused_naming_them(tiny_bert, tmp_path):
         metric.score(EN[:2], references=EN[:2], sources=ES[:2])
     with pytest.raises(InputError):
         metric.score(EN[:2], references=EN[:3])
+
+
+def test_stopwords_and_punctuation_match_sentencepiece_tokens_without_their_word_marker(tmp_path):
+    (tmp_path / "stop.txt").write_text("the of\n", encoding="utf-8")
+    prep = Preprocessing(subwords="first", punctuation=True,
+                         stopwords=Stopwords.from_file(tmp_path / "stop.txt"))
+    tokens = ["<s>", "▁the", "▁cat", "s", "▁of", "▁theory", "▁.", "</s>"]
+    special = [True, False, False, False, False, False, False, True]
+    assert prep.keep(tokens, special, sentencepiece=True) == [
+        True, False, True, False, False, True, False, True]
+    # WordPiece: the same words, the same choices
+    assert prep.keep(["[CLS]", "the", "cat", "##s", "of", ".", "[SEP]"],
+                     [True, False, False, False, False, False, True], sentencepiece=False) == [
+        True, False, True, False, False, False, True]
