@@ -115,7 +115,7 @@ CONSUMERS = ["moverscore-v1", "moverscore-v2", "baryscore", "sentsim"]
     ("mlqe/en-de", ["The cat sleeps.", "The train is late.", "I drink coffee."],
      ["Die Katze schläft.", "Der Zug ist spät.", "Ich trinke Kaffee."])])
 def test_every_consumer_metric_runs_both_forms_on_a_shipped_export(name, src, hyp, monkeypatch):
-    from alignment.evaluation.bertscore import cross_lingual_bertscore
+    from alignment.metrics.bertscore import cross_lingual_bertscore
     from alignment.metrics import build_consumer
     from alignment.xmover import setting
 

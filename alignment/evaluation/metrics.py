@@ -56,7 +56,7 @@ def _xmoverscore(encoder: str, **options) -> Scorer:
 
 
 def _bertscore(encoder: str, **options) -> Scorer:
-    from .bertscore import BertScoreXL
+    from alignment.metrics.bertscore import BertScoreXL
 
     return BertScoreXL(encoder, **options)
 

@@ -147,7 +147,7 @@ class _BertScore:
         self.form = row.form
 
     def __call__(self, outputs: list[str], other: list[str]) -> tuple[np.ndarray, str]:
-        from alignment.evaluation.bertscore import cross_lingual_bertscore
+        from alignment.metrics.bertscore import cross_lingual_bertscore
 
         result = cross_lingual_bertscore(self.encoder, other, outputs, self.layer,
                                          self.batch_size, self.device,

@@ -49,7 +49,7 @@ class SentSim:
     def score(self, hypotheses: list[str], sources: list[str] | None = None,
               references: list[str] | None = None,
               languages: tuple[str, str] | None = None) -> MetricResult:
-        from alignment.evaluation.bertscore import cross_lingual_bertscore
+        from alignment.metrics.bertscore import cross_lingual_bertscore
 
         if (sources is None) == (references is None):
             raise InputError("give sources (reference-free) or references, not both",

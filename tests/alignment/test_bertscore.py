@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.evaluation.bertscore import cross_lingual_bertscore, greedy_match
+from alignment.metrics.bertscore import cross_lingual_bertscore, greedy_match
 from tests.conftest import EN, ES
 
 

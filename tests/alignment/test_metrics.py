@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.evaluation.bertscore import cross_lingual_bertscore
+from alignment.metrics.bertscore import cross_lingual_bertscore
 from alignment.evaluation.metrics import METRICS, get_metric
 from alignment.evaluation.w2w import w2w_metrics
 from alignment.xmover import XMoverScorer

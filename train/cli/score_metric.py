@@ -138,7 +138,7 @@ def run_metric(args: argparse.Namespace) -> None:
 
 
 def _bertscore(args: argparse.Namespace, other: list[str], hyps: list[str]):
-    from alignment.evaluation.bertscore import cross_lingual_bertscore
+    from alignment.metrics.bertscore import cross_lingual_bertscore
 
     return cross_lingual_bertscore(args.encoder, other, hyps, args.layer, args.batch_size,
                                    args.device, against_reference=args.ref is not None)

@@ -35,7 +35,7 @@ def length_term(monkeypatch):
 
 
 def test_both_forms_combine_the_term_with_bertscore_f1(tiny_bert, length_term):
-    from alignment.evaluation.bertscore import cross_lingual_bertscore
+    from alignment.metrics.bertscore import cross_lingual_bertscore
 
     metric = SentSim(str(tiny_bert), sentence="lenratio", layer=2)
     with_ref = metric.score(EN[:5], references=EN[1:6])

@@ -63,7 +63,7 @@ def test_each_preprocessing_option_is_in_the_signature(tmp_path, tiny_bert, caps
 
 
 def test_bertscore_against_a_reference_is_plain_bertscore(tmp_path, tiny_bert, capsys):
-    from alignment.evaluation.bertscore import cross_lingual_bertscore
+    from alignment.metrics.bertscore import cross_lingual_bertscore
 
     f = _files(tmp_path)
     got = _score(capsys, "--encoder", str(tiny_bert), "--metric", "bertscore", "--layer", "2",

@@ -69,7 +69,7 @@ def test_challenge_and_w2w(tmp_path, any_tiny_bert):
 
 
 def test_joint_align_fine_tunes_and_bertscore_reads_the_export(tmp_path, any_tiny_bert):
-    from alignment.evaluation.bertscore import cross_lingual_bertscore
+    from alignment.metrics.bertscore import cross_lingual_bertscore
     from tests.train.modules.test_joint_align_fit import _recipe
 
     assert main(["fit", "--config", str(_recipe(tmp_path, any_tiny_bert, "ja"))]) == 0
