@@ -72,7 +72,8 @@ def _checked(spec: str, name: str, given: dict[str, str]) -> tuple[tuple[str, ob
             raise InputError(f"'{spec}': {key} must be an integer, got {value!r}",
                              parameter="metric-row") from None
 
-    allowed = {"bertscore": {"layer"}, "sentsim": {"layer", "sentence"}, "baryscore": set(PREP_KEYS) | {"last_layers"},
+    allowed = {"bertscore": {"layer"}, "sentsim": {"layer", "sentence"},
+               "baryscore": set(PREP_KEYS) | {"last_layers"},
                "moverscore-v1": set(PREP_KEYS) | {"ngram", "layers"},
                "moverscore-v2": set(PREP_KEYS) | {"layers"}}[name]
     out: dict[str, object] = {}
@@ -88,7 +89,6 @@ def _checked(spec: str, name: str, given: dict[str, str]) -> tuple[tuple[str, ob
         elif key == "stopwords":
             out[key] = Stopwords.from_file(value)
         elif key == "sentence":
-            import alignment.xmover.terms  # noqa: F401  (registers the terms)
             from alignment.xmover.setting import get_term
 
             out[key] = get_term(value, parameter="metric-row").name

@@ -52,10 +52,11 @@ class Preprocessing:
 
     ``subwords``: ``all`` pieces, or the ``first`` of each word (continuation pieces dropped);
     ``punctuation``: drop tokens that are one ASCII punctuation character; ``stopwords``: drop
-    these tokens (a SentencePiece token's word marker ▁ set aside, so ``▁the`` is ``the``); ``idf``: token weights ``none`` (1), ``corpus`` (each side's idf over its own
-    sentences) or ``default-only`` (every token the idf of a token never seen, log(N + 1): what
-    BaryScore's public code computes, its every lookup missing); ``lowercase`` the text first. Special tokens ([CLS], [SEP]) are always kept, as
-    in every public implementation."""
+    these tokens (a SentencePiece token's word marker ▁ set aside, so ``▁the`` is ``the``);
+    ``idf``: token weights ``none`` (1), ``corpus`` (each side's idf over its own sentences) or
+    ``default-only`` (every token the idf of a token never seen, log(N + 1): what BaryScore's
+    public code computes, its every lookup missing); ``lowercase`` the text first. Special
+    tokens ([CLS], [SEP]) are always kept, as in every public implementation."""
 
     subwords: str = "all"
     punctuation: bool = False

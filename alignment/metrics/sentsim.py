@@ -31,12 +31,12 @@ def combine(sentence: np.ndarray, token: np.ndarray) -> np.ndarray:
 
 class SentSim:
     """SentSim of each output against its source (through an export's map) or its reference
-    (an export's encoder without its map, or a plain encoder at ``layer``). Its scores are relative to the set scored together: score
-    a test set, or a language pair of it, in one call."""
+    (an export's encoder without its map, or a plain encoder at ``layer``). Its scores are
+    relative to the set scored together: score a test set, or a language pair of it, in one
+    call."""
 
     def __init__(self, encoder: str | Path, sentence: str = "use", layer: int | None = None,
                  batch_size: int = 64, device: str | None = None) -> None:
-        import alignment.xmover.terms  # noqa: F401  (registers the terms)
         from alignment.xmover.setting import get_term
 
         term = get_term(sentence, parameter="sentence")

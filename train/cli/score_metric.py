@@ -71,7 +71,6 @@ def check_metric_options(args: argparse.Namespace) -> None:
         raise InputError(f"{args.metric} here reads every token without idf (BERTScore F1)",
                          parameter="metric")
     if args.metric == "sentsim":
-        import alignment.xmover.terms  # noqa: F401  (registers the terms)
         from alignment.xmover.setting import get_term
 
         get_term(args.sentence_term, parameter="sentence-term")
