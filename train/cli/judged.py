@@ -224,10 +224,11 @@ def register_evaluate(tasks) -> None:
                        help="precomputed scores, one a line in the data's order (a row each)")
         p.add_argument("--metric-row", nargs="+", metavar="ROW",
                        help="rows of the other metrics: NAME[/KEY=VALUE,…]:FORM:ENCODER, NAME "
-                       "moverscore-v1|moverscore-v2|baryscore|bertscore, FORM ref (against "
+                       "moverscore-v1|moverscore-v2|baryscore|bertscore|sentsim, FORM ref (against "
                        "the reference) or src (the source, through an export's map); KEY a "
                        "preprocessing option (subwords, punctuation, stopwords, idf, "
-                       "lowercase) or the metric's own (ngram, layers, last_layers, layer)")
+                       "lowercase) or the metric's own (ngram, layers, last_layers, layer, "
+                       "sentence)")
         p.add_argument("--pairs", nargs="+", metavar="PAIR", help="only these pairs")
         p.add_argument("--split", choices=bench.splits, help=f"default: {bench.splits[-1]}")
         p.add_argument("--lm", help="causal LM for the fluency term (HF folder or name, a .gguf "
