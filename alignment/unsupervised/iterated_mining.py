@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -163,3 +164,36 @@ def few_translations_note(kept: MiningRound, n_src: int, n_tgt: int) -> str | No
             "pools may hold few translations of each other, and a map fitted on pairs that are "
             "not translations can make the metric worse (docs/human_judgments.md); check the "
             "map against the unmapped encoder before using it")
+
+
+MINED_PAIRS = "mined_pairs.tsv"  # a mining run's kept sentence pairs, in its run folder
+MINED_HEADER = "src_line\ttgt_line"
+
+
+def write_mined_pairs(path: str | Path, pairs: list[tuple[int, int]]) -> None:
+    """The kept iteration's sentence pairs as 1-based line numbers of the two files, best
+    first: what a sentence map (``train --sentence-map-kind``) is then fitted on."""
+    from alignment.atomic import write_text
+
+    write_text(path, "\n".join([MINED_HEADER, *(f"{i}\t{j}" for i, j in pairs)]) + "\n")
+
+
+def read_mined_pairs(path: str | Path, n_src: int, n_tgt: int) -> list[tuple[int, int]]:
+    """``write_mined_pairs``' file, checked against files of ``n_src`` and ``n_tgt`` lines
+    (a bad line is named with its number before anything is fitted)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0] != MINED_HEADER:
+        raise InputError(f"not a mined-pairs file (its first line must be "
+                         f"'{MINED_HEADER.expandtabs(1)}')", path=path, line=1)
+    pairs = []
+    for number, text in enumerate(lines[1:], start=2):
+        fields = text.split("\t")
+        if len(fields) != 2 or not all(f.isdigit() for f in fields):
+            raise InputError("expected two line numbers separated by a tab", path=path,
+                             line=number)
+        i, j = int(fields[0]), int(fields[1])
+        if not (1 <= i <= n_src and 1 <= j <= n_tgt):
+            raise InputError(f"line numbers {i}, {j} outside the files ({n_src} and {n_tgt} "
+                             "lines)", path=path, line=number)
+        pairs.append((i, j))
+    return pairs

@@ -10,6 +10,7 @@ import torch
 from alignment.errors import InputError
 from alignment.export.remapped import export_remapped
 from alignment.export.provenance import RunRecord
+from alignment.unsupervised.iterated_mining import MINED_PAIRS, write_mined_pairs
 
 from train.encoders.fine_tuned_export import export_fine_tuned
 from train.runs.reporting import write_metrics
@@ -18,8 +19,9 @@ from .selection import KeepBest, final_selection, logged
 
 class SaveMapping(pl.Callback):
     """After fitting: the selected mapping (``final_selection``: a refinement, else the
-    criterion's epoch, else the last) as ``mapping/``, ``metrics.json``, ``run.json`` and (when
-    the data came from an encoder) the remapped-encoder ``export/`` in the run directory."""
+    criterion's epoch, else the last) as ``mapping/``, ``metrics.json``, ``run.json``, (when
+    the data came from an encoder) the remapped-encoder ``export/`` and, for ``mining``, the
+    kept sentence pairs (``mined_pairs.tsv``) in the run directory."""
 
     def __init__(self, dirpath: str | None = None, src_lang: str | None = None,
                  tgt_lang: str | None = None) -> None:
@@ -42,6 +44,8 @@ class SaveMapping(pl.Callback):
                   torch.get_num_threads()).write(out)
         if data.encoder is not None:
             export_remapped(out / "export", mapping, data, overwrite=True)  # inside the run
+        if hasattr(pl_module, "mined_sentences"):
+            write_mined_pairs(out / MINED_PAIRS, pl_module.mined_sentences())
 
 
 class SaveEncoder(pl.Callback):

@@ -73,6 +73,7 @@ def recipe(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace, extra: list[str]) -> None:
     from alignment.data.corpus import read_lines
+    from alignment.unsupervised.iterated_mining import MINED_PAIRS
 
     from .fit import print_result, run_recipe
 
@@ -89,10 +90,12 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
         raise InputError(f"unrecognized argument '{unknown}' (recipe keys look like "
                          "--data.layer 4)", parameter="train")
     check_sentence_map(args)
+    mined = sentence_pairs_mined(args)
     argv = [a for path in args.config or [] for a in ("--config", path)]
     cli = run_recipe(argv + extra, args.verbose, args.overwrite, planned=recipe(args))
     if args.sentence_map != "none":
-        add_sentence_map_to_run(args, Path(cli.trainer.default_root_dir) / "export")
+        run_dir = Path(cli.trainer.default_root_dir)
+        add_sentence_map_to_run(args, run_dir / "export", run_dir / MINED_PAIRS if mined else None)
     print_result(cli.trainer.default_root_dir)
 
 
@@ -115,12 +118,35 @@ def check_sentence_map(args: argparse.Namespace) -> None:
                          parameter="sentence-pairs")
 
 
-def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
-    """Fit the sentence map on the run's own parallel text, with the export's encoder, and
-    put it into the export (which then adds the sentence-level term by default)."""
+def sentence_pairs_mined(args: argparse.Namespace) -> bool:
+    """Whether ``--sentence-map-kind`` is fitted on the sentence pairs the method mines (two
+    monolingual files) rather than on the files' lines; refused for a method without pairs
+    that mines none."""
+    if args.sentence_map == "none":
+        return False
+    from alignment.mappings.method import DataKind
+
+    from train.fitting.plan import plan_fit
+
+    plan = plan_fit(args.method, args.epochs)
+    if plan.data is not DataKind.UNPAIRED:
+        return False
+    if not hasattr(plan.fitter, "mined_sentences"):
+        raise InputError(f"'{plan.spec.name}' learns without pairs, and a sentence map needs "
+                         "translation pairs: only mining finds some (its mined_pairs.tsv)",
+                         parameter="sentence-map-kind")
+    return True
+
+
+def add_sentence_map_to_run(args: argparse.Namespace, export: Path,
+                            mined: Path | None = None) -> None:
+    """Fit the sentence map on the run's own parallel text (or, from two monolingual files, on
+    the sentence pairs ``mined`` lists), with the export's encoder, and put it into the export
+    (which then adds the sentence-level term by default)."""
     from alignment.data.corpus import read_lines
     from alignment.export.remapped import load_remapped
     from alignment.xmover.reuse import default_reuse
+    from alignment.unsupervised.iterated_mining import read_mined_pairs
     from alignment.xmover.sentence_map import (DEFAULT_COEF, add_sentence_map,
                                                sentence_map_from_text)
 
@@ -129,10 +155,15 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path) -> None:
                          parameter="sentence-map")
     meta = json.loads((export / "remap.json").read_text(encoding="utf-8"))
     src, tgt = read_lines(args.src), read_lines(args.tgt)
-    if len(src) != len(tgt):
+    if mined is not None:
+        pairs = read_mined_pairs(mined, len(src), len(tgt))
+        src, tgt = [src[i - 1] for i, _ in pairs], [tgt[j - 1] for _, j in pairs]
+        print(f"crossalign: fitting the sentence map on the {len(pairs)} mined sentence pairs "
+              f"({mined.name})")
+    elif len(src) != len(tgt):
         raise InputError(f"a sentence map needs translation pairs: {args.src} has {len(src)} "
                          f"lines, {args.tgt} {len(tgt)}", parameter="sentence-map")
-    n = args.sentence_pairs or args.max_sentences or len(src)
+    n = args.sentence_pairs or (None if mined else args.max_sentences) or len(src)
     encoder = load_remapped(export).encoder
     coef = DEFAULT_COEF if args.sentence_coef is None else args.sentence_coef
     smap = sentence_map_from_text(encoder, src[:n], tgt[:n], args.sentence_map, meta["src_lang"],

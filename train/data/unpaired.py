@@ -37,7 +37,8 @@ class UnpairedVectorDataModule(VectorDataModule):
     the old name of ``sampling``. ``rows``: ``tokens`` (token vectors) or ``types`` (per-type
     mean vectors of the ``max_tokens`` most frequent types with at least ``min_count`` tokens,
     most frequent first: static word vectors for type-level methods such as ``vecmap``).
-    The encoded sentences of both sides stay available as ``sides`` (for ``mining``)."""
+    The encoded sentences of both sides stay available as ``sides`` (for ``mining``), and
+    ``side_lines`` gives each side's row its 1-based line in its file."""
 
     provides = DataKind.UNPAIRED
 
@@ -70,6 +71,7 @@ class UnpairedVectorDataModule(VectorDataModule):
         self.hparams.sampling = sampling
         self._start(src_lang, tgt_lang)
         self.sides: tuple[SentenceSide, SentenceSide] | None = None
+        self.side_lines: tuple[list[int], list[int]] | None = None
 
     @classmethod
     def from_arrays(cls, x: np.ndarray, y: np.ndarray, val: tuple[np.ndarray, np.ndarray] | None = None,
@@ -91,7 +93,7 @@ class UnpairedVectorDataModule(VectorDataModule):
         encoder = Encoder(EncoderSpec(hp.encoder, hp.layer, hp.pooling, hp.max_length),
                           word_tokenizer=Tokenizer(lowercase=hp.lowercase))
         cache = Path(hp.cache_dir) if hp.cache_dir else None
-        pools, sides = {}, []
+        pools, sides, side_lines = {}, [], []
         for k, side in enumerate(("src", "tgt")):
             text = lines[side]
             keep = range(len(text)) if hp.sampling == "all" else \
@@ -104,12 +106,14 @@ class UnpairedVectorDataModule(VectorDataModule):
             vectors: WordVectors = encode_side(encoder, text, tokens, cache, hp.progress,
                                                f"encoding {side}")
             sides.append(SentenceSide(vectors, tokens))
+            side_lines.append([i + 1 for i in keep])
             pool = MonolingualPool.from_side(vectors, tokens, getattr(hp, f"{side}_lang"))
             if hp.rows == "types":
                 pools[side] = pool.centroids(hp.max_tokens, hp.min_count)[1]
             else:
                 pools[side] = pool.vectors[pool.capped_sample(hp.max_tokens, hp.per_type, hp.seed + k)]
         self.sides = (sides[0], sides[1])
+        self.side_lines = (side_lines[0], side_lines[1])
         n = min(len(pools["src"]), len(pools["tgt"]))
         x, y = pools["src"][:n], pools["tgt"][:n]
         # the 0.2 identity of this data ("monolingual ..."), so fingerprints stay comparable

@@ -84,6 +84,15 @@ class MiningFit(NoGradientSteps, MappingFit):
         kept = next(r for r in self.rounds if r.kept)
         return mined_word_pairs(self._sides[0], self._sides[1], kept.src, kept.tgt, kept.links)
 
+    def mined_sentences(self) -> list[tuple[int, int]]:
+        """The kept iteration's sentence pairs as 1-based line numbers of the two files (the
+        data module's ``side_lines``; row + 1 where it has none), best first."""
+        kept = next(r for r in self.rounds if r.kept)
+        lines = getattr(self.trainer.datamodule, "side_lines", None)
+        if lines is None:
+            lines = tuple(list(range(1, len(side.tokens) + 1)) for side in self._sides)
+        return [(lines[0][int(i)], lines[1][int(j)]) for i, j in zip(kept.src, kept.tgt)]
+
     def training_step(self, batch, batch_idx: int) -> None:
         return None
 
