@@ -57,13 +57,8 @@ def shared_messages(languages: list[str], n: int, min_words: int = 3
     return english, {lang: [kept[k][0] for k in ids] for lang, kept in found.items()}, missing
 
 
-def interval(values: np.ndarray, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    means = [values[rng.integers(0, len(values), len(values))].mean() for _ in range(resamples)]
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
-
-
 def main() -> None:
+    from alignment.evaluation.retrieval import paired_bootstrap
     from alignment.xmover.terms import LANGUAGE_NAMES, SourceConditionedLM
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -76,10 +71,9 @@ def main() -> None:
     given_lm = SourceConditionedLM()
     rows = []
     for lang, src in sorted(translations.items()):
-        gain = given_lm(src, english, (lang, "en")) - alone
-        lo, hi = interval(gain)
+        gain, lo, hi = paired_bootstrap(given_lm(src, english, (lang, "en")), alone)
         rows.append({"language": lang, "name": LANGUAGE_NAMES.get(lang, lang),
-                     "gain": float(gain.mean()), "lo": lo, "hi": hi})
+                     "gain": gain, "lo": lo, "hi": hi})
         print(f"{lang}  {rows[-1]['gain']:+.3f} [{lo:+.3f}, {hi:+.3f}]", flush=True)
     rows.sort(key=lambda r: -r["gain"])
     lines = [f"Gemma 3 270M: gain in the English's mean token log-probability (nats) from the "
