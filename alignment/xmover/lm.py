@@ -227,13 +227,10 @@ class LanguageModelScorer:
         self._last_tokens = (_key(sentences), tokens)
         return out
 
-    def score_given(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
-        """Mean log-likelihood of each sentence's tokens after its prefix (the prefix is
-        context, not scored: ``English: SRC\\nGerman:`` before a translation). Prefix and
-        sentence are tokenized apart, so each sentence's tokens are those ``score`` reads; a
-        pair longer than the context keeps the sentence and the prefix's end (with a warning
-        that says how many were cut). The text is read
-        as it is given (the terms pass it through ``lm_text``)."""
+    def _given_ids(self, prefixes: list[str], sentences: list[str], warn: bool = True
+                   ) -> tuple[list[list[int]], list[int], list[list[int]]]:
+        """Each pair's token ids (BOS, prefix, sentence), where its sentence starts, and the
+        sentence's own ids as ``score_given`` scores them (cut to the context)."""
         if len(prefixes) != len(sentences):
             raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences",
                              parameter="prefixes")
@@ -243,13 +240,27 @@ class LanguageModelScorer:
         own = [tok(s, add_special_tokens=False)["input_ids"] for s in sentences]
         limit = self.context or 1 << 30
         cut = sum(len(lead) + len(p) + len(x) > limit for p, x in zip(pre, own))
-        if cut:
+        if cut and warn:
             warnings.warn(f"{cut} of {len(own)} prompts with outputs are longer than the LM's "
-                          f"context of {limit} tokens: the prompt's start was cut", stacklevel=2)
+                          f"context of {limit} tokens: the prompt's start was cut", stacklevel=3)
         own = [x[:max(limit - len(lead) - 1, 1)] for x in own]
         pre = [p[max(len(p) - (limit - len(lead) - len(x)), 0):] for p, x in zip(pre, own)]
-        ids = [lead + p + x for p, x in zip(pre, own)]
-        starts = [len(lead) + len(p) for p in pre]
+        return [lead + p + x for p, x in zip(pre, own)], [len(lead) + len(p) for p in pre], own
+
+    def scored_tokens(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
+        """How many of each sentence's tokens ``score_given`` averages over (0 where it scores
+        none): the mean times this is the sentence's total log-probability. Tokenizer only."""
+        _, starts, own = self._given_ids(prefixes, sentences, warn=False)
+        return np.array([len(x) if x and s > 0 else 0 for x, s in zip(own, starts)], dtype=np.float64)
+
+    def score_given(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
+        """Mean log-likelihood of each sentence's tokens after its prefix (the prefix is
+        context, not scored: ``English: SRC\\nGerman:`` before a translation). Prefix and
+        sentence are tokenized apart, so each sentence's tokens are those ``score`` reads; a
+        pair longer than the context keeps the sentence and the prefix's end (with a warning
+        that says how many were cut). The text is read
+        as it is given (the terms pass it through ``lm_text``)."""
+        ids, starts, own = self._given_ids(prefixes, sentences)
         out = np.zeros(len(sentences))
         pad = self.pad_id
         from tqdm.auto import tqdm

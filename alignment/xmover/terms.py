@@ -87,8 +87,9 @@ class SourceConditionedLM:
     which neither the token transport nor a target-side LM sees. Values are reused across runs
     (``alignment.xmover.reuse``); the LM loads on first use."""
 
-    def __init__(self, lm: str = "gemma3-270m", prompt: str = PROMPT) -> None:
+    def __init__(self, lm: str = "gemma3-270m", prompt: str = PROMPT, total: bool = False) -> None:
         self.lm_name, self.prompt = lm, prompt  # prompt: PROMPT's fields, another wording
+        self.total = total  # the sum over the output's tokens instead of their mean
 
     def prefixes(self, sources: list[str], languages: tuple[str, str] | None) -> list[str]:
         a, b = prompt_names(languages)
@@ -104,9 +105,11 @@ class SourceConditionedLM:
         lm = shared_lm(self.lm_name, context)
         prefixes = [lm_text(p) for p in self.prefixes(sources, languages)]
         outputs = [" " + lm_text(" ".join(h.split())) for h in hypotheses]
-        return cached_array(default_reuse(), f"lm-given|{lm.weights_ident}|{lm.device.type}",
+        mean = cached_array(default_reuse(), f"lm-given|{lm.weights_ident}|{lm.device.type}",
                             [p + "\0" + h for p, h in zip(prefixes, outputs)],
                             lambda _: lm.score_given(prefixes, outputs), ndim=1)
+        # the total is the mean's tokens counted again (tokenizer only): one Gemma pass, one cache entry
+        return mean * lm.scored_tokens(prefixes, outputs) if self.total else mean
 
 
 register_term(Term("gemma-given-source", "Gemma given source", "--term gemma-given-source=W",
@@ -114,6 +117,15 @@ register_term(Term("gemma-given-source", "Gemma given source", "--term gemma-giv
                    "Gemma 3 270M's mean token log-probability of the output after the prompt "
                    "'SOURCE-LANGUAGE: source\\nTARGET-LANGUAGE:'",
                    ident="gemma3-270m-q4km+prompt1+cjk", compute=SourceConditionedLM(), contextual=True))
+
+
+register_term(Term("gemma-given-source-total", "Gemma given source (total)",
+                   "--term gemma-given-source-total=W", (0.0, 0.001, 0.002, 0.005, 0.01, 0.02),
+                   "Gemma 3 270M's summed token log-probability of the output after the same "
+                   "prompt: the mean times the output's tokens, so each extra or unlikely token "
+                   "costs (the mean forgives a long output its errors)",
+                   ident="gemma3-270m-q4km+prompt1+cjk+total",
+                   compute=SourceConditionedLM(total=True), contextual=True))
 
 
 class SourcePredictability:

@@ -215,3 +215,22 @@ def test_a_prompt_longer_than_the_context_is_cut_with_a_warning(tiny_gpt2):
     with pytest.warns(UserWarning, match="1 of 2 prompts with outputs are longer"):
         got = lm.score_given([long_prompt, "the cat"], [" is here", " is here"])
     assert np.isfinite(got).all() and got[0] != 0.0
+
+
+def test_the_total_term_is_the_mean_times_the_tokens_scored_from_one_cached_pass(
+        tiny_gpt2, monkeypatch, tmp_path):
+    monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
+    assert TERMS["gemma-given-source-total"].flag == "--term gemma-given-source-total=W"
+    sources, outputs = ["the cat", "a dog", "x"], ["the dog", "sees the cat sat on the mat", ""]
+    mean = terms.SourceConditionedLM(str(tiny_gpt2))(sources, outputs, ("en", "de"))
+    total = terms.SourceConditionedLM(str(tiny_gpt2), total=True)
+    lm = LanguageModelScorer(str(tiny_gpt2))
+    counts = [len(lm.tokenizer(" " + o, add_special_tokens=False)["input_ids"]) for o in outputs]
+    assert counts[1] > counts[0] > 0
+    # the values come back from the mean's cache entry: no second forward pass
+    monkeypatch.setattr(terms, "_LMS", {})
+    monkeypatch.setattr(terms.shared_lm(str(tiny_gpt2)), "score_given",
+                        lambda *a: pytest.fail("recomputed"))
+    got = total(sources, outputs, ("en", "de"))
+    np.testing.assert_allclose(got, mean * np.array(counts[:2] + [0]), rtol=1e-6)
+    assert got[2] == 0.0 and got[1] < got[0] < 0  # the longer output costs more in total
