@@ -169,14 +169,13 @@ class LanguageModelScorer:
         return self._model
 
     @model.setter
-    def model(self, value) -> None:
+    def model(self, value) -> None:  # a test's or a caller's own model object
         self._model = value
 
     @property
     def pad_id(self) -> int:
         """The id that pads a batch (never read: masked): the tokenizer's pad, else EOS, else 0."""
-        tok = self.tokenizer
-        return next((i for i in (tok.pad_token_id, tok.eos_token_id) if i is not None), 0)
+        return next((i for i in (self.tokenizer.pad_token_id, self.tokenizer.eos_token_id) if i is not None), 0)
 
     def _named(self, rule: str) -> str:
         """``NAME@REVISION``, then ``rule``, then ``+int8`` with the opt-in precision."""
@@ -227,18 +226,13 @@ class LanguageModelScorer:
         self._last_tokens = (_key(sentences), tokens)
         return out
 
-    def _given_ids(self, prefixes: list[str], sentences: list[str], warn: bool = True
-                   ) -> tuple[list[list[int]], list[int], list[list[int]]]:
-        """Each pair's token ids (BOS, prefix, sentence), where its sentence starts, and the
-        sentence's own ids as ``score_given`` scores them (cut to the context)."""
+    def _given_ids(self, prefixes: list[str], sentences: list[str], warn: bool = True) -> tuple:
+        """Each pair's ids (BOS, prefix, sentence), its sentence's start and own ids (cut)."""
         if len(prefixes) != len(sentences):
-            raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences",
-                             parameter="prefixes")
-        lead = [] if self.bos is None else [self.bos]
-        tok = self.tokenizer
-        pre = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
-        own = [tok(s, add_special_tokens=False)["input_ids"] for s in sentences]
-        limit = self.context or 1 << 30
+            raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences", parameter="prefixes")
+        lead, limit = ([] if self.bos is None else [self.bos]), self.context or 1 << 30
+        pre, own = ([self.tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
+                    for texts in (prefixes, sentences))
         cut = sum(len(lead) + len(p) + len(x) > limit for p, x in zip(pre, own))
         if cut and warn:
             warnings.warn(f"{cut} of {len(own)} prompts with outputs are longer than the LM's "
@@ -248,29 +242,24 @@ class LanguageModelScorer:
         return [lead + p + x for p, x in zip(pre, own)], [len(lead) + len(p) for p in pre], own
 
     def scored_tokens(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
-        """How many of each sentence's tokens ``score_given`` averages over (0 where it scores
-        none): the mean times this is the sentence's total log-probability. Tokenizer only."""
+        """How many tokens ``score_given`` averages over (0: none); the tokenizer only."""
         _, starts, own = self._given_ids(prefixes, sentences, warn=False)
         return np.array([len(x) if x and s > 0 else 0 for x, s in zip(own, starts)], dtype=np.float64)
 
     def score_given(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
-        """Mean log-likelihood of each sentence's tokens after its prefix (the prefix is
-        context, not scored: ``English: SRC\\nGerman:`` before a translation). Prefix and
-        sentence are tokenized apart, so each sentence's tokens are those ``score`` reads; a
-        pair longer than the context keeps the sentence and the prefix's end (with a warning
-        that says how many were cut). The text is read
-        as it is given (the terms pass it through ``lm_text``)."""
+        """Mean log-likelihood of each sentence's tokens after its prefix (context, not scored:
+        ``English: SRC\\nGerman:``), tokenized apart so the tokens are those ``score`` reads; a
+        pair longer than the context keeps the sentence and the prefix's end (with a warning).
+        The text is read as given (the terms pass it through ``lm_text``)."""
         ids, starts, own = self._given_ids(prefixes, sentences)
-        out = np.zeros(len(sentences))
-        pad = self.pad_id
         from tqdm.auto import tqdm
 
-        batches = make_batches([len(x) for x in ids], self.batch_size, True)
+        out, pad = np.zeros(len(sentences)), self.pad_id
         with torch.inference_mode():
-            for batch in tqdm(batches, desc=f"{self.name} given the source", unit="batch",
-                              disable=None, leave=False):
-                todo = [i for i in batch if own[i] and starts[i] > 0]
-                if not todo:
+            for batch in tqdm(make_batches([len(x) for x in ids], self.batch_size, True),
+                              desc=f"{self.name} given the source", unit="batch", disable=None,
+                              leave=False):
+                if not (todo := [i for i in batch if own[i] and starts[i] > 0]):
                     continue
                 inp, mask = pad_ids([ids[i] for i in todo], pad)
                 logp = continuation_log_likelihoods(self.model, inp.to(self.device),
