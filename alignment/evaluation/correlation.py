@@ -10,12 +10,13 @@ import numpy as np
 
 
 def pearson(a: np.ndarray, b: np.ndarray) -> float:
-    """Pearson's r (NaN when either side is constant)."""
+    """Pearson's r (NaN when either side is constant), kept within [−1, 1] where rounding
+    would carry a perfect agreement past it (1.0000000000000002 is no Pearson a card reads)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     a, b = a - a.mean(), b - b.mean()
     denom = np.sqrt((a * a).sum() * (b * b).sum())
-    return float((a * b).sum() / denom) if denom > 0 else float("nan")
+    return float(np.clip((a * b).sum() / denom, -1.0, 1.0)) if denom > 0 else float("nan")
 
 
 def kendall(a: np.ndarray, b: np.ndarray) -> float:

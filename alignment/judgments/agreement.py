@@ -30,7 +30,7 @@ def _resampled_pearson(x: np.ndarray, h: np.ndarray, idx: np.ndarray) -> np.ndar
     hs = hs - hs.mean(1, keepdims=True)
     denom = np.sqrt((xs * xs).sum(1) * (hs * hs).sum(1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, (xs * hs).sum(1) / denom, np.nan)
+        return np.where(denom > 0, np.clip((xs * hs).sum(1) / denom, -1.0, 1.0), np.nan)
 
 
 def _interval(stats: np.ndarray, level: float) -> tuple[float, float]:

@@ -20,7 +20,22 @@ VERBS = {"choose": "choose the map and the LM and sentence weights on dev judgme
 
 
 def _dev_data(args: argparse.Namespace):
-    """The benchmark and the judged dev segments ``--dev`` names."""
+    """The benchmark, the judged dev segments ``--dev`` names (the first ``--max-per-pair`` of
+    each pair, where given) and how the card names them."""
+    bench, data, dev = _all_dev_data(args)
+    n = args.max_per_pair
+    if n is None:
+        return bench, data, dev
+    seen: dict[str, int] = {}
+    keep = []
+    for i, pair in enumerate(data.lp):
+        seen[pair] = seen.get(pair, 0) + 1
+        if seen[pair] <= n:
+            keep.append(i)
+    return bench, data.subset(keep), f"{dev}, the first {n} segments of each pair"
+
+
+def _all_dev_data(args: argparse.Namespace):
     from alignment.judgments import BENCHMARKS, get_benchmark
 
     if args.dev in BENCHMARKS:
@@ -52,6 +67,8 @@ def run(args: argparse.Namespace) -> None:
     from alignment.xmover.scorer import is_export
 
     check_grid(args)  # before anything loads or is scored
+    if args.max_per_pair is not None and args.max_per_pair < 1:
+        raise InputError(f"must be at least 1, got {args.max_per_pair}", parameter="max-per-pair")
     if args.lm and not args.lm_weights == [0.0]:
         from alignment.export.recipe_options import MODEL_NAME
 
@@ -123,6 +140,9 @@ def register(sub) -> None:
                    "benchmark with a dev split (mlqe)")
     p.add_argument("--data", help="the benchmark's data folder (default: its own)")
     p.add_argument("--pairs", nargs="+", metavar="PAIR", help="only these pairs")
+    p.add_argument("--max-per-pair", type=int, metavar="N", help="choose on the first N dev "
+                   "segments of each pair only (a quicker choice where a term is slow, as "
+                   "Gemma's are on a CPU; the card says so)")
     p.add_argument("--candidates", nargs="+", required=True, metavar="ROW",
                    help="the rows to choose among, as evaluate's --encoder takes them: an export "
                    "or encoder (an encoder stands for the unmapped row), PAIR=EXPORT,…, or a "

@@ -15,6 +15,15 @@ def test_pearson_and_kendall_equal_scipys():
     assert kendall(a, b) == pytest.approx(stats.kendalltau(a, b).statistic, abs=1e-12)
 
 
+def test_a_perfect_agreement_is_one_not_one_rounded_past_it():
+    from alignment.judgments.agreement import _resampled_pearson
+
+    a = np.array([1.3040000451301372, 0.9470809631292422])  # r rounds to 1.0000000000000002
+    assert pearson(a, 3 * a + 1) == 1.0 and pearson(a, -3 * a) == -1.0
+    resampled = _resampled_pearson(a, 3 * a + 1, np.array([[0, 1], [1, 0], [0, 0]]))
+    assert resampled[0] == resampled[1] == 1.0 and np.isnan(resampled[2])
+
+
 def test_williams_matches_published_examples():
     # bruceR::cor_diff(r1=.20, r2=.45, n=100, rcov=.80): t(97) = -4.56, p = 1e-05 (two-sided)
     t = williams_t(0.20, 0.45, 0.80, 100)

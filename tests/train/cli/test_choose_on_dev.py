@@ -155,6 +155,25 @@ def test_a_benchmark_without_dev_is_refused_before_scoring(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.filterwarnings("ignore:.*subword pieces")
+def test_max_per_pair_chooses_on_each_pairs_first_segments_and_the_card_says_so(
+        tmp_path, mlqe_dev, tiny_bert, capsys):
+    from alignment.export.card import read_headline
+
+    args = ["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates", str(tiny_bert),
+            "--layer", "1", "--sentence-weights", "0", "1", "--format", "json", "-q"]
+    assert main(args + ["--max-per-pair", "0", "--out", str(tmp_path / "none")]) == 2
+    assert "parameter 'max-per-pair': must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+    assert main(args + ["--max-per-pair", "4", "--out", str(tmp_path / "four")]) == 0
+    four = json.loads(capsys.readouterr().out)
+    assert main(args + ["--out", str(tmp_path / "all")]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert four["segments"] == 4 < every["segments"]
+    assert read_headline(tmp_path / "four").on == "mlqe dev, the first 4 segments of each pair"
+    assert four["grid"] != every["grid"]  # chosen on fewer segments, other dev Pearsons
+
+
 def _toy_length(sources: list[str], hypotheses: list[str], languages) -> np.ndarray:
     """A toy term: the output's length over its source's, in characters."""
     return np.array([len(h) / max(1, len(s)) for s, h in zip(sources, hypotheses)])
