@@ -218,8 +218,8 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
         own = [r for r in shown if r.startswith(THIS)][-1]
         p = f"{own}/avg"
         signed = next(r["signature"] for r in found["rows"] if r["label"] == own)
-        headline = Headline(own.replace(THIS, name), metrics[f"{p}/pearson"],
-                            metrics[f"{p}/pearson_lo"], metrics[f"{p}/pearson_hi"],
+        headline = Headline(own.replace(THIS, name),  # to the card's digits: what it prints
+                            *(round(metrics[f"{p}/{k}"], 3) for k in ("pearson", "pearson_lo", "pearson_hi")),
                             f"{recipe.benchmark} test", signed)
         first = shown[0]
         table = markdown_table(

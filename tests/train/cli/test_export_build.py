@@ -141,6 +141,7 @@ def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_t
     card = (out / "README.md").read_text()
     assert headline.on == "mlqe test" and headline.row.startswith("mlqe/ro-en ⊕ sentence ⊕ LM")
     assert f"{headline.value().split(' on ')[0]} | " in card  # the headline is a measured row
+    assert all(x == round(x, 3) for x in (headline.pearson, headline.lo, headline.hi))  # as printed
     assert "crossalign export --build mlqe/ro-en --variant plain --from CLONE" in card
     # a new scoring setting in the recipe: --measure rewrites the card and the configuration
     # alone, no retrain; the name then scores with the new setting
