@@ -38,7 +38,8 @@ class Recipe:
     export is scored and measured with (``--lm smollm2-135m --lm-coef 0.01``); ``variants``
     other exports of the same recipe, each the train options it replaces (``flow``);
     ``text_from`` ``parallel``: the text is ``crossalign data parallel``'s for the pair (the
-    machine's packaged translations), the benchmark still measures the card."""
+    machine's packaged translations; a pair with no English side is paired through the English
+    messages both languages' catalogues translate), the benchmark still measures the card."""
 
     benchmark: str
     pair: str
@@ -68,9 +69,6 @@ class Recipe:
             if self.text_from not in TEXT_FROM:
                 raise InputError(f"{where}: text_from {self.text_from!r} is not one of "
                                  f"{', '.join(TEXT_FROM)}")
-            if "en" not in parts:
-                raise InputError(f"{where}: packaged parallel text pairs a language with "
-                                 f"English, not {self.pair}")
 
     def variant(self, name: str) -> "Recipe":
         """The recipe of variant ``name``: its options set over the train command's."""
@@ -103,11 +101,14 @@ class Recipe:
         """(source text, target text) of the pair in a data folder."""
         src, tgt = self.pair.split("-")
         folder = self.folder(data) if self.text_from is None else \
-            Path(data) / f"parallel-{self._to_english()}"
+            Path(data) / f"parallel-{self._parallel_pair()}"
         return folder / f"train.{src}", folder / f"train.{tgt}"
 
-    def _to_english(self) -> str:
-        """``X-en``: the pair as ``crossalign data parallel --pair`` takes it."""
+    def _parallel_pair(self) -> str:
+        """The pair as ``crossalign data parallel --pair`` takes it: ``X-en`` where one side is
+        English, else the pair itself (pivoting on the catalogues' English messages)."""
+        if "en" not in self.pair.split("-"):
+            return self.pair
         other = next(x for x in self.pair.split("-") if x != "en")
         return f"{other}-en"
 
@@ -115,8 +116,12 @@ class Recipe:
         """The command that builds the training text, where it is not the benchmark's own."""
         if self.text_from is None:
             return None
-        return ["crossalign", "data", "parallel", "--pair", self._to_english(), "--out",
-                f"{out}/parallel-{self._to_english()}"]
+        pair = self._parallel_pair()
+        # no English side: the gettext catalogues alone, as installed (the help pages' packages
+        # would be fetched, and a build reads only what the machine has)
+        alone = ["--sources", "gettext", "--no-fetch"] if pair == self.pair else []
+        return ["crossalign", "data", "parallel", "--pair", pair, *alone, "--out",
+                f"{out}/parallel-{pair}"]
 
     def data_command(self, clone: str = "CLONE", out: str = "data") -> list[str]:
         if not self.needs_clone:

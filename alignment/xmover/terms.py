@@ -10,6 +10,7 @@ import numpy as np
 
 from alignment.errors import InputError
 from .setting import Term, TermContext, register_term
+from .target_language import RULE as TARGET_RULE, TargetLanguageShare
 
 # the languages Universal Sentence Encoder Multilingual v3 was trained on
 USE_LANGUAGES = ("ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th",
@@ -46,6 +47,14 @@ class UseSimilarity:
 register_term(Term("use", "USE", "--term use=W", (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
                    "the cosine of the Universal Sentence Encoder Multilingual v3 embeddings of "
                    "source and output", ident="use-multilingual-v3", compute=UseSimilarity()))
+
+
+register_term(Term("target-language", "target language", "--term target-language=W",
+                   (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
+                   "the share of the output's words in the target language: not copied from the "
+                   "source, in the target's script, not another language's function word (an "
+                   "untranslated output scores 0)", ident=f"target-share+{TARGET_RULE}",
+                   compute=TargetLanguageShare()))
 
 
 # English names of language codes, for the prompts of a source-conditioned LM

@@ -19,6 +19,14 @@ from alignment.errors import InputError
 
 from .export_setting import THIS, UNMAPPED, config_of_options, use_section
 
+# the split a benchmark reports on and what evaluate needs to score it (default: test)
+TEST_SPLITS = {"eval4nlp": ("test21", ("--split", "test21", "--sentences"))}
+
+
+def test_split(benchmark: str) -> tuple[str, tuple[str, ...]]:
+    """(the name of ``benchmark``'s reported split, evaluate's options that select it)."""
+    return TEST_SPLITS.get(benchmark, ("test", ()))
+
 
 def _target(args: argparse.Namespace, given_name: str | None = None):
     """(the recipe, the export it is compared with or None, the name) ``--build`` (or
@@ -183,8 +191,8 @@ def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: P
     from . import main
 
     argv = ["evaluate", recipe.benchmark, "--data", str(data / recipe.benchmark), "--pairs",
-            recipe.pair, "--encoder", *rows, "--labels", *labels, "--setting", "none",
-            *recipe.score, "--format",
+            recipe.pair, *test_split(recipe.benchmark)[1], "--encoder", *rows, "--labels",
+            *labels, "--setting", "none", *recipe.score, "--format",
             "json", "-q", "--out", str(scratch / "measured")]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), _inside(scratch):
@@ -206,6 +214,7 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
 
     meta = json.loads((built / "remap.json").read_text(encoding="utf-8"))
     score = shlex.join(recipe.score)
+    split, selects = test_split(recipe.benchmark)
     sections = []
     headline = None
     if recipe.needs_clone:
@@ -220,7 +229,7 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
         signed = next(r["signature"] for r in found["rows"] if r["label"] == own)
         headline = Headline(own.replace(THIS, name),  # to the card's digits: what it prints
                             *(round(metrics[f"{p}/{k}"], 3) for k in ("pearson", "pearson_lo", "pearson_hi")),
-                            f"{recipe.benchmark} test", signed)
+                            f"{recipe.benchmark} {split}", signed)
         first = shown[0]
         table = markdown_table(
             ["row", "Pearson [95% CI]", f"Δ vs {first} [95% CI]"],
@@ -231,11 +240,12 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
               f"{fmt_delta(metrics[f'{r}/avg/diff_hi'])}]"] for r in shown])
         segments = int(metrics[f"{first}/{recipe.pair}/segments"])
         command = (f"crossalign data {recipe.benchmark} --from CLONE --pairs {recipe.pair} && "
-                   f"crossalign evaluate {recipe.benchmark} --pairs {recipe.pair} --encoder "
+                   f"crossalign evaluate {recipe.benchmark} --pairs {recipe.pair} "
+                   + "".join(f"{x} " for x in selects) + "--encoder "
                    f"{' '.join(rows[:-1])} {name} --labels "
                    + " ".join(f"'{x}'" if " " in x else x for x in labels) + f" {score}")
         sections.append(("Agreement with people", [
-            f"Segment-level Pearson with the human scores of {recipe.benchmark} test "
+            f"Segment-level Pearson with the human scores of {recipe.benchmark} {split} "
             f"({segments} segments of {recipe.pair}; 95% bootstrap intervals over segments; "
             f"Δ: paired bootstrap against the first row). No row reads the reference but the "
             "data's own baselines. Measured by `crossalign export --build … --card` (or "

@@ -106,8 +106,15 @@ def test_a_recipe_on_packaged_text_builds_that_text_and_trains_on_it(tmp_path, h
     recipe.write(tmp_path)
     assert Recipe.read(tmp_path) == recipe
     assert Recipe("mlqe", "en-de", recipe.train).text_command() is None  # the benchmark's own
-    with pytest.raises(InputError, match="pairs a language with English"):
-        Recipe("mlqe", "de-zh", recipe.train, text_from="parallel")
+
+
+def test_a_recipe_for_a_pair_with_no_english_side_pairs_it_through_the_catalogues(hub_models):
+    recipe = Recipe("eval4nlp", "ru-de", _recipe(hub_models).train, text_from="parallel")
+    steps = recipe.shell().splitlines()
+    assert steps[0].startswith("crossalign data eval4nlp --from CLONE")
+    assert steps[1] == ("crossalign data parallel --pair ru-de --sources gettext --no-fetch "
+                        "--out data/parallel-ru-de")
+    assert "--src data/parallel-ru-de/train.ru --tgt data/parallel-ru-de/train.de" in steps[2]
 
 
 @pytest.mark.filterwarnings("ignore:.*lost to truncation", "ignore:.*subword pieces",
