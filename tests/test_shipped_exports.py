@@ -137,3 +137,26 @@ def test_every_consumer_metric_runs_both_forms_on_a_shipped_export(name, src, hy
         result = cross_lingual_bertscore(name, other, hyp, against_reference=against_reference)
         assert np.isfinite(result.f1).all()
         assert ("|map:none|" in result.signature) == against_reference
+
+
+@pytest.mark.parametrize("pair", ["ru-de", "de-zh"])
+def test_each_pair_with_no_english_side_ships_a_map_from_packaged_text_measured_on_test21(pair):
+    """``eval4nlp/ru-de`` and ``eval4nlp/de-zh``: a map from the machine's catalogues paired
+    through their English messages, the setting its card measured on Eval4NLP test21's
+    sentence scores kept in it, the target-language term among its weights."""
+    from alignment.export.card import read_headline
+    from alignment.export.recipe import Recipe
+    from alignment.xmover.configuration import ScoringConfig
+    from alignment.xmover.scorer import XMoverScorer
+
+    folder = EXPORTS / "eval4nlp" / pair
+    recipe = Recipe.read(folder)
+    assert (recipe.benchmark, recipe.pair, recipe.text_from) == ("eval4nlp", pair, "parallel")
+    assert f"crossalign data parallel --pair {pair} --sources gettext --no-fetch" in recipe.shell()
+    headline = read_headline(folder)
+    assert headline.on == "eval4nlp test21" and headline.lo <= headline.pearson <= headline.hi
+    card = (folder / "README.md").read_text()
+    assert f"crossalign evaluate eval4nlp --pairs {pair} --split test21 --sentences" in card
+    config = ScoringConfig.load(folder)
+    assert config.setting.weight("target-language") > 0 and config.read == "written"
+    assert XMoverScorer(f"eval4nlp/{pair}").signature == config.measured.signature
