@@ -6,6 +6,7 @@ a word is off target when it is copied from the source, written outside the targ
 (where the language has one of its own), or another language's function word."""
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -55,6 +56,17 @@ def _base(language: str | None) -> str:
     return (language or "").lower().split("-")[0].split("_")[0]
 
 
+@functools.lru_cache(maxsize=None)
+def _rules(target: str) -> tuple[frozenset[str], re.Pattern | None, frozenset[str]]:
+    """A target's rules, made once: (its function words, its script's pattern or None, the
+    other listed languages' function words that are not its own; none without a list)."""
+    own = STOP_WORDS.get(target, frozenset())
+    script = re.compile(SCRIPTS[target]) if target in SCRIPTS else None
+    foreign = frozenset().union(*(w for lang, w in STOP_WORDS.items() if lang != target)) - own \
+        if own else frozenset()
+    return own, script, foreign
+
+
 def target_share(source: str, output: str, target: str | None) -> float:
     """The share of ``output``'s words that are plausibly ``target``'s: not copied from
     ``source`` (a target function word may be), in the target's script where it has one, and
@@ -63,11 +75,7 @@ def target_share(source: str, output: str, target: str | None) -> float:
     out = words(output)
     if not out:
         return 1.0
-    target = _base(target)
-    own = STOP_WORDS.get(target, frozenset())
-    script = re.compile(SCRIPTS[target]) if target in SCRIPTS else None
-    foreign = frozenset().union(*(w for lang, w in STOP_WORDS.items() if lang != target)) - own \
-        if own else frozenset()
+    own, script, foreign = _rules(_base(target))
     # a Chinese character is shared by Chinese and Japanese text, not copied
     copied = {w for w in words(source) if not _CHARACTER_WISE.match(w)} - own
     off = sum(w in copied or w in foreign or (script is not None and not script.match(w))
