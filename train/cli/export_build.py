@@ -19,13 +19,18 @@ from alignment.errors import InputError
 
 from .export_setting import THIS, UNMAPPED, config_of_options, use_section
 
-# the split a benchmark reports on and what evaluate needs to score it (default: test)
-TEST_SPLITS = {"eval4nlp": ("test21", ("--split", "test21", "--sentences"))}
-
 
 def test_split(benchmark: str) -> tuple[str, tuple[str, ...]]:
-    """(the name of ``benchmark``'s reported split, evaluate's options that select it)."""
-    return TEST_SPLITS.get(benchmark, ("test", ()))
+    """(the split ``benchmark`` reports on — the last of its registered splits, evaluate's
+    default — and evaluate's options that score its sentences there, as a card shows them:
+    ``--split`` where that split is not called test, ``--sentences`` where word labels are
+    the benchmark's default)."""
+    from alignment.judgments import get_benchmark
+
+    bench = get_benchmark(benchmark)
+    split = bench.splits[-1]
+    return split, ((("--split", split) if split != "test" else ())
+                   + (("--sentences",) if bench.words_first else ()))
 
 
 def _target(args: argparse.Namespace, given_name: str | None = None):
@@ -214,10 +219,10 @@ def measured_card(recipe, name: str, data: Path, built: Path, scratch: Path,
 
     meta = json.loads((built / "remap.json").read_text(encoding="utf-8"))
     score = shlex.join(recipe.score)
-    split, selects = test_split(recipe.benchmark)
     sections = []
     headline = None
     if recipe.needs_clone:
+        split, selects = test_split(recipe.benchmark)
         rows, labels = [meta["encoder"], str(built)], [UNMAPPED, THIS]
         if args.variant:
             rows.insert(1, args.build)
