@@ -26,7 +26,10 @@ def unknown_name(kind: str, name: object, known: Iterable[str], parameter: str |
     (what else the value may be) inside the parentheses; ``similar`` (aliases, former names)
     count for the close matches too."""
     known = sorted(str(k) for k in known)
-    close = difflib.get_close_matches(str(name), [*known, *similar], n=3, cutoff=0.6)
+    text = " ".join(str(name).split())
+    close = difflib.get_close_matches(text, [*known, *similar], n=3, cutoff=0.6) \
+        if len(text) <= 200 else []
+    name = text if len(text) <= 80 else f"{text[:79]}… ({len(text):,} characters)"
     hint = (f"; {advice}" if advice else "") + (
         f"; did you mean {' or '.join(close)}?" if close else "")
     return InputError(f"{context}unknown {kind} '{name}' (known: {', '.join(known) or 'none'}"

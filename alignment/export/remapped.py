@@ -160,13 +160,9 @@ def read_remap_json(directory: str | Path) -> dict:
     path = Path(directory) / REMAP_FILE
     if not path.is_file():
         raise InputError(f"no {REMAP_FILE}: not a crossalign export", path=directory)
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(f"invalid JSON ({err.msg})", path=path, line=err.lineno) from None
-    except UnicodeDecodeError:
-        raise InputError("not valid UTF-8", path=path) from None
-    return check_remap(meta, path)
+    from alignment.json_file import read_json
+
+    return check_remap(read_json(path, "an export's record"), path)
 
 
 def load_remapped(directory: str | Path, encoder: str | None = None, device: str | None = None,

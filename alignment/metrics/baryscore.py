@@ -76,11 +76,12 @@ class BaryScore:
         from alignment.errors import InputError
 
         if last_layers < 1:
-            raise InputError("must be >= 1", parameter="last_layers")
+            raise InputError(f"must be >= 1, got {last_layers}", parameter="last-layers")
         self.prep = preset("baryscore") if preprocessing is None else \
             preset(preprocessing) if isinstance(preprocessing, str) else preprocessing
         self.sinkhorn = tuple(sinkhorn)
-        self.states = LayerStates(encoder, list(range(-last_layers, 0)), batch_size, device, bucket)
+        self.states = LayerStates(encoder, list(range(-last_layers, 0)), batch_size, device, bucket,
+                                  parameter="last-layers")
 
     def signature(self, form: str) -> str:
         regs = ",".join(f"SD_{r}" for r in self.sinkhorn)

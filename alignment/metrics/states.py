@@ -30,7 +30,8 @@ class LayerStates:
     fitted at one layer says nothing of the others."""
 
     def __init__(self, encoder: str | Path, layers: list[int], batch_size: int = 64,
-                 device: str | None = None, bucket: bool = True) -> None:
+                 device: str | None = None, bucket: bool = True,
+                 parameter: str = "layers") -> None:
         from alignment.encoding.encoder import Encoder, EncoderSpec
         from alignment.export.named import resolve_export
         from alignment.xmover.scorer import is_export
@@ -51,7 +52,9 @@ class LayerStates:
             for layer in layers:
                 if not -(depth + 1) <= layer <= depth:
                     raise InputError(f"layer {layer} out of range for an encoder of {depth} "
-                                     "layers: give the layers to read", parameter="layers")
+                                     "layers: give the layers to read" if parameter == "layers"
+                                     else f"{len(layers)} layers asked for, the encoder has "
+                                     f"{depth} (and its embeddings)", parameter=parameter)
             self.layers = [layer % (depth + 1) for layer in layers]
         self.batch_size, self.bucket = batch_size, bucket
         tok = self.encoder.tokenizer

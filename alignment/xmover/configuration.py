@@ -77,8 +77,8 @@ class ScoringConfig:
     def changed_identities(self) -> list[str]:
         """Notes for each registered term whose identity differs from the one it was measured
         with (another version of the term: the numbers may differ from the card's)."""
-        return [f"the term {n} was measured as {was}, this crossalign computes it as "
-                f"{TERMS[n].ident or n}: scores may differ from the card's"
+        return [f"the term {n} was measured as {excerpt(was)}, this crossalign computes it as "
+                f"{excerpt(TERMS[n].ident or n)}: scores may differ from the card's"
                 for n, was in self.identities if n in TERMS and (TERMS[n].ident or n) != was]
 
     def as_dict(self) -> dict:
@@ -113,7 +113,7 @@ class ScoringConfig:
             raise fail(f"'format' must be {SCORING_FORMAT!r}")
         unknown = sorted(set(raw) - SCORING_KEYS)
         if unknown:
-            raise fail(f"'{unknown[0]}' is not a key of a scoring configuration "
+            raise fail(f"'{excerpt(unknown[0])}' is not a key of a scoring configuration "
                        f"({', '.join(sorted(SCORING_KEYS))})")
         weights = raw.get("weights")
         if not isinstance(weights, dict) or not weights:
@@ -122,7 +122,8 @@ class ScoringConfig:
         for name, value in weights.items():
             if not isinstance(name, str) or isinstance(value, bool) or \
                     not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise fail(f"weight of {name!r} must be a finite number >= 0, got {value!r}")
+                raise fail(f"weight of {excerpt(repr(name))} must be a finite number >= 0, got "
+                           f"{excerpt(repr(value))}")
             try:
                 found[get_term(name).name] = float(value)
             except InputError as err:
@@ -135,7 +136,7 @@ class ScoringConfig:
                 raise fail(err.message) from None
         lm, idents = raw.get("lm"), raw.get("identities", {})
         if lm is not None and (not isinstance(lm, str) or not _plain_name(lm)):
-            raise fail(f"'lm' must be an LM's name (NAME or ORG/NAME), got {lm!r}")
+            raise fail(f"'lm' must be an LM's name (NAME or ORG/NAME), got {excerpt(repr(lm))}")
         if found.get("lm") and lm is None:
             raise fail("weights give the lm term a weight but 'lm' names no LM")
         if not isinstance(idents, dict) or not all(
@@ -154,14 +155,18 @@ class ScoringConfig:
     def load(cls, folder: str | Path) -> "ScoringConfig | None":
         """``folder``'s configuration, or None where it keeps none; a damaged one is refused."""
         path = Path(folder) / SCORING_FILE
-        if not path.is_file():
+        if not path.exists():
             return None
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise InputError(f"not JSON ({getattr(err, 'msg', err)})", path=path,
-                             line=getattr(err, "lineno", None)) from None
+        from alignment.json_file import read_json
+
+        raw = read_json(path, "a scoring configuration")
         return cls.from_dict(raw, path)
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """``text`` as a note may quote it: at most ``limit`` characters, one line."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else f"{line[:limit - 1]}… ({len(line):,} characters)"
 
 
 def _plain_name(name: str) -> bool:

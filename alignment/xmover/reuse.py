@@ -38,9 +38,15 @@ def list_key(producer: str, sentences: list[str]) -> str:
 
 
 def _read(path: Path) -> dict[str, np.ndarray] | None:
+    """The arrays of an entry, or None where it is missing, damaged or not an archive of
+    arrays (a plain array file in its place, a folder)."""
     try:
-        with path.open("rb") as fh, np.load(fh, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
+        with path.open("rb") as fh:
+            data = np.load(fh, allow_pickle=False)
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                return None
+            with data:
+                return {k: data[k] for k in data.files}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # missing or damaged
         return None
 

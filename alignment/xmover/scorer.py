@@ -22,6 +22,7 @@ from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
 from .configuration import ScoringConfig, effective
+from alignment.export.card import SCORING_FILE
 from .setting import BUILT_IN, TERMS, Setting, TermContext
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
@@ -137,8 +138,12 @@ class XMoverScorer:
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
         if not self.xmover_coef and self.sentence is None and self.lm is None and not self.terms:
-            raise InputError("with XMoverScore's weight 0 the score needs another term (a sentence"
-                             " map or --sentence-coef, --lm, --term)", parameter="xmover-coef")
+            why = "with XMoverScore's weight 0 the score needs another term"
+            if xmover_coef is None and self.config is not None:  # the file's weight, not an option
+                raise InputError(f"{why}, and the configuration weighs none", path=Path(
+                    encoder) / SCORING_FILE)
+            raise InputError(f"{why} (a sentence map or --sentence-coef, --lm, --term)",
+                             parameter="xmover-coef")
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:

@@ -111,18 +111,23 @@ def load_sentence_map(folder: str | Path) -> SentenceMap:
         if not path.is_file():
             raise InputError(f"{path}: no such file (a sentence map folder holds {MAP_FILE} "
                              f"and {WEIGHTS_FILE})", parameter="sentence-map")
+    from alignment.json_file import read_json
+
+    meta = read_json(meta_path, "a sentence map's record")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise InputError(f"format is not {FORMAT}", path=meta_path)
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"{meta_path}: not JSON ({err})", parameter="sentence-map") from None
-    if meta.get("format") != FORMAT:
-        raise InputError(f"{meta_path}: format {meta.get('format')!r} is not {FORMAT}",
-                         parameter="sentence-map")
-    w = load_file(str(weights_path))
-    smap = SentenceMap(meta["kind"], w["matrix"].astype(np.float64),
-                       w["mapped_mean"].astype(np.float64), w["other_mean"].astype(np.float64),
-                       meta["mapped_lang"], meta["other_lang"], meta["student"], meta.get("space"),
-                       float(meta.get("coef", 1.0)), meta.get("data", {}))
+        w = load_file(str(weights_path))
+    except Exception as err:  # safetensors' own error for a damaged file
+        raise InputError(f"not a safetensors file ({str(err).splitlines()[0][:80]})",
+                         path=weights_path) from None
+    try:
+        smap = SentenceMap(meta["kind"], w["matrix"].astype(np.float64),
+                           w["mapped_mean"].astype(np.float64), w["other_mean"].astype(np.float64),
+                           meta["mapped_lang"], meta["other_lang"], meta["student"],
+                           meta.get("space"), float(meta.get("coef", 1.0)), meta.get("data", {}))
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise InputError(f"a sentence map needs {err} (damaged?)", path=meta_path) from None
     if smap.fingerprint() != meta.get("fingerprint"):
         raise InputError(f"{weights_path}: its weights do not match the fingerprint in "
                          f"{MAP_FILE} (a damaged or replaced file)", parameter="sentence-map")

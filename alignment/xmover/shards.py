@@ -138,6 +138,26 @@ class PairFiles:
         return [s for s, _ in pairs], [h for _, h in pairs]
 
 
+def _read_json(path: Path) -> object:
+    """A kept JSON file's content, or None where it is missing, unreadable, not JSON or nested
+    beyond what the parser takes."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def scores_digest(data: dict) -> str:
+    """The sha256 of what a shard file says was scored: its scores, every term's values, the
+    empty and cut lines (canonical JSON), so that an edit of any of them is seen."""
+    kept = {k: data.get(k) for k in ("final", "values", "empty", "truncated")}
+    try:
+        text = json.dumps(kept, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    except (TypeError, ValueError):
+        return ""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def run_digest(shards: list[Shard]) -> str:
     """One fingerprint of every shard's bytes and bounds: the whole input as sharded."""
     h = hashlib.sha256()
@@ -159,20 +179,30 @@ class ShardStore:
                     "inputs": [p.name for p in files.paths], "shards": len(shards),
                     "shard_size": shards[0].count, "pairs": sum(s.count for s in shards),
                     "digest": run_digest(shards)}
+        self.notes: list[str] = []  # what ``open`` healed in crossalign's own cache
 
-    def open(self) -> "ShardStore":
-        """Check the folder is this run's (or new, or empty) and record the run in it."""
+    def open(self, own: bool = False) -> "ShardStore":
+        """Check the folder is this run's (or new, or empty) and record the run in it. ``own``:
+        the folder is crossalign's own cache (no ``--shards`` given), so a damaged record or a
+        stray file in it is healed with a note instead of refused."""
         folder, run_file = self.folder, self.folder / RUN_FILE
-        if folder.exists() and not folder.is_dir():
-            raise InputError(f"{folder} is a file, not a folder", parameter="shards")
+        blocked = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        if blocked is not None and not blocked.is_dir():
+            raise InputError(f"{folder} cannot be a folder: {blocked} is a file",
+                             parameter="shards")
+        if run_file.exists() and not run_file.is_file():
+            raise InputError(f"{run_file} is a folder, not a crossalign shards record; choose "
+                             "another folder", parameter="shards")
         if run_file.is_file():
-            try:
-                kept = json.loads(run_file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                kept = None
+            kept = _read_json(run_file)
             if not isinstance(kept, dict) or kept.get("format") != SHARDS_FORMAT:
-                raise InputError(f"{run_file} is not a crossalign shards record; choose another "
-                                 "folder", parameter="shards")
+                if not own:
+                    raise InputError(f"{run_file} is not a crossalign shards record; choose "
+                                     "another folder", parameter="shards")
+                self.notes.append(f"the cache's record of this run ({run_file}) was damaged: "
+                                  "written again, its shards checked one by one")
+                kept = self.run
+                write_text(run_file, json.dumps(self.run, indent=1) + "\n")
             differs = [k for k in ("signature", "digest", "shard_size") if kept.get(k) != self.run[k]]
             if differs:
                 what = {"signature": "the scoring setting (signature)", "digest": "the input",
@@ -180,24 +210,28 @@ class ShardStore:
                 raise InputError(f"{folder} holds the shards of another run ({', '.join(what[k] for k in differs)} "
                                  "differs); give a new --shards folder, or remove this one to "
                                  "start over", parameter="shards")
-        elif folder.is_dir() and any(folder.iterdir()):
+        elif folder.is_dir() and any(folder.iterdir()) and not own:
             raise InputError(f"{folder} is not empty and holds no crossalign {RUN_FILE}: "
                              "crossalign never writes into a folder of other files; choose a "
                              "new or empty one", parameter="shards")
+        blocking = next((s.name for s in self.shards if (folder / s.name).is_dir()), None)
+        if blocking is not None:
+            raise InputError(f"{folder / blocking} is a folder where a shard's scores belong; "
+                             "crossalign removes no folder it did not write: remove it or "
+                             "choose another --shards folder", parameter="shards")
         if not run_file.is_file():
             write_text(run_file, json.dumps(self.run, indent=1) + "\n")
         return self
 
     def finished(self, shard: Shard) -> bool:
         """Whether the shard's file holds its whole, signed scores."""
-        try:
-            data = json.loads((self.folder / shard.name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
+        data = _read_json(self.folder / shard.name)
         if not isinstance(data, dict) or [data.get(k) for k in ("format", "signature", "index",
                                                                 "digest", "count")] != \
                 [SHARDS_FORMAT, self.signature, shard.index, shard.digest, shard.count]:
             return False
+        if data.get("scores_sha256") != scores_digest(data):
+            return False  # scores edited after they were written: never merged unseen
         arrays = [data.get("final"), *(data.get("values") or {None: None}).values()]
         return all(isinstance(a, list) and len(a) == shard.count and
                    all(isinstance(v, (int, float)) for v in a) for a in arrays) and \
@@ -216,6 +250,7 @@ class ShardStore:
                 "values": {k: [float(x) for x in v] for k, v in result.values.items()},
                 "empty": result.empty_hypotheses,
                 "truncated": {k: [shard.first + i for i in v] for k, v in result.truncated.items()}}
+        data["scores_sha256"] = scores_digest(data)
         write_text(self.folder / shard.name, json.dumps(data) + "\n")
 
     def merged(self) -> ScoreResult:
@@ -226,7 +261,7 @@ class ShardStore:
                 raise InputError(f"{self.folder / shard.name} is missing or damaged: the run did "
                                  "not finish; run the same command again to score what is left",
                                  parameter="shards")
-            data = json.loads((self.folder / shard.name).read_text(encoding="utf-8"))
+            data = _read_json(self.folder / shard.name)
             final.extend(data["final"])
             for k, v in data["values"].items():
                 values.setdefault(k, []).extend(v)

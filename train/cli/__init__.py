@@ -21,6 +21,7 @@ from alignment.version import __version__
 from . import (align, choose, compare, data, demo, encode, evaluate, export, exports, fit,
                joint_align, lm, methods, plot, score, simulate, train, unsupervised)
 from .help import HelpFormatter, Parser
+from .option_modes import given_options
 from .threads import add_threads_option, use_threads
 
 MODULES = (score, train, methods, fit, export, exports, evaluate, choose, lm, data, align, encode,
@@ -102,6 +103,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _chain(parser: argparse.ArgumentParser, args: argparse.Namespace
+           ) -> list[argparse.ArgumentParser]:
+    """The parsers that read this command line: the top one, the verb's, the task's."""
+    chain = [parser]
+    for name in (getattr(args, "verb", None), getattr(args, "task", None)):
+        subs = [a for a in chain[-1]._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or name not in subs[0].choices:
+            break
+        chain.append(subs[0].choices[name])
+    return chain
+
+
 def _tasks(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
     """The parsers of a verb's tasks (``evaluate wmt17``, ``data bible``)."""
     return [p for action in parser._actions if isinstance(action, argparse._SubParsersAction)
@@ -142,12 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
     args.command_line = ["crossalign", *argv]  # what a card or a record says made it
+    args.given = given_options(_chain(parser, args), argv)  # what the user asked for, by name
     if extra and not getattr(args, "takes_extra", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     signals = _Signals()
     try:
         use_threads(getattr(args, "threads", None))
-        with signals, _quiet(getattr(args, "quiet", False)):
+        with signals, _quiet(getattr(args, "quiet", False)), _one_line_warnings():
             args.func(args, *([extra] if getattr(args, "takes_extra", False) else []))
             sys.stdout.flush()  # a full disk under stdout fails here, not at exit
         if not getattr(args, "quiet", False):  # after the work: an error stays one line
@@ -169,11 +183,17 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        print("crossalign: interrupted", file=sys.stderr)
+        if _first_process():
+            print("crossalign: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Terminated:
-        print("crossalign: terminated", file=sys.stderr)
+        if _first_process():
+            print("crossalign: terminated", file=sys.stderr)
         return EXIT_TERMINATED
+    except RecursionError:  # a file nested past what a parser takes, wherever it was read
+        print("crossalign: error: an input file is nested too deeply to be read",
+              file=sys.stderr)
+        return EXIT_INPUT
     except Exception as err:
         if _system_failure(err):
             _silence_stdout()
@@ -195,6 +215,44 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         raise
     return 0
+
+
+def _first_process() -> bool:
+    """Whether this is the process that speaks for a run (rank 0, or the only one): the
+    processes a multi-process run started end silently beside it."""
+    return os.environ.get("LOCAL_RANK", "0") in ("", "0") and \
+        os.environ.get("NODE_RANK", "0") in ("", "0")
+
+
+@contextlib.contextmanager
+def _one_line_warnings():
+    """While a verb runs, every warning crossalign itself emits is one ``crossalign: warning:``
+    line (no source path, no line of code, a bounded excerpt); other packages' warnings are
+    silenced (``PYTHONWARNINGS`` set: Python's own display, for debugging)."""
+    import warnings
+
+    if os.environ.get("PYTHONWARNINGS"):
+        yield
+        return
+    import alignment
+    import train
+
+    roots = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (alignment, train))
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if not os.path.abspath(str(filename)).startswith(roots):
+            return
+        text = " ".join(str(message).split())
+        if len(text) > 300:
+            text = text[:299] + "…"
+        print(f"crossalign: warning: {text}", file=sys.stderr)
+
+    shown = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 def _system_failure(err: BaseException) -> str | None:

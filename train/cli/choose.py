@@ -66,6 +66,9 @@ def run(args: argparse.Namespace) -> None:
     from alignment.judgments.scoring import parse_row
     from alignment.xmover.scorer import is_export
 
+    from .option_modes import CHOOSE, check_modes
+
+    check_modes("choose", CHOOSE, args)
     check_grid(args)  # before anything loads or is scored
     if args.max_per_pair is not None and args.max_per_pair < 1:
         raise InputError(f"must be at least 1, got {args.max_per_pair}", parameter="max-per-pair")

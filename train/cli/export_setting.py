@@ -67,7 +67,10 @@ def upgraded_files(folder: Path, name: str | None = None) -> dict[str, str]:
     from alignment.export.card import CARD_FILE, SCORING_FILE, old_headline, replace_section
     from alignment.export.recipe import RECIPE_FILE, Recipe
 
-    if (folder / SCORING_FILE).is_file():
+    if (folder / SCORING_FILE).exists():  # copied as it is: checked first, never copied damaged
+        from alignment.xmover.configuration import ScoringConfig
+
+        ScoringConfig.load(folder)
         return {}
     recipe = Recipe.read(folder) if (folder / RECIPE_FILE).is_file() else None
     words = [renamed_terms(w) for w in (recipe.score if recipe else ())]

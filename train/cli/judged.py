@@ -67,6 +67,11 @@ def run_evaluate(args: argparse.Namespace) -> None:
     from alignment.judgments.scoring import parse_row, score_benchmark
     from train.runs.reporting import check_report_dir, report
 
+    from .option_modes import SENTENCES, WORDS, check_modes
+
+    check_modes("evaluate", WORDS if getattr(args, "words", False) else SENTENCES, args)
+    if getattr(args, "words", False) and args.format == "tsv":
+        raise InputError("word scores print as text or json", parameter="format")
     bench = get_benchmark(args.benchmark)
     check_report_dir(args.out)
     if args.bootstrap < 1:

@@ -9,6 +9,7 @@ from alignment.errors import InputError
 
 from .score_output import paired_differences, render, render_words
 from .options import add_old_name
+from .option_modes import check_modes, score_mode
 from .scorer_options import add_scorer_options, build_scorer, check_scorer_options
 from .score_metric import add_metric_options, run_metric, wants_other_metric, check_metric_options
 from .score_shards import add_shard_options, check_shard_options, in_shards, run_in_shards
@@ -23,6 +24,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.evaluation.language_check import looks_like_other
     from alignment.xmover.scorer import truncated_lines
 
+    check_modes("score", score_mode(args), args)  # an option the mode ignores: refused first
     check_metric_options(args)
     if wants_other_metric(args):
         return run_metric(args)

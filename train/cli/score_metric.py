@@ -74,6 +74,8 @@ def check_metric_options(args: argparse.Namespace) -> None:
         from alignment.xmover.setting import get_term
 
         get_term(args.sentence_term, parameter="sentence-term")
+    if args.metric == "baryscore" and args.last_layers < 1:
+        raise InputError(f"must be >= 1, got {args.last_layers}", parameter="last-layers")
     if args.metric == "baryscore" and args.layers:
         raise InputError("BaryScore reads its --last-layers", parameter="layers")
     if args.metric == "moverscore-v2" and getattr(args, "given_ngram", False) and args.ngram != 1:

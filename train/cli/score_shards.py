@@ -54,11 +54,37 @@ def check_shard_options(args: argparse.Namespace) -> None:
                          parameter="precision")
     if args.num_nodes < 1:
         raise InputError(f"must be >= 1, got {args.num_nodes}", parameter="num-nodes")
+    from train.ground.cluster import in_cluster
+
+    if args.num_nodes > 1 and not in_cluster():
+        raise InputError(f"{args.num_nodes} machines need a cluster that starts this command on "
+                         "each (SLURM, torchrun, LSF, MPI, or MASTER_ADDR and NODE_RANK set on "
+                         "every machine); none here, so the run would wait for machines that "
+                         "never come", parameter="num-nodes")
     devices = (args.devices or "1").strip()
     if devices != "auto" and not (devices.isdigit() and int(devices) >= 1 or all(
             p.strip().isdigit() for p in devices.split(",")) and "," in devices):
         raise InputError(f"must be a count >= 1, a list such as 0,1, or auto; got "
-                         f"'{args.devices}'", parameter="devices")
+                         f"'{args.devices[:40]}'", parameter="devices")
+    import os
+
+    count = int(devices) if devices.isdigit() else len(devices.split(",")) if "," in devices \
+        else 1
+    cores = os.cpu_count() or 1
+    if not _on_gpu(args) and count > cores:
+        raise InputError(f"{count} CPU processes on a machine with {cores} cores: give at most "
+                         f"{cores}", parameter="devices")
+
+
+def _on_gpu(args: argparse.Namespace) -> bool:
+    """Whether the shards go to GPUs (``--device cuda…``, or a GPU there and no --device)."""
+    if (args.device or "").startswith("cuda"):
+        return True
+    if args.device:
+        return False
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def trainer_for(args: argparse.Namespace):
@@ -72,12 +98,15 @@ def trainer_for(args: argparse.Namespace):
     for name in ("pytorch_lightning", "lightning.pytorch", "lightning_fabric"):
         logging.getLogger(name).setLevel(logging.WARNING)
     devices = (args.devices or "1").strip()
+    from train.ground.distributed import BoundedDDPStrategy
+
     devices = int(devices) if devices.isdigit() else devices
-    gpu = (args.device or "").startswith("cuda") or (args.device is None and torch.cuda.is_available())
+    gpu = _on_gpu(args)
     many = args.num_nodes > 1 or devices == "auto" or not isinstance(devices, int) or devices > 1
     try:  # Lightning's bars write to stdout, which holds the scores: ScoreShards has its own
         return pl.Trainer(accelerator="gpu" if gpu else "cpu", devices=devices,
-                          num_nodes=args.num_nodes, strategy="ddp" if many else "auto",
+                          num_nodes=args.num_nodes,
+                          strategy=BoundedDDPStrategy() if many else "auto",
                           logger=False, enable_checkpointing=False, enable_model_summary=False,
                           enable_progress_bar=False, use_distributed_sampler=False)
     except (ValueError, TypeError, RuntimeError) as err:
@@ -111,7 +140,9 @@ def run_in_shards(args: argparse.Namespace) -> None:
     signature = build("cpu" if not (args.device or "").startswith("cuda") else args.device).signature
     folder = Path(args.shards) if args.shards else default_cache_dir() / "shards" / \
         hashlib.sha256(f"{signature}|{run_digest(shards)}".encode()).hexdigest()[:20]
-    store = ShardStore(folder, signature, files, shards).open()
+    store = ShardStore(folder, signature, files, shards).open(own=not args.shards)
+    for note in store.notes if not quiet else []:
+        print(f"crossalign: note: {note}", file=sys.stderr)
     damaged = [s.name for s in shards if store.damaged(s)]
     todo = [s for s in shards if not store.finished(s)]
     if not quiet:
@@ -123,7 +154,20 @@ def run_in_shards(args: argparse.Namespace) -> None:
             print(f"crossalign: note: {len(damaged)} kept shard files were damaged or of other "
                   f"text ({', '.join(damaged[:3])}{', …' if len(damaged) > 3 else ''}): scored "
                   "again", file=sys.stderr)
-    score_in_shards(trainer, build, files, store, todo, progress=not quiet)
+    from train.ground.cluster import Watchdog
+
+    if todo:  # nothing left: no processes started (and no warning of an empty loader)
+        with Watchdog(lambda: getattr(trainer.strategy.launcher, "procs", None) or []):
+            try:
+                score_in_shards(trainer, build, files, store, todo, progress=not quiet)
+            except RuntimeError as err:
+                if "timed out" not in str(err).lower() and "timeout" not in str(err).lower():
+                    raise
+                from train.ground.cluster import PEER_TIMEOUT_ENV, peer_timeout
+
+                raise InputError(f"a peer process did not answer within {peer_timeout()} s; "
+                                 "the shards finished are kept (run the same command again); "
+                                 f"{PEER_TIMEOUT_ENV} sets the wait", parameter="devices") from None
     if first:
         result = store.merged()
         name = args.pairs or args.hyp[0]

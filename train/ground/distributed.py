@@ -8,6 +8,7 @@ import pytorch_lightning as pl
 from pytorch_lightning.strategies import DDPStrategy
 
 from alignment.errors import InputError
+from .cluster import peer_timeout
 
 
 def check_same_on_every_rank(trainer: pl.Trainer | None, value: str | None, what: str) -> None:
@@ -43,4 +44,15 @@ class CleanDDPStrategy(DDPStrategy):
     def teardown(self) -> None:
         super().teardown()
         end_process_group()
+
+
+
+class BoundedDDPStrategy(CleanDDPStrategy):
+    """DDP whose processes wait for each other at most ``peer_timeout()`` seconds (Lightning's
+    default is 30 minutes) and end their process group on teardown."""
+
+    def __init__(self, **kwargs) -> None:
+        from datetime import timedelta
+
+        super().__init__(timeout=timedelta(seconds=peer_timeout()), **kwargs)
 
