@@ -179,7 +179,7 @@ def gettext_pairs(language: str, root: Path = LOCALE_ROOT) -> tuple[Pairs, dict]
             pairs.origin.append(package)
     if broken:
         warnings.warn(f"{len(broken)} of {len(files)} gettext catalogues of '{language}' could not "
-                      f"be read and were skipped (first: {broken[0]})", stacklevel=2)
+                      f"be read and were skipped (first: {broken[0]})")
     return pairs, provenance
 
 

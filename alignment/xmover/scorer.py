@@ -21,8 +21,7 @@ from .sentence import SentenceSimilarity
 from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
-from .configuration import ScoringConfig, effective
-from alignment.export.card import SCORING_FILE
+from .configuration import SCORING_FILE, ScoringConfig, effective
 from .setting import BUILT_IN, TERMS, Setting, TermContext
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
@@ -39,9 +38,8 @@ class XMoverScorer:
     ``Mapping`` (``given_mapping``: source side only, as the public code; ``mapping_both_sides``
     the hypothesis too; ``public_gbdd`` a ``.GBDD`` as the public code applies it).
 
-    ``layer`` defaults to the export's, else to the version's default layer, or the encoder's
-    last layer where the encoder is shallower (``notes`` says so). ``languages`` (source,
-    target) go into the signature; an export's own pair is used and a different one refused.
+    ``layer``: the export's, else the version's, or the encoder's last where it is shallower
+    (``notes`` says so). ``languages`` (source, target) are signed; an export's own is used.
 
     The scoring setting: an export's ``scoring.json`` (``alignment.xmover.configuration``) by
     default (``setting="none"``: not read); each of ``formula`` (``2020``, ``2022``;
@@ -138,12 +136,11 @@ class XMoverScorer:
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
         if not self.xmover_coef and self.sentence is None and self.lm is None and not self.terms:
-            why = "with XMoverScore's weight 0 the score needs another term"
-            if xmover_coef is None and self.config is not None:  # the file's weight, not an option
-                raise InputError(f"{why}, and the configuration weighs none", path=Path(
-                    encoder) / SCORING_FILE)
-            raise InputError(f"{why} (a sentence map or --sentence-coef, --lm, --term)",
-                             parameter="xmover-coef")
+            filed = xmover_coef is None and self.config is not None  # the file's, not an option's
+            raise InputError("with XMoverScore's weight 0 the score needs another term" + (
+                ", and the configuration weighs none" if filed else " (a sentence map or "
+                "--sentence-coef, --lm, --term)"), **({"path": Path(encoder) / SCORING_FILE}
+                                                      if filed else {"parameter": "xmover-coef"}))
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:

@@ -21,8 +21,8 @@ def texts(tmp_path):
     (["--term", "gemma-given-source=0.1", "--term", "gemma-given-source=0.2"], "term 'gemma-given-source' is given twice"),
     (["--words", "--word-weights", "nearest=1,nearest=2"], "word term 'nearest' is given twice"),
     (["--words", "--word-threshold", "nan"], "parameter 'word-threshold': must be a finite"),
-    (["--word-threshold", "0.5"], "--word-threshold needs --words"),
-    (["--word-weights", "nearest=1"], "--word-weights needs --words"),
+    (["--word-threshold", "0.5"], "--word-threshold is not used by XMoverScore"),
+    (["--word-weights", "nearest=1"], "--word-weights is not used by XMoverScore"),
     (["--words", "--word-weights", "surprisal=1"], "surprisal is the LM's: give --lm"),
 ])
 def test_a_scoring_option_that_would_be_ignored_or_resolved_silently_is_refused(

@@ -156,4 +156,4 @@ def test_public_gbdd_without_a_mapping_is_refused(tmp_path, tiny_bert, capsys):
     src, hyp = _files(tmp_path)
     code, _, err = _score(capsys, "--encoder", str(tiny_bert), "--src", src, "--hyp", hyp,
                           "--public-gbdd")
-    assert code == 2 and "--public-gbdd applies to a --mapping" in err
+    assert code == 2 and "--public-gbdd is used only with --mapping" in err
