@@ -81,25 +81,6 @@ def token_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor) -> tuple
     return logp * valid, valid
 
 
-def continuation_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor,
-                                 starts: list[int]) -> list[torch.Tensor]:
-    """Per row, log p(token_t | tokens before t) for t from ``starts[row]`` to the row's end.
-    The output layer runs on those positions alone: a 262k-token vocabulary makes it most of
-    an LM's cost, and the prefix's positions need only the layers below it."""
-    hidden = model.base_model(input_ids=inp, attention_mask=mask).last_hidden_state
-    lengths = mask.sum(1).tolist()
-    rows = [torch.full((n - s,), k, dtype=torch.long) for k, (s, n) in enumerate(zip(starts, lengths))]
-    cols = [torch.arange(s - 1, n - 1) for s, n in zip(starts, lengths)]
-    r, c = torch.cat(rows).to(inp.device), torch.cat(cols).to(inp.device)
-    logits = model.get_output_embeddings()(hidden[r, c]).float()
-    cap = getattr(getattr(model.config, "get_text_config", lambda: model.config)(),
-                  "final_logit_softcapping", None)
-    if cap:
-        logits = torch.tanh(logits / cap) * cap
-    logp = torch.log_softmax(logits, -1).gather(-1, inp[r, c + 1][:, None])[:, 0]
-    return list(torch.split(logp, [n - s for s, n in zip(starts, lengths)]))
-
-
 # loaded LMs by (weights, device, precision): the LM and Gemma terms share one copy (Gemma: 1 GB)
 _SHARED: dict[tuple[str, str, str], object] = {}
 
@@ -146,6 +127,8 @@ class LanguageModelScorer:
         self.bos: int | None = bos if bos is not None and first == [bos] else None
         self._load = (source, kwargs, local, cfg)
         self._model = None  # loaded when first needed: reused scores need no weights
+        self.known: dict[tuple[str, str], float] = {}  # score_given's means, by (prefix, text)
+        self.seconds: dict[str, float] = {}  # score_given's time by stage (``score --timings``)
 
     @property
     def model(self):
@@ -226,47 +209,20 @@ class LanguageModelScorer:
         self._last_tokens = (_key(sentences), tokens)
         return out
 
-    def _given_ids(self, prefixes: list[str], sentences: list[str], warn: bool = True) -> tuple:
-        """Each pair's ids (BOS, prefix, sentence), its sentence's start and own ids (cut)."""
-        if len(prefixes) != len(sentences):
-            raise InputError(f"{len(prefixes)} prefixes for {len(sentences)} sentences", parameter="prefixes")
-        lead, limit = ([] if self.bos is None else [self.bos]), self.context or 1 << 30
-        pre, own = ([self.tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
-                    for texts in (prefixes, sentences))
-        cut = sum(len(lead) + len(p) + len(x) > limit for p, x in zip(pre, own))
-        if cut and warn:
-            warnings.warn(f"{cut} of {len(own)} prompts with outputs are longer than the LM's "
-                          f"context of {limit} tokens: the prompt's start was cut", stacklevel=3)
-        own = [x[:max(limit - len(lead) - 1, 1)] for x in own]
-        pre = [p[max(len(p) - (limit - len(lead) - len(x)), 0):] for p, x in zip(pre, own)]
-        return [lead + p + x for p, x in zip(pre, own)], [len(lead) + len(p) for p in pre], own
-
     def scored_tokens(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
         """How many tokens ``score_given`` averages over (0: none); the tokenizer only."""
-        _, starts, own = self._given_ids(prefixes, sentences, warn=False)
-        return np.array([len(x) if x and s > 0 else 0 for x, s in zip(own, starts)], dtype=np.float64)
+        from .lm_given import scored_tokens
 
-    def score_given(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
-        """Mean log-likelihood of each sentence's tokens after its prefix (context, not scored:
-        ``English: SRC\\nGerman:``), tokenized apart so the tokens are those ``score`` reads; a
-        pair longer than the context keeps the sentence and the prefix's end (with a warning).
-        The text is read as given (the terms pass it through ``lm_text``)."""
-        ids, starts, own = self._given_ids(prefixes, sentences)
-        from tqdm.auto import tqdm
+        return scored_tokens(self, prefixes, sentences)
 
-        out, pad = np.zeros(len(sentences)), self.pad_id
-        with torch.inference_mode():
-            for batch in tqdm(make_batches([len(x) for x in ids], self.batch_size, True),
-                              desc=f"{self.name} given the source", unit="batch", disable=None,
-                              leave=False):
-                if not (todo := [i for i in batch if own[i] and starts[i] > 0]):
-                    continue
-                inp, mask = pad_ids([ids[i] for i in todo], pad)
-                logp = continuation_log_likelihoods(self.model, inp.to(self.device),
-                                                    mask.to(self.device), [starts[i] for i in todo])
-                for i, values in zip(todo, logp):
-                    out[i] = float(values.mean())
-        return out
+    def score_given(self, prefixes: list[str], sentences: list[str],
+                    also: list[tuple[str, str] | None] | None = None) -> np.ndarray:
+        """Mean log-likelihood of each sentence's tokens after its prefix (``lm_given``);
+        ``also``: a (prefix, sentence) a row's pass answers on the way (kept for the call
+        that asks for it)."""
+        from .lm_given import score_given
+
+        return score_given(self, prefixes, sentences, also)
 
     def word_surprisals(self, sentences: list[str]) -> list[np.ndarray]:
         """Per sentence, each whitespace word's surprisal −log p(word | prefix) in nats: the sum

@@ -25,26 +25,24 @@ from .configuration import SCORING_FILE, ScoringConfig, effective
 from .setting import BUILT_IN, TERMS, Setting, TermContext
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
+from .stages import Laps
 from .transport import solve_all
 from .written import check_reading, describe as describe_reading, read_outputs
 from .versions import Version, get_version
 
 
 class XMoverScorer:
-    """Reference-free score of hypotheses against their sources.
-
-    ``encoder`` is a HF model (name or path) or a crossalign export (name or folder: its
-    encoder, layer and mapping are used). ``mapping``: a public ``.BAM``/``.GBDD`` file or any
-    ``Mapping`` (``given_mapping``: source side only, as the public code; ``mapping_both_sides``
-    the hypothesis too; ``public_gbdd`` a ``.GBDD`` as the public code applies it).
-
+    """Reference-free score of hypotheses against their sources. ``encoder``: a HF model (name
+    or path) or a crossalign export (its encoder, layer and mapping). ``mapping``: a public
+    ``.BAM``/``.GBDD`` file or a ``Mapping``, on the source side as the public code applies it
+    (``mapping_both_sides``: the hypothesis too; ``public_gbdd``: a ``.GBDD`` the public way).
     ``layer``: the export's, else the version's, or the encoder's last where it is shallower
     (``notes`` says so). ``languages`` (source, target) are signed; an export's own is used.
 
     The scoring setting: an export's ``scoring.json`` (``alignment.xmover.configuration``) by
     default (``setting="none"``: not read); each of ``formula`` (``2020``, ``2022``;
     ``version=`` is its old name), ``read`` (the outputs ``given`` or ``written``),
-    ``precision`` (``fp32``, or the opt-in ``int8``), ``lm``, ``lm_coef``, ``sentence_coef``,
+    ``precision`` (``fp32``, ``bf16``, ``int8``), ``lm``, ``lm_coef``, ``sentence_coef``,
     ``xmover_coef`` and ``terms`` (registered terms' weights) given overrides it, and the
     signature's ``over:`` names it. Else: the formula's LM weight, the ``sentence_map``'s
     own weight (default the export's map; ``"none"``: none), XMoverScore at 1. ``reuse``: a
@@ -257,16 +255,18 @@ class XMoverScorer:
                           sources: list[str] = ()) -> ScoreResult:
         """Every weighed term's values on the outputs (as read), once, then the setting's sum."""
         xm, seconds = self._transport(src, hypotheses, progress, cut)
-        t0 = time.perf_counter()
+        lap = Laps(seconds).lap
         lm = self.lm.score(hypotheses) if self.lm else None
-        seconds["lm"] = time.perf_counter() - t0
+        lap("lm")
         sentence = None if src_sentences is None else \
             self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
+        lap("sentence")
         context = TermContext(str(self.encoder.device), self.precision)
-        values = {"xmover": xm, "lm": lm, "sentence": sentence, **{
-            n: np.asarray(TERMS[n].compute(list(sources), hypotheses, self.languages, **(
+        values = {"xmover": xm, "lm": lm, "sentence": sentence}
+        for n in self.terms:
+            values[n] = np.asarray(TERMS[n].compute(list(sources), hypotheses, self.languages, **(
                 {"context": context} if TERMS[n].contextual else {})), dtype=np.float64)
-            for n in self.terms}}
+            lap(f"term {n}")
         final = self.setting.combine(values)
         if not np.isfinite(final).all():
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1

@@ -90,6 +90,12 @@ def shared_lm(name: str, context: TermContext | None = None):
     return _LMS[key]
 
 
+def loaded_lms() -> list:
+    """The LMs the terms of this process have loaded (``score --timings`` reads their
+    stages)."""
+    return list(_LMS.values())
+
+
 class SourceConditionedLM:
     """A multilingual LM's mean log-probability of the output after the prompt
     ``English: SOURCE\\nGerman:``: how likely the output is as a translation of this source,
@@ -105,6 +111,19 @@ class SourceConditionedLM:
         return [self.prompt.format(source_language=a, source=" ".join(s.split()),
                                    target_language=b) for s in sources]
 
+    def alone_requests(self, sources: list[str], languages: tuple[str, str] | None
+                       ) -> list[tuple[str, str]] | None:
+        """What ``SourcePredictability`` asks the LM of these sources — each source after
+        its language's name alone — which this prompt's pass answers on its way where the
+        tokens agree (``PROMPT`` only: another wording starts otherwise)."""
+        from .lm import lm_text
+
+        if self.prompt != PROMPT:
+            return None
+        back = (languages[1], languages[0]) if languages else None
+        name = lm_text(f"{prompt_names(back)[1]}:")
+        return [(name, " " + lm_text(" ".join(s.split()))) for s in sources]
+
     def __call__(self, sources: list[str], hypotheses: list[str],
                  languages: tuple[str, str] | None, context: TermContext | None = None
                  ) -> np.ndarray:
@@ -116,7 +135,9 @@ class SourceConditionedLM:
         outputs = [" " + lm_text(" ".join(h.split())) for h in hypotheses]
         mean = cached_array(default_reuse(), f"lm-given|{lm.weights_ident}|{lm.device.type}",
                             [p + "\0" + h for p, h in zip(prefixes, outputs)],
-                            lambda _: lm.score_given(prefixes, outputs), ndim=1)
+                            lambda _: lm.score_given(prefixes, outputs,
+                                                     self.alone_requests(sources, languages)),
+                            ndim=1)
         # the total is the mean's tokens counted again (tokenizer only): one Gemma pass, one cache entry
         return mean * lm.scored_tokens(prefixes, outputs) if self.total else mean
 

@@ -30,7 +30,7 @@ SCORE_MODES: dict[str, tuple[str, ...] | str] = {
     "no_reuse": _XMOVER_ALL, "jobs": _XMOVER_ALL,
     "layer": (*_XMOVER_ALL, *_SIMILARITY), "ngram": (*_XMOVER_ALL, "moverscore-v1", "moverscore-v2"),
     # several systems
-    "paired_bs": (XMOVER,), "paired_bs_n": (XMOVER,), "seed": (XMOVER,), "consensus": (XMOVER,),
+    "timings": (XMOVER,), "paired_bs": (XMOVER,), "paired_bs_n": (XMOVER,), "seed": (XMOVER,), "consensus": (XMOVER,),
     # a run in shards
     "pairs": (SHARDS,), "devices": (SHARDS,), "num_nodes": (SHARDS,), "shards": (SHARDS,),
     "shard_size": (SHARDS,),

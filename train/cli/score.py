@@ -88,8 +88,28 @@ def run(args: argparse.Namespace) -> None:
         differences = paired_differences(results, args.paired_bs_n, args.seed)
     labels = ["stdin" if n == STDIN else n for n in names]
     print(render(results, labels, args.format, args.score_only, differences, bootstrap))
+    if args.timings:
+        print_timings(results, scorer, len(src))
     if args.score_only and args.format != "json" and not args.quiet:
         print(f"# {results[0].signature}", file=sys.stderr)
+
+
+def print_timings(results, scorer, segments: int) -> None:
+    """``--timings``: the seconds of each stage of this run on stderr, the LMs' passes split
+    into tokenising, their layers and their output layer, and what no stage accounts for."""
+    from alignment.xmover.stages import process_seconds, timings_table
+    from alignment.xmover.terms import loaded_lms
+
+    seconds: dict[str, float] = {}
+    for result in results:
+        for stage, value in result.seconds.items():
+            seconds[stage] = value if stage == "sources" else seconds.get(stage, 0.0) + value
+    lms = {lm.name: lm.seconds for lm in [*loaded_lms(), scorer.lm] if lm is not None}
+    inside = [f"{name} {stage}: {value:.2f} s" for name, parts in lms.items()
+              for stage, value in parts.items()]
+    print(timings_table(seconds, segments * len(results), process_seconds())
+          + ("\nof which the LMs' passes: " + ", ".join(inside) if inside else ""),
+          file=sys.stderr)
 
 
 def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
@@ -177,6 +197,10 @@ def register(sub) -> None:
                    "with the best MCC on Eval4NLP dev for the default weights, with or without "
                    "the LM)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--timings", action="store_true",
+                   help="also print on stderr where the time went: the seconds of each stage "
+                   "(encoding, transport, sentence vectors, each term; an LM's tokenising, "
+                   "layers and output layer) and what no stage accounts for")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")
     add_scorer_options(p)
