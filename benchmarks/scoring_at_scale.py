@@ -55,7 +55,8 @@ def timed(command: list[str], cache: Path, code: Path = HERE.parents[1]) -> dict
     env = {**os.environ, "CROSSALIGN_CACHE": str(cache), "PYTHONPATH": str(code)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        # run from the checkout: ``python -m`` puts the working folder first on the path
+        proc = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=code)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         out.seek(0), err.seek(0)
@@ -82,7 +83,10 @@ def cpu_flags() -> str:
 
 
 def crossalign(*args: str) -> list[str]:
-    return [sys.executable, "-m", "train.cli", "score", *args, "--format", "json", "-q"]
+    """A ``score`` command; every row on all the cores (``--threads``: not the share a busy
+    moment at start-up would leave it)."""
+    return [sys.executable, "-m", "train.cli", "--threads", str(os.cpu_count() or 1), "score",
+            *args, "--format", "json", "-q"]
 
 
 def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated: bool,

@@ -24,6 +24,10 @@ def run(args: argparse.Namespace) -> None:
     from alignment.evaluation.language_check import looks_like_other
     from alignment.xmover.scorer import truncated_lines
 
+    from alignment.xmover.stages import Laps, process_seconds
+
+    setup = {"start-up (imports, the command line)": process_seconds()}
+    laps = Laps(setup)
     check_modes("score", score_mode(args), args)  # an option the mode ignores: refused first
     check_metric_options(args)
     if wants_other_metric(args):
@@ -42,7 +46,9 @@ def run(args: argparse.Namespace) -> None:
             raise InputError(f"line counts differ: {args.src} has {len(src)}, {name} has "
                              f"{len(hyp)}", path=name if len(hyp) < len(src) else args.src,
                              line=min(len(src), len(hyp)) + 1)
+    laps.lap("reading the inputs")
     scorer = build_scorer(args, quiet=args.quiet)
+    laps.lap("building the scorer (export, encoder, map)")
     if scorer.languages and not args.quiet:
         s, t = scorer.languages
         checks = [("--src", src, s, t)] + [(f"--hyp {n}" if len(names) > 1 else "--hyp", h, t, s)
@@ -89,18 +95,18 @@ def run(args: argparse.Namespace) -> None:
     labels = ["stdin" if n == STDIN else n for n in names]
     print(render(results, labels, args.format, args.score_only, differences, bootstrap))
     if args.timings:
-        print_timings(results, scorer, len(src))
+        print_timings(results, scorer, len(src), setup)
     if args.score_only and args.format != "json" and not args.quiet:
         print(f"# {results[0].signature}", file=sys.stderr)
 
 
-def print_timings(results, scorer, segments: int) -> None:
+def print_timings(results, scorer, segments: int, setup: dict[str, float]) -> None:
     """``--timings``: the seconds of each stage of this run on stderr, the LMs' passes split
     into tokenising, their layers and their output layer, and what no stage accounts for."""
     from alignment.xmover.stages import process_seconds, timings_table
     from alignment.xmover.terms import loaded_lms
 
-    seconds: dict[str, float] = {}
+    seconds = dict(setup)
     for result in results:
         for stage, value in result.seconds.items():
             seconds[stage] = value if stage == "sources" else seconds.get(stage, 0.0) + value
