@@ -13,6 +13,7 @@ from alignment.encoding.encoder import allow_download, load_failure, resolve_enc
 from alignment.catalogue import Registry
 from alignment.errors import InputError
 from .gguf import assembled_gguf, converted_gguf, gguf_fingerprint
+from .lm_given import pad_ids, score_given, scored_tokens
 
 # Causal LMs that install from a package registry: name -> (module, GGUF file, pip names).
 # SmolLM2-135M reads English (Apache-2.0); Gemma 3 270M (base) reads 140 languages (Google's
@@ -60,16 +61,6 @@ def lm_text(text: str) -> str:
     (MT output often comes tokenised, ``2013 年 12 月``, which an LM reads as disfluent; Chinese
     is written without them). Text with no such character is returned unchanged."""
     return _SPACE_BY_CJK.sub("", text)
-
-
-def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-padded (input ids, attention mask) of one batch of token-id lists."""
-    inp = torch.full((len(ids), max(len(x) for x in ids)), pad, dtype=torch.long)
-    mask = torch.zeros_like(inp)
-    for k, x in enumerate(ids):
-        inp[k, :len(x)] = torch.tensor(x, dtype=torch.long)
-        mask[k, :len(x)] = 1
-    return inp, mask
 
 
 def token_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -211,8 +202,6 @@ class LanguageModelScorer:
 
     def scored_tokens(self, prefixes: list[str], sentences: list[str]) -> np.ndarray:
         """How many tokens ``score_given`` averages over (0: none); the tokenizer only."""
-        from .lm_given import scored_tokens
-
         return scored_tokens(self, prefixes, sentences)
 
     def score_given(self, prefixes: list[str], sentences: list[str],
@@ -220,8 +209,6 @@ class LanguageModelScorer:
         """Mean log-likelihood of each sentence's tokens after its prefix (``lm_given``);
         ``also``: a (prefix, sentence) a row's pass answers on the way (kept for the call
         that asks for it)."""
-        from .lm_given import score_given
-
         return score_given(self, prefixes, sentences, also)
 
     def word_surprisals(self, sentences: list[str]) -> list[np.ndarray]:

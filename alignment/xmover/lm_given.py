@@ -12,11 +12,20 @@ import torch
 
 from alignment.data.batching import make_batches
 from alignment.errors import InputError
-from .lm import pad_ids
 from .stages import Laps
 
 VOCAB_CHUNK = 4096  # words of the vocabulary a slice of the output layer takes at once (CPU)
 KNOWN_LIMIT = 200_000  # (prefix, text) means kept by an LM before the oldest are let go
+
+
+def pad_ids(ids: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded (input ids, attention mask) of one batch of token-id lists."""
+    inp = torch.full((len(ids), max(len(x) for x in ids)), pad, dtype=torch.long)
+    mask = torch.zeros_like(inp)
+    for k, x in enumerate(ids):
+        inp[k, :len(x)] = torch.tensor(x, dtype=torch.long)
+        mask[k, :len(x)] = 1
+    return inp, mask
 
 
 def given_ids(lm, prefixes: list[str], sentences: list[str], warn: bool = True) -> tuple:
