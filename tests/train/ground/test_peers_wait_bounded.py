@@ -4,6 +4,7 @@ process (a group ended on teardown let process 0 merge shards the others had not
 from __future__ import annotations
 
 import datetime
+import os
 
 import pytorch_lightning as pl
 import torch
@@ -34,6 +35,7 @@ def test_the_process_group_outlives_predict_for_the_last_barrier(monkeypatch):
                          enable_checkpointing=False, enable_progress_bar=False,
                          enable_model_summary=False)
     module = _Echo()
+    before = dict(os.environ)  # Lightning sets the run's ranks in the environment
     try:
         trainer.predict(module, DataLoader([1, 2, 3], batch_size=None), return_predictions=False)
         assert module.seen == [1, 2, 3]
@@ -41,4 +43,7 @@ def test_the_process_group_outlives_predict_for_the_last_barrier(monkeypatch):
         trainer.strategy.barrier()
     finally:
         end_process_group()
+        for key in set(os.environ) - set(before):
+            del os.environ[key]
+        os.environ.update(before)
     assert not torch.distributed.is_initialized()
