@@ -104,7 +104,7 @@ class XMoverSignature(Signature):
     sentence: str | None = None  # the sentence-level term and its weight, where it is added
     precision: str | None = None  # the opt-in int8 arithmetic; None: fp32, the published one
     xmover: str | None = None  # XMoverScore's own weight where it is not 1 (0: left out)
-    terms: str | None = None  # registered terms and their weights (alignment.xmover.setting)
+    terms: str | None = None  # registered terms and their weights (alignment.terms)
     read: str | None = None  # how the MT outputs were read (alignment.xmover.written); None: as given
     over: str | None = None  # what options overrode of the export's scoring configuration
 

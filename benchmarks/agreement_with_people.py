@@ -29,7 +29,7 @@ from alignment.judgments import get_benchmark
 from alignment.judgments.agreement import Row, format_agreement, segment_agreement
 from alignment.judgments.scoring import segment_consensus
 from alignment.judgments.dev_choice import best_weight, choose_on_dev
-from alignment.xmover.setting import TERMS, Setting, standardise
+from alignment.terms import TERMS, Setting, standardise
 from benchmarks.harness import pairs as benchmark_pairs
 from benchmarks.harness import run_once as run
 

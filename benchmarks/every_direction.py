@@ -23,8 +23,9 @@ from alignment.xmover.reuse import default_reuse, reuse_lm, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
 from alignment.shipped import shipped_folder
 from alignment.xmover.configuration import ScoringConfig
-from alignment.xmover.setting import TERMS, Setting
-from alignment.xmover.terms import PROMPT, SourceConditionedLM
+from alignment.terms import TERMS, Setting
+from alignment.terms.gemma_given_source import SourceConditionedLM
+from alignment.terms.source_lm import PROMPT
 from alignment.xmover.written import read_segments
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result

@@ -33,7 +33,7 @@ from alignment.xmover.reuse import default_reuse, reuse_encodings, reuse_lm
 from alignment.xmover.sentence import SentenceSimilarity
 from alignment.xmover.sentence_map import (SentenceMap, fit_sentence_map, map_vectors,
                                            resolve_sentence_map)
-from alignment.xmover.setting import Setting
+from alignment.terms import Setting
 from benchmarks.agreement_with_people import markdown
 from benchmarks.every_direction import ENGLISH_LM, FROM_ENGLISH, GEMMA, TO_ENGLISH, term_values
 from benchmarks.harness import ROOT, judged, write_result

@@ -32,7 +32,7 @@ import numpy as np
 
 from alignment.judgments import get_benchmark
 from alignment.judgments.agreement import mean_pearson
-from alignment.xmover.setting import Setting
+from alignment.terms import Setting
 from benchmarks.harness import pairs as benchmark_pairs
 
 PREFIX, TRAIN_LEN, FEATURE_LEN = "query: ", 128, 512

@@ -26,7 +26,7 @@ from alignment.judgments import get_benchmark
 from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.judgments.dev_choice import choose_on_dev
 from alignment.xmover.sentence_map import MAP_CHUNK, cosine, fit_matrix, map_vectors
-from alignment.xmover.setting import Setting
+from alignment.terms import Setting
 from benchmarks.agreement_with_people import corr, markdown
 from benchmarks.harness import pairs as benchmark_pairs
 from benchmarks.harness import write_result

@@ -59,7 +59,8 @@ def shared_messages(languages: list[str], n: int, min_words: int = 3
 
 def main() -> None:
     from alignment.evaluation.retrieval import paired_bootstrap
-    from alignment.xmover.terms import LANGUAGE_NAMES, SourceConditionedLM
+    from alignment.terms.source_lm import LANGUAGE_NAMES
+    from alignment.terms.gemma_given_source import SourceConditionedLM
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--messages", type=int, default=100)

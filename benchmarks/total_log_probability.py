@@ -20,7 +20,7 @@ from alignment.shipped import shipped_folder
 from alignment.xmover.configuration import ScoringConfig
 from alignment.xmover.reuse import default_reuse, reuse_scorer
 from alignment.xmover.scorer import XMoverScorer
-from alignment.xmover.setting import Setting
+from alignment.terms import Setting
 from benchmarks.agreement_with_people import markdown
 from benchmarks.harness import ROOT, judged, pairs, write_result
 

@@ -34,6 +34,23 @@ EN = ["the house is big .", "the dog eats bread .", "the white house is pretty .
       "God created the heavens and the earth .", "and God said : let there be light ."]
 
 
+@pytest.fixture
+def registered_term():
+    """Register terms for one test (``registered_term(Term(...))``), taken out again after it."""
+    from alignment.terms import TERMS, register_term
+
+    names: list[str] = []
+
+    def add(term):
+        register_term(term)
+        names.append(term.name)
+        return term
+
+    yield add
+    for name in names:
+        TERMS.remove(name)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     """Every test gets its own vector/alignment cache and wandb/matplotlib state, so no test

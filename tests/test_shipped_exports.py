@@ -114,12 +114,13 @@ CONSUMERS = ["moverscore-v1", "moverscore-v2", "baryscore", "sentsim"]
      ["The cat sleeps.", "The train is late.", "I drink coffee."]),
     ("mlqe/en-de", ["The cat sleeps.", "The train is late.", "I drink coffee."],
      ["Die Katze schläft.", "Der Zug ist spät.", "Ich trinke Kaffee."])])
-def test_every_consumer_metric_runs_both_forms_on_a_shipped_export(name, src, hyp, monkeypatch):
+def test_every_consumer_metric_runs_both_forms_on_a_shipped_export(name, src, hyp,
+                                                                  registered_term):
     from alignment.metrics.bertscore import cross_lingual_bertscore
     from alignment.metrics import build_consumer
-    from alignment.xmover import setting
+    import alignment.terms as setting
 
-    monkeypatch.setitem(setting.TERMS, "lenratio", setting.Term(
+    registered_term(setting.Term(
         "lenratio", "length ratio", "--term lenratio=W", (0.0, 1.0), "length ratio",
         ident="lenratio-1", compute=lambda s, h, languages: np.array(
             [len(b) / len(a) for a, b in zip(s, h)])))

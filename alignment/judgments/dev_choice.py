@@ -19,7 +19,7 @@ from alignment.export.card import CARD_FILE, SCORING_FILE, Headline, card_text, 
     markdown_table
 from alignment.export.remapped import REMAP_FILE
 from alignment.xmover.configuration import ScoringConfig
-from alignment.xmover.setting import TERMS, Setting, setting_grid
+from alignment.terms import TERMS, Setting, setting_grid
 from .agreement import Row, mean_pearson, segment_agreement
 from .benchmark import Benchmark
 from .segments import JudgedSegments

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from alignment.xmover.setting import TERMS, Setting
+from alignment.terms import TERMS, Setting
 
 from .benchmark import Benchmark
 from .scoring import EncoderRow, joint_signature, share_encodings

@@ -89,7 +89,7 @@ def _checked(spec: str, name: str, given: dict[str, str]) -> tuple[tuple[str, ob
         elif key == "stopwords":
             out[key] = Stopwords.from_file(value)
         elif key == "sentence":
-            from alignment.xmover.setting import get_term
+            from alignment.terms import get_term
 
             out[key] = get_term(value, parameter="metric-row").name
         elif key == "layers":

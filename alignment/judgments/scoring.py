@@ -11,7 +11,7 @@ import numpy as np
 
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
-from alignment.xmover.setting import TERMS, Setting
+from alignment.terms import TERMS, Setting
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -134,7 +134,7 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
     systems for the same source line (found by its source sentence in the pair's system
     outputs); NaN where the line or any other system is missing. ``read(pair, sources,
     outputs)``: the outputs as the scorers read them (default: as given)."""
-    from alignment.xmover.consensus import consensus_scores, outputs_of_others
+    from alignment.terms.consensus import consensus_scores, outputs_of_others
 
     if benchmark.systems is None or system_data is None:
         raise InputError(f"{benchmark.name} has no system outputs: the consensus term needs "
@@ -254,8 +254,8 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         scored.append(Row("sentence alone", sentence, " ; ".join(sorted(term_sigs))))
     scored += list(extra)
     if agreement is not None:
-        from alignment.xmover.consensus import COMBINE_SIGNATURE, SIGNATURE
-        from alignment.xmover.setting import standardise
+        from alignment.terms.consensus import COMBINE_SIGNATURE, SIGNATURE
+        from alignment.terms import standardise
 
         with_it = Setting.of(consensus=1.0)
         scored += [Row(with_it.label(r.label), with_it.combine(

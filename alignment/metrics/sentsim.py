@@ -37,7 +37,7 @@ class SentSim:
 
     def __init__(self, encoder: str | Path, sentence: str = "use", layer: int | None = None,
                  batch_size: int = 64, device: str | None = None) -> None:
-        from alignment.xmover.setting import get_term
+        from alignment.terms import get_term
 
         term = get_term(sentence, parameter="sentence")
         if term.compute is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from alignment.lazy import lazy_attributes
 
-from . import terms as _terms  # noqa: F401  the registered terms, known by name everywhere
 
 _PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "pairs", "VERSIONS": "versions",
            "Version": "versions", "get_version": "versions", "IdfWeights": "idf",

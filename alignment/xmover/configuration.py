@@ -18,7 +18,7 @@ from alignment.encoding.precision import PRECISIONS
 from alignment.errors import InputError
 from alignment.export.card import SCORING_FILE, Headline
 
-from .setting import BUILT_IN, RENAMED, TERMS, Setting, get_term
+from alignment.terms import TERMS, Setting, get_term
 
 SCORING_FORMAT = "crossalign-scoring-1"
 SCORING_KEYS = {"format", "formula", "read", "precision", "weights", "lm", "identities",
@@ -48,7 +48,8 @@ class ScoringConfig:
     def of(cls, setting: Setting, measured: Headline | None = None, **given) -> "ScoringConfig":
         """A configuration of ``setting`` with the identity of each registered term it weighs
         as this process computes it."""
-        idents = tuple((n, TERMS[n].ident or n) for n in setting.active() if n not in BUILT_IN)
+        idents = tuple((n, TERMS[n].identity()) for n in setting.active()
+                       if not TERMS[n].own_option)
         return cls(setting, measured=measured, identities=idents, **given)
 
     def scorer_options(self) -> dict:
@@ -58,7 +59,7 @@ class ScoringConfig:
                 "lm": self.lm if self.lm and w("lm") else None,
                 "lm_coef": w("lm") if self.lm and w("lm") else None,
                 "sentence_coef": w("sentence"), "xmover_coef": w("xmover"),
-                "terms": {n: v for n, v in self.setting.weights if n not in BUILT_IN and v}}
+                "terms": {n: v for n, v in self.setting.weights if not TERMS[n].own_option and v}}
 
     def options(self) -> list[str]:
         """The command-line words that score with this setting on an encoder without it (the
@@ -78,8 +79,8 @@ class ScoringConfig:
         """Notes for each registered term whose identity differs from the one it was measured
         with (another version of the term: the numbers may differ from the card's)."""
         return [f"the term {n} was measured as {excerpt(was)}, this crossalign computes it as "
-                f"{excerpt(TERMS[n].ident or n)}: scores may differ from the card's"
-                for n, was in self.identities if n in TERMS and (TERMS[n].ident or n) != was]
+                f"{excerpt(TERMS[n].identity())}: scores may differ from the card's"
+                for n, was in self.identities if n in TERMS and TERMS[n].identity() != was]
 
     def as_dict(self) -> dict:
         out = {"format": SCORING_FORMAT, "formula": self.formula, "read": self.read,
@@ -149,7 +150,7 @@ class ScoringConfig:
             raise fail("'measured' must hold row, pearson, lo, hi, on and signature") from None
         return cls(Setting.of(**found), raw["formula"], raw["read"], raw["precision"], lm,
                    headline, tuple((get_term(k).name, v) for k, v in idents.items()
-                                   if k in TERMS or k in RENAMED))
+                                   if TERMS.taken(k)))
 
     @classmethod
     def load(cls, folder: str | Path) -> "ScoringConfig | None":

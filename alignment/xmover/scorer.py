@@ -22,7 +22,7 @@ from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
 from .configuration import SCORING_FILE, ScoringConfig, effective
-from .setting import BUILT_IN, TERMS, Setting, TermContext
+from alignment.terms import TERMS, Batch, Runtime, Setting
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .costs import batched_costs
 from .stages import Laps
@@ -79,7 +79,7 @@ class XMoverScorer:
         self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
         weights = Setting.of(xmover=chosen["xmover_coef"], **chosen["terms"])  # finite, >= 0
         self.xmover_coef = float(chosen["xmover_coef"])
-        self.terms = {k: v for k, v in weights.weights if v and k not in BUILT_IN}
+        self.terms = {k: v for k, v in weights.weights if v and not TERMS[k].own_option}
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
         # a worker costs a process start and a POT import; on 2 cores solve in-process
@@ -216,27 +216,17 @@ class XMoverScorer:
 
     def score_systems(self, sources: list[str], systems: list[list[str]],
                       progress: bool = False, warn: bool = True) -> list[ScoreResult]:
-        """``score`` for several systems' hypotheses of the same sources, which are encoded and
-        mapped once; one result per system, in order."""
+        """``score`` for several systems' hypotheses of the same sources, whose side every term
+        computes once; one result per system, in order."""
         if isinstance(systems, (str, bytes)) or not systems:
             raise InputError("give a list of systems, each a list of hypotheses",
                              parameter="systems")
         for hypotheses in systems:
             validate_pairs(sources, hypotheses)
-        t0 = time.perf_counter()
-        raw, sources = sources, self.text(sources) if self.text else sources  # terms: as given
-        cut: dict[str, list[int]] = {}
-        src_enc = [] if not self.xmover_coef else self.encoder.encode_tokens(  # 0: no token pass
-            sources, self.batch_size, progress=progress, desc="encoding sources",
-            on_truncate=lambda k: cut.setdefault("sources", k))
-        src = self._prepare(src_enc, self.idf_src, self._source_transform(), progress)
-        src_sentences = self.sentence.side_vectors(sources, "src") if self.sentence else None
-        shared = time.perf_counter() - t0
-        results = []
-        for hypotheses in systems:
-            results.append(self._score_hypotheses(src, self.outputs_as_read(raw, hypotheses),
-                                                  progress, dict(cut), src_sentences, raw))
-            results[-1].seconds["sources"] = shared
+        runtime = Runtime(str(self.encoder.device), self.precision, self.batch_size, self.n_jobs,
+                          progress)
+        results = [self._score_outputs(Batch(list(sources), self.outputs_as_read(
+            sources, hypotheses), self.languages), runtime) for hypotheses in systems]
         if warn:
             for where, lines in truncated_lines(results).items():
                 warnings.warn(truncation_message(lines, self.encoder.max_length, where),
@@ -249,50 +239,64 @@ class XMoverScorer:
         return read_outputs(self.read, sources, hypotheses,
                             self.languages[1] if self.languages else None)
 
-    def _score_hypotheses(self, src: list[tuple[np.ndarray, np.ndarray]], hypotheses: list[str],
-                          progress: bool, cut: dict[str, list[int]],
-                          src_sentences: np.ndarray | None = None,
-                          sources: list[str] = ()) -> ScoreResult:
-        """Every weighed term's values on the outputs (as read), once, then the setting's sum."""
-        xm, seconds = self._transport(src, hypotheses, progress, cut)
-        lap = Laps(seconds).lap
-        lm = self.lm.score(hypotheses) if self.lm else None
-        lap("lm")
-        sentence = None if src_sentences is None else \
-            self.sentence.similarity(src_sentences, self.sentence.side_vectors(hypotheses, "hyp"))
-        lap("sentence")
-        context = TermContext(str(self.encoder.device), self.precision)
-        values = {"xmover": xm, "lm": lm, "sentence": sentence}
-        for n in self.terms:
-            values[n] = np.asarray(TERMS[n].compute(list(sources), hypotheses, self.languages, **(
-                {"context": context} if TERMS[n].contextual else {})), dtype=np.float64)
-            lap(f"term {n}")
-        final = self.setting.combine(values)
+    def _score_outputs(self, batch: Batch, runtime: Runtime) -> ScoreResult:
+        """Every weighed term's values on one system's outputs (as read), each term's source
+        side once for all systems of ``runtime``, then the setting's sum."""
+        runtime.seconds = {}
+        runtime.truncated = {k: v for k, v in runtime.truncated.items() if k == "sources"}
+        setting = self.setting
+        values: dict[str, np.ndarray] = {}
+        for name in setting.active():
+            term, before, clock = TERMS[name].bind(self), sum(runtime.seconds.values()), \
+                time.perf_counter()
+            values[name] = term.values(batch, runtime)
+            inside = sum(runtime.seconds.values()) - before  # stages the term laid down itself
+            if not inside:
+                stage = name if term.own_option else f"term {name}"
+                runtime.seconds[stage] = time.perf_counter() - clock
+        final = setting.combine(values)
         if not np.isfinite(final).all():
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
                              "produces values too large for float arithmetic", parameter="mapping")
-        return ScoreResult(xm, lm, final, self.signature, seconds,
-                           sum(not has_text(h) for h in hypotheses), cut, sentence,
-                           {k: v for k, v in values.items() if v is not None}, hypotheses)
+        return ScoreResult(values.get("xmover"), values.get("lm"), final, self.signature,
+                           dict(runtime.seconds), sum(not has_text(h) for h in batch.outputs),
+                           dict(runtime.truncated), values.get("sentence"), values,
+                           batch.outputs)
 
-    def _transport(self, src, hypotheses: list[str], progress: bool, cut: dict
-                   ) -> tuple[np.ndarray | None, dict[str, float]]:
-        """XMoverScore of each hypothesis, and the seconds of each step; with XMoverScore's
-        weight 0, None: no token pass, no transport."""
-        if not self.xmover_coef:
-            return None, {}
-        t0 = time.perf_counter()
-        hyp_enc = self.encoder.encode_tokens(hypotheses, self.batch_size, progress=progress,
-                                             desc="encoding hypotheses",
-                                             on_truncate=lambda k: cut.setdefault("hypotheses", k))
-        hyp = self._prepare(hyp_enc, self.idf_hyp, self._target_transform(), progress)
-        t1 = time.perf_counter()
-        costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp], self.encoder.device)
-        t2 = time.perf_counter()
-        xm = solve_all([(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)],
-                       self.n_jobs, progress)
-        return xm, {"hypotheses": t1 - t0, "cost": t2 - t1, "transport": time.perf_counter() - t2}
+    def normalised(self, sources: list[str], runtime: Runtime) -> list[str]:
+        """The sources as the encoder reads them: the export's TEXT normalisation, as at
+        training time (the other terms read them as given)."""
+        return runtime.once(("text", "sources"), lambda: self.text(sources) if self.text
+                            else sources)
+
+    def token_side(self, sentences: list[str], side: str, runtime: Runtime
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One side's n-gram vectors and weights (``side``: ``sources`` or ``hypotheses``):
+        encoded, mapped as that side is, idf-weighted; the seconds go to the side's stage and
+        the lines cut to the encoder's length to ``runtime.truncated``."""
+        clock = time.perf_counter()
+        source = side == "sources"
+        encoded = self.encoder.encode_tokens(
+            sentences, self.batch_size, progress=runtime.progress, desc=f"encoding {side}",
+            on_truncate=lambda k: runtime.truncated.setdefault(side, k))
+        out = self._prepare(encoded, self.idf_src if source else self.idf_hyp,
+                            self._source_transform() if source else self._target_transform(),
+                            runtime.progress)
+        runtime.seconds[side] = runtime.seconds.get(side, 0.0) + time.perf_counter() - clock
+        return out
+
+    def transport(self, src: list[tuple[np.ndarray, np.ndarray]],
+                  hyp: list[tuple[np.ndarray, np.ndarray]], runtime: Runtime) -> np.ndarray:
+        """XMoverScore of each pair of sides: the costs, then the transport problems."""
+        laps = Laps(runtime.seconds)
+        costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp],
+                              self.encoder.device)
+        laps.lap("cost")
+        out = solve_all([(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)],
+                        runtime.jobs, runtime.progress)
+        laps.lap("transport")
+        return out
 
 
 def is_export(path: str | Path) -> bool:

@@ -23,7 +23,7 @@ def config_of_options(words: list[str] | tuple[str, ...], export: str | Path | N
     refuses it."""
     from alignment.xmover.configuration import ScoringConfig
     from alignment.xmover.sentence_map import resolve_sentence_map
-    from alignment.xmover.setting import Setting
+    from alignment.terms import Setting
     from alignment.xmover.versions import get_version
 
     from .scorer_options import add_setting_options, check_weights, term_weights
@@ -51,9 +51,9 @@ def config_of_options(words: list[str] | tuple[str, ...], export: str | Path | N
 
 def renamed_terms(text: str) -> str:
     """``text`` with every renamed term called by its name now (options, signatures)."""
-    from alignment.xmover.setting import RENAMED
+    from alignment.terms import TERMS
 
-    for old, new in RENAMED.items():
+    for old, new in TERMS.former_names().items():
         text = re.sub(rf"(?<![\w-]){re.escape(old)}(?![\w-])", new, text)
     return text
 

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> None:
                            else args.word_threshold))
         return
     if args.consensus:
-        from alignment.xmover.consensus import with_consensus
+        from alignment.terms.consensus import with_consensus
 
         results = with_consensus(results, [r.outputs for r in results], names)
     differences, bootstrap = None, None
@@ -104,7 +104,7 @@ def print_timings(results, scorer, segments: int, setup: dict[str, float]) -> No
     """``--timings``: the seconds of each stage of this run on stderr, the LMs' passes split
     into tokenising, their layers and their output layer, and what no stage accounts for."""
     from alignment.xmover.stages import process_seconds, timings_table
-    from alignment.xmover.terms import loaded_lms
+    from alignment.terms.source_lm import loaded_lms
 
     seconds = dict(setup)
     for result in results:

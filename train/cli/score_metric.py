@@ -71,7 +71,7 @@ def check_metric_options(args: argparse.Namespace) -> None:
         raise InputError(f"{args.metric} here reads every token without idf (BERTScore F1)",
                          parameter="metric")
     if args.metric == "sentsim":
-        from alignment.xmover.setting import get_term
+        from alignment.terms import get_term
 
         get_term(args.sentence_term, parameter="sentence-term")
     if args.metric == "baryscore" and args.last_layers < 1:

@@ -103,7 +103,7 @@ def scorer_kwargs(args: argparse.Namespace) -> dict:
 
 
 def add_weight_options(p: argparse.ArgumentParser) -> None:
-    """The weight of each term of the scoring setting (``alignment.xmover.setting``):
+    """The weight of each term of the scoring setting (``alignment.terms``):
     ``--xmover-coef``, ``--lm-coef`` and ``--term NAME=W`` for a registered term (the
     sentence term's weight is ``add_sentence_options``'s)."""
     p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
@@ -114,7 +114,7 @@ def add_weight_options(p: argparse.ArgumentParser) -> None:
                    "map alone is the row that agrees (docs/single_system.md)")
     p.add_argument("--term", action="append", metavar="NAME=W",
                    help="add a registered term with this weight (repeatable; "
-                   "alignment.xmover.setting.register_term)")
+                   "alignment.terms.register_term)")
     add_read_option(p)
 
 
@@ -130,7 +130,7 @@ def add_read_option(p: argparse.ArgumentParser) -> None:
 
 def add_grid_options(p: argparse.ArgumentParser) -> None:
     """The weights ``choose`` searches, for every term of the setting."""
-    from alignment.xmover.setting import TERMS
+    from alignment.terms import TERMS
 
     for name in ("lm", "sentence"):
         p.add_argument(f"--{name}-weights", nargs="+", type=float,
@@ -170,7 +170,7 @@ def check_grid(args: argparse.Namespace) -> None:
 
 def term_weights(args: argparse.Namespace, many: bool = False) -> dict:
     """The registered terms' weights the options give (``many``: the lists to search)."""
-    from alignment.xmover.setting import parse_term_weights
+    from alignment.terms import parse_term_weights
 
     found = parse_term_weights(getattr(args, "term_weights" if many else "term", None), many)
     return found if many else {k: v[0] for k, v in found.items()}

@@ -22,15 +22,15 @@ def test_the_combination_is_exp_of_each_set_normalised_score_summed():
 
 
 @pytest.fixture()
-def length_term(monkeypatch):
+def length_term(registered_term):
     """A registered sentence term whose values are known: the output's length over the other's."""
-    from alignment.xmover import setting
+    import alignment.terms as setting
 
     term = setting.Term("lenratio", "length ratio", "--term lenratio=W", (0.0, 1.0),
                         "length ratio", ident="lenratio-1",
                         compute=lambda s, h, languages: np.array(
                             [len(b) / len(a) for a, b in zip(s, h)]))
-    monkeypatch.setitem(setting.TERMS, "lenratio", term)
+    registered_term(term)
     return term
 
 

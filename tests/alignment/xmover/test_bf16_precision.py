@@ -7,10 +7,13 @@ import numpy as np
 import pytest
 import torch
 
+from alignment.terms import source_lm
+from alignment.terms.gemma_given_source import SourceConditionedLM
+from alignment.terms.source_lm import shared_lm
 from alignment.encoding.precision import EmulatedPrecision, cpu_has_bf16
 from alignment.signature import parse_signature
-from alignment.xmover import XMoverScorer, terms
-from alignment.xmover.setting import TERMS, Term, TermContext, register_term
+from alignment.xmover import XMoverScorer
+from alignment.terms import TERMS, Term, TermContext, register_term
 from tests.conftest import EN, ES
 
 
@@ -53,25 +56,25 @@ def test_a_contextual_term_runs_in_the_scorers_precision_and_others_are_signed_f
         scorer = XMoverScorer(str(tiny_bert), layer=2, precision="bf16",
                               terms={"toy-ctx": 1.0, "toy-plain": 1.0})
         scorer.score(ES, EN)
-        assert seen == [TermContext("cpu", "bf16")]
+        assert [(c.device, c.precision) for c in seen] == [("cpu", "bf16")]
         terms_field = parse_signature(scorer.signature)["terms"]
         assert "toy-ctx:toy-ctx-1*1" in terms_field and "toy-plain:toy-plain-1@fp32*1" in terms_field
         fp32 = XMoverScorer(str(tiny_bert), layer=2, terms={"toy-plain": 1.0})
         assert "toy-plain:toy-plain-1*1" in parse_signature(fp32.signature)["terms"]
     finally:
-        TERMS.pop("toy-ctx")
-        TERMS.pop("toy-plain")
+        TERMS.remove("toy-ctx")
+        TERMS.remove("toy-plain")
 
 
 def test_the_gemma_terms_load_their_lm_in_the_precision_they_are_given(tiny_gpt2, monkeypatch,
                                                                        tmp_path):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path))
-    monkeypatch.setattr(terms, "_LMS", {})
-    term = terms.SourceConditionedLM(str(tiny_gpt2))
+    monkeypatch.setattr(source_lm, "_LMS", {})
+    term = SourceConditionedLM(str(tiny_gpt2))
     fp32 = term(["the cat"], ["the dog"], ("en", "de"))
     bf16 = term(["the cat"], ["the dog"], ("en", "de"), TermContext("cpu", "bf16"))
-    lm = terms.shared_lm(str(tiny_gpt2), TermContext("cpu", "bf16"))
-    assert lm is not terms.shared_lm(str(tiny_gpt2)) and lm.weights_ident.endswith("+bf16")
+    lm = shared_lm(str(tiny_gpt2), TermContext("cpu", "bf16"))
+    assert lm is not shared_lm(str(tiny_gpt2)) and lm.weights_ident.endswith("+bf16")
     assert next(lm.model.parameters()).dtype == torch.bfloat16
     assert fp32[0] != bf16[0] and abs(fp32[0] - bf16[0]) < 0.1  # kept apart in the reuse cache
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.xmover.consensus import chrf, consensus_scores, other_outputs
-from alignment.xmover.setting import Setting, standardise
+from alignment.terms.consensus import chrf, consensus_scores, other_outputs
+from alignment.terms import Setting, standardise
 
 
 def test_chrf_is_one_for_equal_strings_zero_for_disjoint_and_ignores_spaces():

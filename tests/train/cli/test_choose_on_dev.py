@@ -181,13 +181,13 @@ def _toy_length(sources: list[str], hypotheses: list[str], languages) -> np.ndar
 
 @pytest.fixture
 def toy_term():
-    from alignment.xmover.setting import TERMS, Term, register_term
+    from alignment.terms import TERMS, Term, register_term
 
     term = register_term(Term("toy-length", "toy length", "--term toy-length=W", (0.0, 1.0),
                               "the output's length over its source's", ident="toy-length-1",
                               compute=_toy_length))
     yield term
-    del TERMS[term.name]
+    TERMS.remove(term.name)
 
 
 @pytest.mark.filterwarnings("ignore:.*subword pieces")

@@ -95,11 +95,11 @@ def test_what_another_metric_cannot_take_is_refused(tmp_path, tiny_bert, capsys,
 
 
 def test_sentsim_is_the_library_metric_with_its_sentence_term_signed(tmp_path, tiny_bert,
-                                                                     capsys, monkeypatch):
+                                                                     capsys, registered_term):
     from alignment.metrics.sentsim import SentSim
-    from alignment.xmover import setting
+    import alignment.terms as setting
 
-    monkeypatch.setitem(setting.TERMS, "lenratio", setting.Term(
+    registered_term(setting.Term(
         "lenratio", "length ratio", "--term lenratio=W", (0.0, 1.0), "length ratio",
         ident="lenratio-1", compute=lambda s, h, languages: np.array(
             [len(b) / len(a) for a, b in zip(s, h)])))

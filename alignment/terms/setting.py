@@ -1,91 +1,17 @@
-"""A scoring setting: the terms a score adds up and the weight of each. The one place where
-terms are registered (``register_term``), combined (``Setting.combine``), named in rows, flags
-and signatures, and laid out as a grid for ``crossalign choose`` (``setting_grid``)."""
+"""A scoring setting: the weight of each term a score adds up — combined (``Setting.combine``),
+named in rows, flags and signatures, and laid out as a grid for ``crossalign choose``
+(``setting_grid``). The terms themselves are in ``alignment.terms.registry``."""
 from __future__ import annotations
 
 import itertools
-import sys
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 import numpy as np
 
-from alignment.catalogue import unknown_name
 from alignment.errors import InputError
 
-
-@dataclass(frozen=True)
-class Term:
-    """One term of a score. ``units``: ``raw`` (weight × value added as it is) or ``standard``
-    (the raw sum and the term each standardised within a language pair, then added: terms on
-    other scales, the consensus). ``compute(sources, hypotheses, languages)`` gives the values
-    of a registered term; the scorer computes the built-in ones (XMoverScore, LM, sentence)."""
-
-    name: str
-    label: str  # how a row names it ("LM" in "unmapped ⊕ 0.01 LM")
-    flag: str  # the option that sets its weight
-    grid: tuple[float, ...]  # the weights ``choose`` searches
-    about: str  # one line: what the term measures (cards, --help)
-    default: float = 0.0
-    units: str = "raw"
-    ident: str = ""  # what the signature records of it (a registered term's version)
-    compute: Callable[..., np.ndarray] | None = field(default=None, compare=False)
-    # whether ``compute`` takes ``context=TermContext``: it then runs on the scorer's device and
-    # in its precision; a term that does not computes as its ident says (signed ``@fp32``)
-    contextual: bool = False
-
-
-@dataclass(frozen=True)
-class TermContext:
-    """What a scorer gives a contextual term: the device and precision it runs in (the
-    signature's ``prec:`` then holds for the term too)."""
-
-    device: str = "cpu"
-    precision: str = "fp32"
-
-
-TERMS: dict[str, Term] = {}
-
-
-def register_term(term: Term) -> Term:
-    """Make ``term`` a term of every setting: ``score``, ``evaluate``, ``choose`` and cards
-    then know it by name (``--term NAME=W``, ``--term-weights NAME=W,W``)."""
-    if term.units not in ("raw", "standard"):
-        raise InputError(f"units must be raw or standard, got {term.units!r}", parameter="units")
-    if term.name in TERMS and TERMS[term.name] != term:
-        raise InputError(f"a term '{term.name}' is already registered", parameter="term")
-    TERMS[term.name] = term
-    return term
-
-
-# terms renamed, and what they are called now (the old name works, with a note once)
-RENAMED = {"gemma-src": "gemma-given-source", "gemma-source": "gemma-source-alone"}
-_NOTED: set[str] = set()
-
-
-def get_term(name: str, parameter: str = "term") -> Term:
-    if name in RENAMED:
-        if name not in _NOTED:
-            _NOTED.add(name)
-            print(f"crossalign: note: the term {name} is now called {RENAMED[name]} (the old "
-                  "name still works)", file=sys.stderr)
-        name = RENAMED[name]
-    if name not in TERMS:
-        raise unknown_name("term", name, TERMS, parameter)
-    return TERMS[name]
-
-
-BUILT_IN = ("xmover", "lm", "sentence", "consensus")
-register_term(Term("xmover", "XMoverScore", "--xmover-coef", (1.0,),
-                   "XMoverScore: the transport of mapped token vectors", default=1.0))
-register_term(Term("lm", "LM", "--lm-coef", (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
-                   "the LM's mean token log-probability of the MT output"))
-register_term(Term("sentence", "sentence", "--sentence-coef", (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
-                   "the cosine of source and output sentence embeddings (through the sentence "
-                   "map where the export has one)"))
-register_term(Term("consensus", "consensus", "--consensus", (0.0, 1.0),
-                   "chrF against the other systems' outputs of the same source (no reference)",
-                   units="standard"))
+from .registry import TERMS, get_term
 
 
 def standardise(values: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
@@ -159,25 +85,15 @@ class Setting:
 
     def flags(self) -> str:
         """The options that score with this setting (``--lm-coef 0.01 --term length=0.5``)."""
-        out = []
-        for name, term in TERMS.items():
-            w = self.weight(name)
-            if w == term.default and name != "sentence":
-                continue
-            if name == "consensus":
-                out.append("--consensus")
-            elif name in BUILT_IN:
-                out.append(f"{term.flag} {w:g}")
-            else:
-                out.append(f"--term {name}={w:g}")
-        return " ".join(out)
+        words = (term.flag_words(self.weight(name)) for name, term in TERMS.items())
+        return " ".join(w for w in words if w)
 
     def describe(self, precision: str = "fp32") -> str | None:
         """What the signature records of the registered (not built-in) terms, or None; a term
         that cannot follow a ``precision`` other than fp32 is signed ``@fp32``."""
-        extra = [f"{n}:{TERMS[n].ident or n}"
-                 f"{'' if precision == 'fp32' or TERMS[n].contextual else '@fp32'}*{w:g}"
-                 for n, w in self.weights if w and n not in BUILT_IN]
+        extra = [f"{n}:{TERMS[n].identity()}"
+                 f"{'' if precision == 'fp32' or TERMS[n].follows_precision() else '@fp32'}"
+                 f"*{w:g}" for n, w in self.weights if w and not TERMS[n].own_option]
         return "+".join(extra) or None
 
 
@@ -191,7 +107,7 @@ def parse_term_weights(specs: Sequence[str] | None, many: bool = False
         if not sep:
             raise InputError(f"'{spec}' is not NAME=W", parameter=flag)
         term = get_term(name.strip(), flag)
-        if term.name in BUILT_IN:
+        if term.own_option:
             raise InputError(f"{term.name} has its own option ({term.flag})", parameter=flag)
         try:
             weights = tuple(float(v) for v in values.split(","))

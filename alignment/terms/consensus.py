@@ -6,11 +6,15 @@ never its own pseudo-reference."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from alignment.errors import InputError
+
+from .registry import register_term
+from .term import Batch, Runtime, Term
 
 CHRF_ORDER = 6     # character n-grams 1..6 (chrF's definition)
 CHRF_BETA = 2.0    # recall weighted twice as much as precision
@@ -91,3 +95,27 @@ def with_consensus(results: list, systems: list[list[str]], names: list[str]) ->
     return [dataclasses.replace(r, final=part,
                                 signature=f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}")
             for r, part in zip(results, parts)]
+
+
+@dataclass(frozen=True)
+class ConsensusTerm(Term):
+    """Read from a batch's ``others``: each output's mean chrF against the other systems'
+    outputs of its source; weighed in standard units (see ``Setting.combine``)."""
+
+    def flag_words(self, weight: float) -> str | None:
+        return self.flag if weight else None
+
+    def available(self, scorer) -> bool:
+        return False  # the other systems' outputs come with several systems, not one scorer
+
+    def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
+        if batch.others is None:
+            raise InputError("the consensus term needs the other systems' outputs of each "
+                             "source (three or more systems)", parameter="consensus")
+        return consensus_scores(batch.outputs, batch.others)
+
+
+register_term(ConsensusTerm(
+    "consensus", "consensus", "--consensus", (0.0, 1.0),
+    "chrF against the other systems' outputs of the same source (no reference)",
+    units="standard", ident=SIGNATURE, own_option=True))

@@ -13,6 +13,9 @@ import numpy as np
 
 from alignment.data.function_words import STOP_WORDS
 
+from .registry import register_term
+from .term import Term
+
 # the script a language is written in, where it is not the Latin alphabet
 SCRIPTS: dict[str, str] = {
     "zh": r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]",
@@ -91,3 +94,11 @@ class TargetLanguageShare:
         target = languages[1] if languages else None
         return np.array([target_share(s, h, target) for s, h in zip(sources, hypotheses)],
                         dtype=np.float64)
+
+
+register_term(Term("target-language", "target language", "--term target-language=W",
+                   (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
+                   "the share of the output's words in the target language: not copied from the "
+                   "source, in the target's script, not another language's function word (an "
+                   "untranslated output scores 0)", ident=f"target-share+{RULE}",
+                   compute=TargetLanguageShare()))

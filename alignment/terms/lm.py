@@ -1,0 +1,32 @@
+"""The LM term: a target-side LM's mean token log-probability of the MT output (fluency, which
+no comparison with the source sees). The LM is the scorer's (``--lm NAME``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .registry import register_term
+from .term import Batch, Runtime, Term
+
+
+@dataclass(frozen=True)
+class TargetLMTerm(Term):
+    """Bound to the scorer whose ``lm`` computes it."""
+
+    def bind(self, scorer) -> "TargetLMTerm":
+        return self.bound(scorer)
+
+    def available(self, scorer) -> bool:
+        return scorer.lm is not None
+
+    def flag_words(self, weight: float) -> str | None:
+        return None if weight == self.default else f"{self.flag} {weight:g}"
+
+    def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
+        return np.asarray(self.model.lm.score(batch.outputs), dtype=np.float64)
+
+
+register_term(TargetLMTerm(
+    "lm", "LM", "--lm-coef", (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
+    "the LM's mean token log-probability of the MT output", ident="lm", own_option=True))

@@ -1,0 +1,39 @@
+"""The sentence term: the cosine of source and output sentence vectors — the encoder's own mean
+over one layer, through the export's sentence map where it has one
+(``alignment.xmover.sentence``, ``alignment.xmover.sentence_map``). Bound to the scorer whose
+encoder and map compute it; the sources' vectors are computed once for every system."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .registry import register_term
+from .term import Batch, Runtime, Term
+
+
+@dataclass(frozen=True)
+class SentenceTerm(Term):
+    """Its option is written even at weight 0: an export's sentence map brings a weight of its
+    own otherwise."""
+
+    def bind(self, scorer) -> "SentenceTerm":
+        return self.bound(scorer)
+
+    def available(self, scorer) -> bool:
+        return scorer.sentence is not None
+
+    def flag_words(self, weight: float) -> str | None:
+        return f"{self.flag} {weight:g}"
+
+    def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
+        scorer = self.model
+        src = runtime.once(("sentence", "sources"), lambda: scorer.sentence.side_vectors(
+            scorer.normalised(batch.sources, runtime), "src"))
+        return scorer.sentence.similarity(src, scorer.sentence.side_vectors(batch.outputs, "hyp"))
+
+
+register_term(SentenceTerm(
+    "sentence", "sentence", "--sentence-coef", (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
+    "the cosine of source and output sentence embeddings (through the sentence map where the "
+    "export has one)", ident="sentence", own_option=True))

@@ -1,0 +1,45 @@
+"""What the terms of a multilingual LM share: the prompt's wording, the English names of the
+languages it names, and one loaded LM per name, device and precision for the whole process."""
+from __future__ import annotations
+
+# English names of language codes, for the prompts of a source-conditioned LM
+LANGUAGE_NAMES = {"en": "English", "de": "German", "zh": "Chinese", "ru": "Russian", "cs": "Czech",
+                  "fi": "Finnish", "lv": "Latvian", "tr": "Turkish", "et": "Estonian",
+                  "ro": "Romanian", "ne": "Nepali", "si": "Sinhala", "es": "Spanish",
+                  "fr": "French", "ja": "Japanese", "kk": "Kazakh", "lt": "Lithuanian",
+                  "gu": "Gujarati", "eu": "Basque", "ny": "Chichewa", "it": "Italian",
+                  "pt": "Portuguese", "pl": "Polish", "nl": "Dutch", "ar": "Arabic", "ko": "Korean"}
+PROMPT = "{source_language}: {source}\n{target_language}:"  # the output follows after a space
+
+
+def prompt_names(languages: tuple[str, str] | None) -> tuple[str, str]:
+    """The prompt's names of source and target language (``Source``/``Translation`` when the
+    pair is not known; a code with no name here is used as it is)."""
+    if not languages:
+        return "Source", "Translation"
+    return tuple(LANGUAGE_NAMES.get(x, x) for x in languages)  # type: ignore[return-value]
+
+
+_LMS: dict = {}
+
+
+def shared_lm(name: str, context=None):
+    """One ``LanguageModelScorer`` per LM name, device and precision for all terms of a process
+    (each loads it once, on first use)."""
+    from alignment.xmover.lm import LanguageModelScorer
+
+    from .term import Runtime
+
+    context = context or Runtime()
+    key = (name, context.device, context.precision)
+    if key not in _LMS:
+        _LMS[key] = LanguageModelScorer(name, device=context.device, precision=context.precision)
+    return _LMS[key]
+
+
+def loaded_lms() -> list:
+    """The LMs the terms of this process have loaded (``score --timings`` reads their
+    stages)."""
+    return list(_LMS.values())
+
+

@@ -1,0 +1,107 @@
+"""What a term is: one contract for every term a score adds up. A term has a name, a label, a
+grid of weights for ``choose``, an identity (what a signature and a scoring configuration
+record of it) and ``values(batch, runtime)``: one number a pair of a ``Batch``. A term that
+reads what a scorer loaded (its encoder and map, its LM, its sentence map) is bound to it first
+(``bind``); the rest compute from the text alone."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What a term reads: the sources as given, the MT outputs as the scorer reads them, the
+    pair's languages (source, target) where known, and — for the consensus — the other systems'
+    outputs of each source."""
+
+    sources: list[str]
+    outputs: list[str]
+    languages: tuple[str, str] | None = None
+    others: list[list[str]] | None = None
+
+
+@dataclass
+class Runtime:
+    """How terms run (not what they are): the device and precision they compute in, their batch
+    size and workers, progress bars, and what one call keeps for its terms (``kept``: a side
+    computed once for several systems, keyed by the term and its inputs; ``seconds``: each
+    stage's time; ``truncated``: the 1-based lines cut to the encoder's length, by side)."""
+
+    device: str = "cpu"
+    precision: str = "fp32"
+    batch_size: int = 64
+    jobs: int = 1
+    progress: bool = False
+    kept: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    truncated: dict = field(default_factory=dict)
+
+    def once(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``'s result, computed once for ``key`` in this runtime."""
+        if key not in self.kept:
+            self.kept[key] = compute()
+        return self.kept[key]
+
+
+TermContext = Runtime  # its former name: what a contextual ``compute`` gets as ``context``
+
+
+@dataclass(frozen=True)
+class Term:
+    """One term of a score. ``units``: ``raw`` (weight × value added as it is) or ``standard``
+    (the raw sum and the term each standardised within a language pair, then added: terms on
+    other scales, the consensus). ``compute(sources, outputs, languages)`` gives the values of a
+    term made from a function (a plug-in's); ``contextual``: it takes ``context=Runtime`` and so
+    runs in the runtime's precision (a term that does not is signed ``@fp32``). A term class
+    overrides ``values`` (and ``bind`` where it reads what a scorer loaded)."""
+
+    name: str
+    label: str  # how a row names it ("LM" in "unmapped ⊕ 0.01 LM")
+    flag: str  # the option that sets its weight
+    grid: tuple[float, ...]  # the weights ``choose`` searches
+    about: str  # one line: what the term measures (cards, --help)
+    default: float = 0.0
+    units: str = "raw"
+    ident: str = ""  # what the signature records of it (its model, revision, prompt, rules)
+    compute: Callable[..., np.ndarray] | None = field(default=None, compare=False)
+    contextual: bool = False
+    # what a bound term reads: the scorer that loaded its encoder, map or LM (``bind``)
+    model: Any = field(default=None, compare=False, repr=False)
+    # its weight has an option of its own (``--lm-coef``, not ``--term NAME=W``) and the
+    # signature a field of its own (XMoverScore, the LM, the sentence term, the consensus)
+    own_option: bool = False
+
+    def identity(self) -> str:
+        """What a signature and a scoring configuration record of this term."""
+        return self.ident or self.name
+
+    def flag_words(self, weight: float) -> str | None:
+        """The options that score with this term at ``weight`` (None: its default needs none)."""
+        return None if weight == self.default else f"--term {self.name}={weight:g}"
+
+    def follows_precision(self) -> bool:
+        """Whether the term computes in the runtime's precision (else in fp32)."""
+        return self.contextual
+
+    def bind(self, scorer: Any) -> "Term":
+        """This term reading what ``scorer`` loaded; a term of the text alone is itself."""
+        return self
+
+    def bound(self, scorer: Any) -> "Term":
+        """A copy of this term holding ``scorer`` (for ``bind``)."""
+        return replace(self, model=scorer)
+
+    def available(self, scorer: Any) -> bool:
+        """Whether ``scorer`` can compute this term at all (a term of what it loaded needs it)."""
+        return True
+
+    def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
+        """One value a pair of ``batch``, as float64."""
+        if self.compute is None:
+            raise NotImplementedError(f"the term {self.name} defines no values")
+        extra = {"context": runtime} if self.contextual else {}
+        return np.asarray(self.compute(list(batch.sources), batch.outputs, batch.languages,
+                                       **extra), dtype=np.float64)
