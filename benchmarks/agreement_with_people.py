@@ -100,7 +100,7 @@ def score(root: Path, data: Path, bench: str, split: str, pairs: list[str]) -> P
     rows = [r for r in rows if f"row:{r.label}" not in have]
     if "row:sentence alone" not in have:  # the encoder's own sentence embeddings (its last layer)
         from alignment.encoding.encoder import load_encoder
-        from alignment.xmover.sentence import SentenceSimilarity
+        from alignment.xmover.sentence_vectors import SentenceSimilarity
 
         start = time.perf_counter()
         term = SentenceSimilarity(load_encoder(ENCODER, layer=LAYER))

@@ -77,8 +77,8 @@ def term_values(bench: str, data, into_english: bool, lms: dict[str, LanguageMod
         idx = np.flatnonzero(lp == pair)
         src, given = [data.src[i] for i in idx], [data.mt[i] for i in idx]
         langs = tuple(pair.split("-"))
-        scorer = XMoverScorer(f"{bench}/{pair}", languages=langs, sentence_coef=1.0,
-                              xmover_coef=1.0 if into_english else 0.0, read=read,
+        scorer = XMoverScorer(f"{bench}/{pair}", languages=langs, weights={
+                                  "sentence": 1.0, "xmover": 1.0 if into_english else 0.0}, read=read,
                               setting="none")  # each term apart: not the export's own sum
         reuse_scorer(scorer, default_reuse())
         result = scorer.score(src, given)

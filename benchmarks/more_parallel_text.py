@@ -30,7 +30,7 @@ from alignment.export.remapped import load_remapped
 from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.xmover.lm import LanguageModelScorer
 from alignment.xmover.reuse import default_reuse, reuse_encodings, reuse_lm
-from alignment.xmover.sentence import SentenceSimilarity
+from alignment.xmover.sentence_vectors import SentenceSimilarity
 from alignment.xmover.sentence_map import (SentenceMap, fit_sentence_map, map_vectors,
                                            resolve_sentence_map)
 from alignment.terms import Setting

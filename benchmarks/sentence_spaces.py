@@ -22,7 +22,7 @@ import numpy as np
 from alignment.encoding.encoder import load_encoder
 from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.xmover.reuse import default_reuse, reuse_encodings
-from alignment.xmover.sentence import SentenceSimilarity
+from alignment.xmover.sentence_vectors import SentenceSimilarity
 from alignment.terms import standardise
 from alignment.xmover.sentence_map import load_sentence_map, sentence_map_from_text
 from benchmarks.agreement_with_people import markdown

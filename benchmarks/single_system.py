@@ -63,7 +63,7 @@ class Vectors:
         """The model's ``SentenceSimilarity`` (loaded once)."""
         if model not in self.models:
             from alignment.encoding.encoder import load_encoder
-            from alignment.xmover.sentence import SentenceSimilarity
+            from alignment.xmover.sentence_vectors import SentenceSimilarity
 
             name = SPACES.get(model) or ENCODER
             self.models[model] = SentenceSimilarity(load_encoder(

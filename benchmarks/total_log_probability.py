@@ -41,8 +41,8 @@ def term_values(bench: str, data) -> dict[str, np.ndarray]:
     for pair in data.pairs:
         idx = np.flatnonzero(lp == pair)
         scorer = XMoverScorer(f"{bench}/{pair}", languages=tuple(pair.split("-")), setting="none",
-                              sentence_coef=1.0, read="written",
-                              terms={n: 1.0 for n in names if n not in ("xmover", "sentence")})
+                              read="written", weights={"sentence": 1.0, **{
+                                  n: 1.0 for n in names if n not in ("xmover", "sentence")}})
         reuse_scorer(scorer, default_reuse())
         values = scorer.score([data.src[i] for i in idx], [data.mt[i] for i in idx]).values
         for k in names:

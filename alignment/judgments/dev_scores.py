@@ -55,9 +55,9 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
             log(f"scoring {pair} with {row.label} ({len(mask)} segments)")
             scorer = get_metric("xmoverscore").build(
                 row.encoder_for(pair), languages=tuple(pair.split("-")), **{
-                    **options, "setting": "none", "sentence_coef": 1.0 if with_sentence else 0.0,
-                    "lm": lm if k == 0 else None, "lm_coef": 1.0,
-                    "terms": {name: 1.0 for name in terms} if k == 0 else {}})
+                    **options, "setting": "none", "lm": lm if k == 0 else None,
+                    "weights": {"sentence": 1.0 if with_sentence else 0.0, "lm": 1.0,
+                                **({name: 1.0 for name in terms} if k == 0 else {})}})
             share_encodings(scorer, memo)
             scorers[(row.label, pair)] = scorer
             values = scorer.score(src, mt).values

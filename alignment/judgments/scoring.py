@@ -81,19 +81,19 @@ def joint_signature(signatures: set[str]) -> str:
 
 def _lm_signature(scorer, lm, coef: float) -> str:
     """The signature ``crossalign score --lm LM --lm-coef COEF`` writes for this scorer."""
-    own = scorer.lm_coef
-    scorer.lm, scorer.lm_coef = lm, coef
+    own = dict(scorer.weights)
+    scorer.lm, scorer.weights = lm, {**own, "lm": coef}
     try:
         return scorer.signature
     finally:
-        scorer.lm, scorer.lm_coef = None, own
+        scorer.lm, scorer.weights = None, own
 
 
 def _added_terms(scorer) -> str:
     """What a row's label adds for the terms of its own score beyond XMoverScore and the
     sentence term (its scoring configuration's LM and registered terms)."""
-    own = [("lm", scorer.lm_coef)] if scorer.lm is not None else []
-    return "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in [*own, *scorer.terms.items()] if w)
+    return "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in scorer.setting.weights
+                   if w and n not in ("xmover", "sentence"))
 
 
 def share_encodings(scorer, memo: dict) -> None:

@@ -1,13 +1,13 @@
 """The terms a score adds up, one module a term, and what they share: the contract
-(``term``: ``Term``, ``Batch``, ``Runtime``), the registry (``registry``: ``TERMS``) and the
-weights (``setting``: ``Setting``). Importing this package registers every term, in the order
+and the registry (``term``: ``Term``, ``Batch``, ``Runtime``, ``TERMS``) and the weights
+(``setting``: ``Setting``). Importing this package registers every term, in the order
 settings, rows and signatures list them."""
 from __future__ import annotations
 
 from .term import Batch, Runtime, Term, TermContext
-from .registry import TERMS, get_term, register_term
+from .term import TERMS, get_term, register_term
 from .setting import Setting, parse_term_weights, setting_grid, standardise
-from . import xmover, lm, sentence, consensus, use, target_language  # noqa: F401  (registration order)
+from . import xmover, target_lm, sentence, consensus, use, target_language  # noqa: F401  (registration order)
 from . import gemma_given_source, gemma_back, gemma_source_alone  # noqa: F401
 
 TERMS.rename("gemma-src", "gemma-given-source")

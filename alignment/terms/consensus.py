@@ -13,7 +13,7 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from .registry import register_term
+from .term import register_term
 from .term import Batch, Runtime, Term
 
 CHRF_ORDER = 6     # character n-grams 1..6 (chrF's definition)

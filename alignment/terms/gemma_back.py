@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .gemma_given_source import SourceConditionedLM, SourcePredictability
-from .registry import register_term
+from .term import register_term
 from .term import Runtime, Term
 
 

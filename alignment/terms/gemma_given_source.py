@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import register_term
+from .term import register_term
 from .source_lm import PROMPT, prompt_names, shared_lm
 from .term import Runtime, Term
 

@@ -3,7 +3,7 @@ log-probability after the source language's name alone (``SourcePredictability``
 from __future__ import annotations
 
 from .gemma_given_source import SourcePredictability
-from .registry import register_term
+from .term import register_term
 from .term import Term
 
 register_term(Term("gemma-source-alone", "Gemma LM of the source",

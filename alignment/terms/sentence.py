@@ -1,6 +1,6 @@
 """The sentence term: the cosine of source and output sentence vectors — the encoder's own mean
 over one layer, through the export's sentence map where it has one
-(``alignment.xmover.sentence``, ``alignment.xmover.sentence_map``). Bound to the scorer whose
+(``alignment.xmover.sentence_vectors``, ``alignment.xmover.sentence_map``). Bound to the scorer whose
 encoder and map compute it; the sources' vectors are computed once for every system."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .registry import register_term
+from .term import register_term
 from .term import Batch, Runtime, Term
 
 
@@ -19,6 +19,15 @@ class SentenceTerm(Term):
 
     def bind(self, scorer) -> "SentenceTerm":
         return self.bound(scorer)
+
+    def default_weight(self, scorer) -> float:
+        """0 — a setting (an export's ``scoring.json``) or an option gives its weight — but for
+        a sentence map given with no setting, or in an export made before exports kept one:
+        the map's own ``coef`` (not with ``setting="none"``, which reads no setting)."""
+        smap = scorer.sentence_map
+        if smap is None or not scorer.reads_setting or scorer.config is not None:
+            return 0.0
+        return smap.coef
 
     def available(self, scorer) -> bool:
         return scorer.sentence is not None

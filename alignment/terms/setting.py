@@ -1,6 +1,6 @@
 """A scoring setting: the weight of each term a score adds up — combined (``Setting.combine``),
 named in rows, flags and signatures, and laid out as a grid for ``crossalign choose``
-(``setting_grid``). The terms themselves are in ``alignment.terms.registry``."""
+(``setting_grid``). The terms themselves are in ``alignment.terms.term``."""
 from __future__ import annotations
 
 import itertools
@@ -11,7 +11,7 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from .registry import TERMS, get_term
+from .term import TERMS, get_term
 
 
 def standardise(values: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:

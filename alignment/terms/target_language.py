@@ -13,7 +13,7 @@ import numpy as np
 
 from alignment.data.function_words import STOP_WORDS
 
-from .registry import register_term
+from .term import register_term
 from .term import Term
 
 # the script a language is written in, where it is not the Latin alphabet

@@ -1,14 +1,19 @@
-"""What a term is: one contract for every term a score adds up. A term has a name, a label, a
-grid of weights for ``choose``, an identity (what a signature and a scoring configuration
+"""What a term is, and the one registry of terms (``TERMS``): one contract for every term a
+score adds up — XMoverScore, the LMs, the sentence term, the consensus and the registered ones
+alike, each under its name (former names still work, with a note). A term has a name, a label,
+a grid of weights for ``choose``, an identity (what a signature and a scoring configuration
 record of it) and ``values(batch, runtime)``: one number a pair of a ``Batch``. A term that
-reads what a scorer loaded (its encoder and map, its LM, its sentence map) is bound to it first
-(``bind``); the rest compute from the text alone."""
+reads what a scorer loaded (its encoder and map, its LM, its sentence map) is bound to it
+first (``bind``); the rest compute from the text alone."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
+
+from alignment.catalogue import Registry
+from alignment.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,10 @@ class Term:
         """A copy of this term holding ``scorer`` (for ``bind``)."""
         return replace(self, model=scorer)
 
+    def default_weight(self, scorer: Any) -> float:
+        """The weight this term has in ``scorer`` when no setting or option gives one."""
+        return self.default
+
     def available(self, scorer: Any) -> bool:
         """Whether ``scorer`` can compute this term at all (a term of what it loaded needs it)."""
         return True
@@ -105,3 +114,30 @@ class Term:
         extra = {"context": runtime} if self.contextual else {}
         return np.asarray(self.compute(list(batch.sources), batch.outputs, batch.languages,
                                        **extra), dtype=np.float64)
+
+
+TERMS: Registry[Term] = Registry("term")
+
+
+def register_term(term: Term) -> Term:
+    """Make ``term`` a term of every setting: ``score``, ``evaluate``, ``choose`` and cards
+    then know it by name (``--term NAME=W``, ``--term-weights NAME=W,W``). Registering the
+    same term again is a no-op; another term under a taken name is refused."""
+    if term.units not in ("raw", "standard"):
+        raise InputError(f"units must be raw or standard, got {term.units!r}", parameter="units")
+    if term.name in TERMS:
+        if TERMS[term.name] != term:
+            raise InputError(f"a term '{term.name}' is already registered", parameter="term")
+        return TERMS[term.name]
+    return TERMS.add(term.name, term)
+
+
+def get_term(name: str, parameter: str = "term") -> Term:
+    """The term called ``name`` (or a former name of it); unknown: one error naming the known."""
+    _load_all()
+    return TERMS.lookup(name, parameter)
+
+
+def _load_all() -> None:
+    """Every term module registered (importing the package ``alignment.terms`` does it)."""
+    import alignment.terms  # noqa: F401

@@ -9,7 +9,7 @@ import numpy as np
 
 from alignment.errors import InputError
 
-from .registry import register_term
+from .term import register_term
 from .term import Term
 
 # the languages Universal Sentence Encoder Multilingual v3 was trained on

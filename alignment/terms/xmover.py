@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .registry import register_term
+from .term import register_term
 from .term import Batch, Runtime, Term
 
 
@@ -27,7 +27,24 @@ class XMoverScoreTerm(Term):
         src = runtime.once(("xmover", "sources"), lambda: scorer.token_side(
             scorer.normalised(batch.sources, runtime), "sources", runtime))
         hyp = scorer.token_side(batch.outputs, "hypotheses", runtime)
-        return scorer.transport(src, hyp, runtime)
+        return self.transport(src, hyp, runtime)
+
+    def transport(self, src: list[tuple[np.ndarray, np.ndarray]],
+                  hyp: list[tuple[np.ndarray, np.ndarray]], runtime: Runtime) -> np.ndarray:
+        """The score of each pair of sides (n-gram vectors, weights): the costs, then the
+        transport problems, as the scorer's formula defines them."""
+        from alignment.xmover.costs import batched_costs
+        from alignment.xmover.stages import Laps
+        from alignment.xmover.transport import solve_all
+
+        spec, laps = self.model.spec, Laps(runtime.seconds)
+        costs = batched_costs(spec, [v for v, _ in src], [v for v, _ in hyp],
+                              self.model.encoder.device)
+        laps.lap("cost")
+        out = solve_all([(spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)],
+                        runtime.jobs, runtime.progress)
+        laps.lap("transport")
+        return out
 
 
 register_term(XMoverScoreTerm(

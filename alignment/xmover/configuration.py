@@ -23,11 +23,8 @@ from alignment.terms import TERMS, Setting, get_term
 SCORING_FORMAT = "crossalign-scoring-1"
 SCORING_KEYS = {"format", "formula", "read", "precision", "weights", "lm", "identities",
                 "measured"}
-_OVER_NAMES = {"lm_coef": "lm-weight", "sentence_coef": "sentence-weight",
-               "xmover_coef": "xmover-weight"}
 # what the scorer takes from a configuration, as its parameters name them
-CONFIGURED = ("formula", "read", "precision", "lm", "lm_coef", "sentence_coef", "xmover_coef",
-              "terms")
+CONFIGURED = ("formula", "read", "precision", "lm", "weights")
 
 
 @dataclass(frozen=True)
@@ -54,12 +51,12 @@ class ScoringConfig:
 
     def scorer_options(self) -> dict:
         """The scorer's parameters this configuration sets (``CONFIGURED``)."""
-        w = self.setting.weight
+        weighs_lm = bool(self.lm and self.setting.weight("lm"))
         return {"formula": self.formula, "read": self.read, "precision": self.precision,
-                "lm": self.lm if self.lm and w("lm") else None,
-                "lm_coef": w("lm") if self.lm and w("lm") else None,
-                "sentence_coef": w("sentence"), "xmover_coef": w("xmover"),
-                "terms": {n: v for n, v in self.setting.weights if not TERMS[n].own_option and v}}
+                "lm": self.lm if weighs_lm else None,
+                # every term's weight, a term left out of the file at its default (0 but
+                # XMoverScore's); the LM's only where the file names an LM
+                "weights": {n: self.setting.weight(n) for n in TERMS if n != "lm" or weighs_lm}}
 
     def options(self) -> list[str]:
         """The command-line words that score with this setting on an encoder without it (the
@@ -178,22 +175,21 @@ def _plain_name(name: str) -> bool:
 
 def effective(config: ScoringConfig | None, given: dict, defaults: dict) -> tuple[dict, list[str]]:
     """Each ``CONFIGURED`` parameter of a scorer: the one ``given`` (not None), else the
-    configuration's, else ``defaults``'; and the names of those given that differ from the
-    configuration's (what the signature's ``over:`` lists). ``terms`` merge by term."""
+    configuration's, else ``defaults``'; ``weights`` merge term by term. Also the names of
+    those given that differ from the configuration's (what the signature's ``over:`` lists:
+    ``lm-weight`` for a term with an option of its own, ``term:NAME`` for the others)."""
     own = config.scorer_options() if config is not None else {}
-    given = {**given, "terms": {get_term(n).name: w for n, w in (given.get("terms") or {}).items()}}
+    given_weights = {get_term(n).name: w for n, w in (given.get("weights") or {}).items()}
     out, over = {}, []
-    for key in CONFIGURED:
-        value = given.get(key)
-        base = own.get(key, defaults.get(key))
-        if key == "terms":
-            value = {**(base or {}), **(value or {})}
-            if config is not None:
-                over += [f"term:{n}" for n in sorted(given["terms"])
-                         if (given["terms"][n] or 0) != (base or {}).get(n, 0)]
-            out[key] = {n: w for n, w in value.items() if w}
-            continue
+    for key in CONFIGURED[:-1]:
+        value, base = given.get(key), own.get(key, defaults.get(key))
         out[key] = base if value is None else value
         if config is not None and value is not None and value != base:
-            over.append(_OVER_NAMES.get(key, key))
+            over.append(key)
+    base_weights = own.get("weights") or {}
+    out["weights"] = {**base_weights, **given_weights}
+    if config is not None:
+        changed = [n for n in given_weights if given_weights[n] != base_weights.get(n, 0)]
+        over += sorted(f"{n}-weight" for n in changed if TERMS[n].own_option)
+        over += sorted(f"term:{n}" for n in changed if not TERMS[n].own_option)
     return out, over

@@ -17,16 +17,13 @@ from alignment.export.named import resolve_export
 from alignment.export.xmover_files import given_mapping
 from .idf import IdfWeights
 from .lm import LanguageModelScorer
-from .sentence import SentenceSimilarity
+from .sentence_vectors import SentenceSimilarity
 from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
 from .configuration import SCORING_FILE, ScoringConfig, effective
 from alignment.terms import TERMS, Batch, Runtime, Setting
 from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
-from .costs import batched_costs
-from .stages import Laps
-from .transport import solve_all
 from .written import check_reading, describe as describe_reading, read_outputs
 from .versions import Version, get_version
 
@@ -42,44 +39,39 @@ class XMoverScorer:
     The scoring setting: an export's ``scoring.json`` (``alignment.xmover.configuration``) by
     default (``setting="none"``: not read); each of ``formula`` (``2020``, ``2022``;
     ``version=`` is its old name), ``read`` (the outputs ``given`` or ``written``),
-    ``precision`` (``fp32``, ``bf16``, ``int8``), ``lm``, ``lm_coef``, ``sentence_coef``,
-    ``xmover_coef`` and ``terms`` (registered terms' weights) given overrides it, and the
-    signature's ``over:`` names it. Else: the formula's LM weight, the ``sentence_map``'s
-    own weight (default the export's map; ``"none"``: none), XMoverScore at 1. ``reuse``: a
-    folder keeping vectors and LM scores across runs (the same numbers)."""
+    ``precision`` (``fp32``, ``bf16``, ``int8``), ``lm`` and ``weights`` (a term's name: its
+    weight, ``alignment.terms``) given overrides it, and the signature's ``over:`` names it.
+    Else: the formula's LM weight, the ``sentence_map``'s own weight (default the export's
+    map; ``"none"``: none), XMoverScore at 1. ``reuse``: a folder keeping vectors and LM scores
+    across runs (the same numbers)."""
 
     def __init__(self, encoder: str, formula: str | None = None, layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None, idf_hyp: IdfWeights | None = None,
-                 lm: str | None = None, lm_coef: float | None = None,
+                 lm: str | None = None, weights: dict[str, float] | None = None,
                  batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
-                 sentence_coef: float | None = None, sentence_layer: int | None = None,
-                 sentence_map=None, precision: str | None = None, reuse: Path | None = None,
-                 xmover_coef: float | None = None, terms: dict | None = None,
+                 sentence_layer: int | None = None, sentence_map=None,
+                 precision: str | None = None, reuse: Path | None = None,
                  read: str | None = None, setting: str = "export") -> None:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         if setting not in ("export", "none"):
             raise InputError(f"must be export or none, got {setting!r}", parameter="setting")
         encoder = resolve_export(encoder)  # a shipped or cached export's short name
+        self.reads_setting = setting == "export"
         self.config = ScoringConfig.load(encoder) if setting == "export" and is_export(encoder) \
             else None
         chosen, over = effective(self.config, {
             "formula": version or formula, "read": read, "precision": precision, "lm": lm,
-            "lm_coef": lm_coef, "sentence_coef": sentence_coef, "xmover_coef": xmover_coef,
-            "terms": terms}, {"formula": "2022", "read": "given", "precision": "fp32",
-                              "xmover_coef": 1.0})
+            "weights": weights}, {"formula": "2022", "read": "given", "precision": "fp32"})
         self.overridden = tuple(over)
         self.spec: Version = get_version(chosen["formula"])
         self.version, self.ngram = self.spec.name, ngram
         self.read, precision = check_reading(chosen["read"]), chosen["precision"]
-        lm, lm_coef, sentence_coef = chosen["lm"], chosen["lm_coef"], chosen["sentence_coef"]
-        self.lm_coef = self.spec.lm_coef if lm_coef is None else lm_coef
-        weights = Setting.of(xmover=chosen["xmover_coef"], **chosen["terms"])  # finite, >= 0
-        self.xmover_coef = float(chosen["xmover_coef"])
-        self.terms = {k: v for k, v in weights.weights if v and not TERMS[k].own_option}
+        lm, given = chosen["lm"], chosen["weights"]
+        Setting.of(**given)  # every name a term, every weight finite and >= 0
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
         self.batch_size = batch_size
         # a worker costs a process start and a POT import; on 2 cores solve in-process
@@ -123,18 +115,20 @@ class XMoverScorer:
                                                          mapping_both_sides)
         self.mapping_both_sides = mapping_both_sides
         self.lm = LanguageModelScorer(lm, device=device, precision=precision) if lm else None
-        smap = resolve_sentence_map(encoder if self.export_meta is not None else None,
-                                    sentence_map)
-        self.sentence_coef = sentence_coef if sentence_coef is not None else \
-            (smap.coef if smap is not None else 0.0)
+        self.sentence_map = smap = resolve_sentence_map(
+            encoder if self.export_meta is not None else None, sentence_map)
+        # each term's weight: the one given or configured, else the term's default for this
+        # scorer (the LM's is the formula's)
+        self.weights = {n: w for n, t in TERMS.items()
+                        if (w := given[n] if n in given else t.default_weight(self)) or n in given}
         if sentence_layer is None:
             sentence_layer = smap.student["layer"] if smap is not None else -1
         self.sentence = SentenceSimilarity(self.encoder, sentence_layer, batch_size=batch_size) \
-            if self.sentence_coef else None
+            if self.weights.get("sentence") else None
         if self.sentence is not None and smap is not None:
             self.sentence.with_map(smap, self.languages, device)
-        if not self.xmover_coef and self.sentence is None and self.lm is None and not self.terms:
-            filed = xmover_coef is None and self.config is not None  # the file's, not an option's
+        if not self.setting.active():
+            filed = "xmover" not in (weights or {}) and self.config is not None  # not an option
             raise InputError("with XMoverScore's weight 0 the score needs another term" + (
                 ", and the configuration weighs none" if filed else " (a sentence map or "
                 "--sentence-coef, --lm, --term)"), **({"path": Path(encoder) / SCORING_FILE}
@@ -146,9 +140,9 @@ class XMoverScorer:
 
     @property
     def setting(self) -> Setting:
-        """The weights this scorer adds its terms with."""
-        return Setting.of(xmover=self.xmover_coef, lm=self.lm_coef if self.lm else 0.0,
-                          sentence=self.sentence_coef if self.sentence else 0.0, **self.terms)
+        """The weights this scorer adds its terms with (a term it cannot compute weighs 0)."""
+        return Setting.of(**{n: w if TERMS[n].available(self) else 0.0
+                             for n, w in self.weights.items()})
 
     @property
     def signature(self) -> str:
@@ -284,18 +278,6 @@ class XMoverScorer:
                             self._source_transform() if source else self._target_transform(),
                             runtime.progress)
         runtime.seconds[side] = runtime.seconds.get(side, 0.0) + time.perf_counter() - clock
-        return out
-
-    def transport(self, src: list[tuple[np.ndarray, np.ndarray]],
-                  hyp: list[tuple[np.ndarray, np.ndarray]], runtime: Runtime) -> np.ndarray:
-        """XMoverScore of each pair of sides: the costs, then the transport problems."""
-        laps = Laps(runtime.seconds)
-        costs = batched_costs(self.spec, [v for v, _ in src], [v for v, _ in hyp],
-                              self.encoder.device)
-        laps.lap("cost")
-        out = solve_all([(self.spec.solve, c, s[1], h[1]) for c, s, h in zip(costs, src, hyp)],
-                        runtime.jobs, runtime.progress)
-        laps.lap("transport")
         return out
 
 

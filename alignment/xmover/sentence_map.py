@@ -215,7 +215,7 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
     ``other`` — by the same encoder, or by ``space`` (an English paraphrase model's name or
     path, its last layer, no prefix). ``reuse``: a folder keeping the vectors across runs."""
     from .reuse import reuse_encodings
-    from .sentence import SentenceSimilarity
+    from .sentence_vectors import SentenceSimilarity
 
     if len(mapped) != len(other):
         raise InputError(f"{len(mapped)} sentences against {len(other)} translations: give "

@@ -37,7 +37,7 @@ def split_zip(model_dir: Path, out: Path, extra: dict[str, bytes] | None = None,
 
 def test_unpacked_parts_load_as_an_encoder_with_the_same_vectors(tiny_bert, tmp_path):
     from alignment.encoding.encoder import load_encoder
-    from alignment.xmover.sentence import SentenceSimilarity
+    from alignment.xmover.sentence_vectors import SentenceSimilarity
 
     parts, sha = split_zip(tiny_bert, tmp_path, {all_mpnet.FOLDER + "desktop.ini": b"[x]"})
     target = all_mpnet.build(tmp_path / "built", parts, expected=sha, progress=False)

@@ -3,7 +3,7 @@ sentence-level term pools its one layer."""
 import numpy as np
 
 from alignment.encoding.encoder import load_encoder
-from alignment.xmover.sentence import SentenceSimilarity
+from alignment.xmover.sentence_vectors import SentenceSimilarity
 from benchmarks.sentence_map_probes import layer_vectors
 from tests.conftest import ES
 

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> None:
     if len({r.label for r in rows}) != len(rows):
         raise InputError("two candidates have the same label: give --labels", parameter="labels")
     options = {k: v for k, v in scorer_kwargs(args).items()
-               if k not in ("lm_coef", "sentence_coef", "xmover_coef", "terms", "setting")}
+               if k not in ("weights", "setting")}
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     with_sentence = any(w > 0 for w in args.sentence_weights)
     searched = term_weights(args, many=True)

@@ -178,8 +178,7 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
         dev = bench.words(data_path, "dev", present) if present else None
     rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
             for k, spec in enumerate(args.encoder)]
-    options = {**_row_options(args), "lm_coef": args.lm_coef,
-               "read": "given"}  # word labels name the words of the output as given
+    options = {**_row_options(args), "read": "given"}  # word labels name the words of the output as given
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_words(data, rows, options, args.lm, weights, dev, args.bootstrap, args.seed, log,
                          grid=split == "dev", pool=args.word_pool)

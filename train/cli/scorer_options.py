@@ -93,13 +93,25 @@ def scorer_kwargs(args: argparse.Namespace) -> dict:
     scorer; None: not given, so an export's configuration or the default holds)."""
     return {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
             "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
-            "lm_coef": getattr(args, "lm_coef", None),
-            "sentence_coef": getattr(args, "sentence_coef", None),
+            "weights": given_weights(args),
             "sentence_layer": getattr(args, "sentence_layer", None),
             "sentence_map": getattr(args, "sentence_map", None), "precision": args.precision,
-            "reuse": speed_options(args), "xmover_coef": args.xmover_coef,
-            "terms": term_weights(args), "read": args.read,
+            "reuse": speed_options(args), "read": args.read,
             "setting": getattr(args, "setting", "export")}
+
+
+def given_weights(args: argparse.Namespace) -> dict[str, float]:
+    """Every term's weight the options give: a term's own option (``--lm-coef``) or ``--term
+    NAME=W``; a term not given is left to the configuration or its default."""
+    from alignment.terms import TERMS
+
+    out = {}
+    for name, term in TERMS.items():
+        value = getattr(args, term.flag.lstrip("-").replace("-", "_"), None) \
+            if term.own_option else None
+        if isinstance(value, float):  # ``--consensus`` is a switch of its own, not a weight
+            out[name] = value
+    return {**out, **term_weights(args)}
 
 
 def add_weight_options(p: argparse.ArgumentParser) -> None:

@@ -93,10 +93,24 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
     mined = sentence_pairs_mined(args)
     argv = [a for path in args.config or [] for a in ("--config", path)]
     cli = run_recipe(argv + extra, args.verbose, args.overwrite, planned=recipe(args))
+    run_dir = Path(cli.trainer.default_root_dir)
+    weight = None
     if args.sentence_map != "none":
-        run_dir = Path(cli.trainer.default_root_dir)
-        add_sentence_map_to_run(args, run_dir / "export", run_dir / MINED_PAIRS if mined else None)
+        weight = add_sentence_map_to_run(args, run_dir / "export",
+                                         run_dir / MINED_PAIRS if mined else None)
+    write_setting(run_dir / "export", weight)
     print_result(cli.trainer.default_root_dir)
+
+
+def write_setting(export: Path, sentence_weight: float | None) -> None:
+    """The export's ``scoring.json``: XMoverScore, and the sentence term at its weight where the
+    run fitted a sentence map — the one home of its weights (not measured: ``crossalign
+    choose`` on judgments picks and measures a setting)."""
+    from alignment.terms import Setting
+    from alignment.xmover.configuration import ScoringConfig
+
+    if (export / "remap.json").is_file():
+        ScoringConfig.of(Setting.of(xmover=1.0, sentence=sentence_weight)).write(export)
 
 
 def check_sentence_map(args: argparse.Namespace) -> None:
@@ -139,10 +153,10 @@ def sentence_pairs_mined(args: argparse.Namespace) -> bool:
 
 
 def add_sentence_map_to_run(args: argparse.Namespace, export: Path,
-                            mined: Path | None = None) -> None:
+                            mined: Path | None = None) -> float:
     """Fit the sentence map on the run's own parallel text (or, from two monolingual files, on
     the sentence pairs ``mined`` lists), with the export's encoder, and put it into the export
-    (which then adds the sentence-level term by default)."""
+    (its weight, returned, goes into the export's ``scoring.json``)."""
     from alignment.data.corpus import read_lines
     from alignment.export.remapped import load_remapped
     from alignment.xmover.reuse import default_reuse
@@ -172,6 +186,7 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path,
     add_sentence_map(export, smap)
     print(f"crossalign: sentence map {smap.describe()} (weight {coef:g}) in "
           f"{export / 'sentence_map'}")
+    return coef
 
 
 def register(sub) -> None:

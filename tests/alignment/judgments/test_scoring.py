@@ -52,7 +52,7 @@ def test_rows_on_one_encoder_compute_the_sentence_term_once(tiny_bert):
     from alignment.xmover.scorer import XMoverScorer
 
     memo: dict = {}
-    a, b = (XMoverScorer(str(tiny_bert), layer=1, sentence_coef=0.5) for _ in range(2))
+    a, b = (XMoverScorer(str(tiny_bert), layer=1, weights={"sentence": 0.5}) for _ in range(2))
     calls = []
     for scorer in (a, b):
         original = scorer.sentence.vectors

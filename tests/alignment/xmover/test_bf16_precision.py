@@ -54,12 +54,12 @@ def test_a_contextual_term_runs_in_the_scorers_precision_and_others_are_signed_f
                        ident="toy-plain-1", compute=lambda s, h, l: np.zeros(len(h))))
     try:
         scorer = XMoverScorer(str(tiny_bert), layer=2, precision="bf16",
-                              terms={"toy-ctx": 1.0, "toy-plain": 1.0})
+                              weights={"toy-ctx": 1.0, "toy-plain": 1.0})
         scorer.score(ES, EN)
         assert [(c.device, c.precision) for c in seen] == [("cpu", "bf16")]
         terms_field = parse_signature(scorer.signature)["terms"]
         assert "toy-ctx:toy-ctx-1*1" in terms_field and "toy-plain:toy-plain-1@fp32*1" in terms_field
-        fp32 = XMoverScorer(str(tiny_bert), layer=2, terms={"toy-plain": 1.0})
+        fp32 = XMoverScorer(str(tiny_bert), layer=2, weights={"toy-plain": 1.0})
         assert "toy-plain:toy-plain-1*1" in parse_signature(fp32.signature)["terms"]
     finally:
         TERMS.remove("toy-ctx")

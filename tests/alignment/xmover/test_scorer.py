@@ -72,7 +72,7 @@ def test_signature_changes_with_every_setting(tiny_bert, tiny_gpt2):
             XMoverScorer(**{**base, "ngram": 1}).signature,
             XMoverScorer(**base, idf_src=compute_idf(ES, str.split)).signature,
             XMoverScorer(**base, lm=str(tiny_gpt2)).signature,
-            XMoverScorer(**base, lm=str(tiny_gpt2), lm_coef=0.5).signature}
+            XMoverScorer(**base, lm=str(tiny_gpt2), weights={"lm": 0.5}).signature}
     assert len(sigs) == 7
     fields = parse_signature(XMoverScorer(**base).signature)
     assert fields["ver"] == "2022r2" and fields["L"] == "2" and fields["map"] == "none"
@@ -113,7 +113,7 @@ def test_lm_scores_a_sentence_longer_than_its_context_on_the_first_context_token
 
 
 def test_lm_term_is_added_with_its_coefficient(tiny_bert, tiny_gpt2):
-    r = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), lm_coef=0.1).score(ES[:3], EN[:3])
+    r = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), weights={"lm": 0.1}).score(ES[:3], EN[:3])
     np.testing.assert_allclose(r.final, r.xmover + 0.1 * r.lm)
 
 
@@ -237,14 +237,14 @@ def test_with_xmoverscores_weight_zero_no_token_pass_or_transport_is_run(tiny_be
     then not computed at all, and the score is the other terms exactly."""
     from alignment.encoding.encoder import Encoder
 
-    full = XMoverScorer(str(tiny_bert), layer=2, sentence_coef=0.5, lm=str(tiny_gpt2)).score(ES, EN)
+    full = XMoverScorer(str(tiny_bert), layer=2, weights={"sentence": 0.5}, lm=str(tiny_gpt2)).score(ES, EN)
 
     def no_token_pass(*args, **kwargs):
         raise AssertionError("the token pass ran")
 
     monkeypatch.setattr(Encoder, "encode_tokens", no_token_pass)
-    alone = XMoverScorer(str(tiny_bert), layer=2, sentence_coef=0.5, lm=str(tiny_gpt2),
-                         xmover_coef=0).score(ES, EN)
+    alone = XMoverScorer(str(tiny_bert), layer=2, weights={"sentence": 0.5, "xmover": 0},
+                         lm=str(tiny_gpt2)).score(ES, EN)
     assert alone.xmover is None and "transport" not in alone.seconds
     np.testing.assert_allclose(alone.final, full.final - full.xmover, atol=1e-12)
     np.testing.assert_array_equal(alone.sentence, full.sentence)

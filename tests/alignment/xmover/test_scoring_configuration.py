@@ -103,16 +103,16 @@ def test_an_export_scores_with_its_configuration_unless_an_option_overrides_it(
     from alignment.xmover.scorer import XMoverScorer
 
     own = XMoverScorer(str(configured_export))
-    spelled = XMoverScorer(str(configured_export), setting="none", sentence_coef=0.5,
+    spelled = XMoverScorer(str(configured_export), setting="none", weights={"sentence": 0.5},
                            read="written")
     assert own.signature == spelled.signature and "over:" not in own.signature
     assert "read:written" in own.signature and "*0.5" in own.signature
     a, b = own.score(SRC, HYP), spelled.score(SRC, HYP)
     assert a.final.tolist() == b.final.tolist()
     assert a.outputs == ["The house is old.", "Good morning."]  # as written, for every term
-    same = XMoverScorer(str(configured_export), read="written", sentence_coef=0.5)
+    same = XMoverScorer(str(configured_export), read="written", weights={"sentence": 0.5})
     assert same.signature == own.signature  # an option equal to the configuration's
-    other = XMoverScorer(str(configured_export), read="given", sentence_coef=1.0)
+    other = XMoverScorer(str(configured_export), read="given", weights={"sentence": 1.0})
     assert other.signature.endswith("|over:read,sentence-weight")
     assert "read:" not in other.signature and "*1|" in other.signature
     bare = XMoverScorer(str(configured_export), setting="none")

@@ -8,7 +8,7 @@ import pytest
 from alignment.encoding.encoder import load_encoder
 from alignment.errors import InputError
 from alignment.xmover.scorer import XMoverScorer
-from alignment.xmover.sentence import SentenceSimilarity
+from alignment.xmover.sentence_vectors import SentenceSimilarity
 from tests.conftest import EN, ES
 
 
@@ -41,7 +41,7 @@ def test_the_model_cards_prefix_and_a_bad_layer():
 
 def test_the_scorer_adds_the_term_with_its_weight_and_signs_it(tiny_bert):
     plain = XMoverScorer(str(tiny_bert), layer=2).score(ES[:4], EN[:4])
-    scorer = XMoverScorer(str(tiny_bert), layer=2, sentence_coef=0.5, sentence_layer=1)
+    scorer = XMoverScorer(str(tiny_bert), layer=2, weights={"sentence": 0.5}, sentence_layer=1)
     with_term = scorer.score(ES[:4], EN[:4])
     np.testing.assert_allclose(with_term.xmover, plain.xmover)
     np.testing.assert_allclose(with_term.final, plain.xmover + 0.5 * with_term.sentence)

@@ -83,7 +83,7 @@ def test_the_scorer_adds_the_mapped_term_on_the_side_its_languages_say(tiny_bert
     assert f"|sent:L1,mean,map:orthogonal:es>en#{smap.fingerprint()}*0.5|" in result.signature
     # English source, Spanish hypothesis: the hypothesis is the mapped side, and an orthogonal
     # map gives the same cosine either way round
-    back = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, sentence_coef=1.0,
+    back = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, weights={"sentence": 1.0},
                         languages=("en", "es")).score(EN[:4], ES[:4])
     np.testing.assert_allclose(back.sentence, result.sentence, atol=1e-9)
     assert "es>en#" in back.signature and "@hyp*1" in back.signature
@@ -124,7 +124,7 @@ def test_an_export_with_a_sentence_map_uses_it_by_default(tmp_path, tiny_bert):
 
 def test_a_second_map_without_a_space_reads_the_terms_own_encoder_again(tiny_bert):
     from alignment.encoding.encoder import load_encoder
-    from alignment.xmover.sentence import SentenceSimilarity
+    from alignment.xmover.sentence_vectors import SentenceSimilarity
 
     enc = load_encoder(str(tiny_bert), layer=2)
     spaced = sentence_map_from_text(enc, ES, EN, "least-squares", "es", "en", layer=1,

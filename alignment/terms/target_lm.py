@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .registry import register_term
+from .term import register_term
 from .term import Batch, Runtime, Term
 
 
@@ -16,6 +16,9 @@ class TargetLMTerm(Term):
 
     def bind(self, scorer) -> "TargetLMTerm":
         return self.bound(scorer)
+
+    def default_weight(self, scorer) -> float:
+        return scorer.spec.lm_coef  # the formula's: its scores' spread differs
 
     def available(self, scorer) -> bool:
         return scorer.lm is not None
