@@ -77,7 +77,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
 
     from .fit import print_result, run_recipe
 
-    from train.runs.run_folder import check_not_over
+    from train.runs.run_folder import check_not_over, note_written
 
     for name in (args.src, args.tgt):
         read_lines(name)  # a missing or unreadable file fails here, before anything loads
@@ -99,6 +99,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> None:
         weight = add_sentence_map_to_run(args, run_dir / "export",
                                          run_dir / MINED_PAIRS if mined else None)
     write_setting(run_dir / "export", weight)
+    note_written(run_dir, "export")  # the run's own files, for --overwrite
     print_result(cli.trainer.default_root_dir)
 
 
@@ -106,11 +107,21 @@ def write_setting(export: Path, sentence_weight: float | None) -> None:
     """The export's ``scoring.json``: XMoverScore, and the sentence term at its weight where the
     run fitted a sentence map — the one home of its weights (not measured: ``crossalign
     choose`` on judgments picks and measures a setting)."""
+    import shutil
+
+    from alignment.atomic import MANIFEST, atomic_dir
+    from alignment.export.remapped import REMAP_FILE
     from alignment.terms import Setting
     from alignment.xmover.configuration import ScoringConfig
 
-    if (export / "remap.json").is_file():
-        ScoringConfig.of(Setting.of(xmover=1.0, sentence=sentence_weight)).write(export)
+    if not (export / REMAP_FILE).is_file():
+        return
+    config = ScoringConfig.of(Setting.of(xmover=1.0, sentence=sentence_weight))
+    with atomic_dir(export, REMAP_FILE, overwrite=True) as tmp:  # listed in its manifest
+        for item in export.iterdir():
+            if item.name != MANIFEST:
+                (shutil.copytree if item.is_dir() else shutil.copy2)(item, tmp / item.name)
+        config.write(tmp)
 
 
 def check_sentence_map(args: argparse.Namespace) -> None:

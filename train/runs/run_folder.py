@@ -208,6 +208,18 @@ def claim(run: str | Path, config: dict[str, Any], resume: bool, overwrite: bool
     return Claim(run, lock, present - written, written, {p.name for p in run.iterdir()})
 
 
+def note_written(run: Path, folder: str) -> None:
+    """Record in a finished run's marker every file now under its ``folder`` (one of the names
+    a run writes), written after the fit (the export's sentence map and scoring.json), so that
+    ``--overwrite`` replaces them as the run's own."""
+    marker = _read_marker(run / MARKER)
+    if marker is None:
+        return
+    now = {f for f in owned_files(run) if f.startswith(f"{folder}/")}
+    marker["written"] = sorted(set(marker.get("written") or []) | now)
+    write_text(run / MARKER, json.dumps(marker, indent=1))
+
+
 def _remove(run: Path, listed: set[str]) -> None:
     """Delete the listed files (never following a link out of ``run``), then the folders
     under crossalign's names that this left empty."""

@@ -24,6 +24,9 @@ def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, t
     assert meta["sentence_map"] == smap.describe()
     manifest = json.loads((export / ".crossalign-output.json").read_text())["files"]
     assert "sentence_map/sentence_map.safetensors" in manifest  # --overwrite may remove it
+    setting = json.loads((export / "scoring.json").read_text())  # the weight's one home
+    assert setting["weights"] == {"xmover": 1.0, "sentence": 0.3} and "measured" not in setting
+    assert "scoring.json" in manifest
     capsys.readouterr()
     hyp, srcs = tmp_path / "h.en", tmp_path / "s.es"
     hyp.write_text("\n".join(EN[:3]) + "\n")
@@ -42,8 +45,13 @@ def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, t
     term = XMoverScorer(str(export)).score(ES[:3], EN[:3]).sentence
     np.testing.assert_allclose(alone["segments"], 0.3 * term, rtol=1e-6)
     assert "|xm:0|" in alone["signature"] and "|xm:" not in scored["signature"]
+    # without its map the sentence term is the encoder's own cosine, at the export's weight
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
-                 "--xmover-coef", "0", "--sentence-map", "none", "-q"]) == 2
+                 "--xmover-coef", "0", "--sentence-map", "none", "--format", "json", "-q"]) == 0
+    unmapped = json.loads(capsys.readouterr().out)["signature"]
+    assert "|sent:L2,mean*0.3|" in unmapped
+    assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
+                 "--xmover-coef", "0", "--sentence-coef", "0", "-q"]) == 2
     assert "needs another term" in capsys.readouterr().err
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
                  "--xmover-coef", "-1", "-q"]) == 2

@@ -1,0 +1,93 @@
+"""One contract for every term: a term class registered in a test is scored, weighed, signed and
+written into a scoring configuration by name with no other file changed; every term's values are
+computed once per batch (and a term's source side once for all systems); a weight has one home."""
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from alignment.catalogue import FormerNameWarning
+from alignment.signature import parse_signature
+from alignment.terms import TERMS, Batch, Runtime, Setting, Term, get_term
+from alignment.xmover.configuration import ScoringConfig
+from alignment.xmover.scorer import XMoverScorer
+from tests.conftest import EN, ES
+
+CALLS: list[tuple[str, ...]] = []
+
+
+@dataclass(frozen=True)
+class OutputLength(Term):
+    """A toy term class: the output's length in words, counted per call."""
+
+    def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
+        CALLS.append(tuple(batch.outputs))
+        return np.array([len(o.split()) for o in batch.outputs], dtype=np.float64)
+
+
+@pytest.fixture
+def length_term(registered_term):
+    CALLS.clear()
+    return registered_term(OutputLength("toy-words", "words", "--term toy-words=W", (0.0, 1.0),
+                                        "the output's length in words", ident="toy-words-1"))
+
+
+def test_every_term_is_registered_once_by_name_in_one_registry():
+    assert list(TERMS)[:4] == ["xmover", "lm", "sentence", "consensus"]
+    assert all(isinstance(t, Term) and t.name == n for n, t in TERMS.items())
+    with pytest.warns(FormerNameWarning, match="'gemma-src' is now 'gemma-given-source'"):
+        assert get_term("gemma-src").name == "gemma-given-source"  # a former name still works
+    assert TERMS["xmover"].own_option and not TERMS["use"].own_option
+
+
+def test_a_term_class_is_scored_weighed_and_signed_with_no_other_file_changed(tiny_bert,
+                                                                              length_term):
+    plain = XMoverScorer(str(tiny_bert), layer=2).score(ES[:4], EN[:4])
+    scorer = XMoverScorer(str(tiny_bert), layer=2, weights={"toy-words": 0.5})
+    result = scorer.score(ES[:4], EN[:4])
+    words = np.array([len(e.split()) for e in EN[:4]], dtype=float)
+    np.testing.assert_allclose(result.values["toy-words"], words)
+    np.testing.assert_allclose(result.final, plain.final + 0.5 * words)
+    assert parse_signature(result.signature)["terms"] == "toy-words:toy-words-1*0.5"
+    config = ScoringConfig.of(scorer.setting)
+    assert dict(config.identities) == {"toy-words": "toy-words-1"}
+    assert config.as_dict()["weights"] == {"xmover": 1.0, "toy-words": 0.5}
+    # the sentence term's option is always written: a map brings a weight of its own otherwise
+    assert scorer.setting.flags() == "--sentence-coef 0 --term toy-words=0.5"
+    assert scorer.setting.label("row") == "row ⊕ 0.5 words"
+
+
+def test_each_term_computes_once_per_batch_and_its_source_side_once_for_all_systems(
+        tiny_bert, length_term, monkeypatch):
+    scorer = XMoverScorer(str(tiny_bert), layer=2, weights={"toy-words": 1.0, "sentence": 0.5})
+    encoded: list[int] = []
+    sentence_calls: list[int] = []
+    encode, vectors = scorer.encoder.encode_tokens, scorer.sentence.vectors
+    monkeypatch.setattr(scorer.encoder, "encode_tokens",
+                        lambda s, *a, **k: encoded.append(len(s)) or encode(s, *a, **k))
+    monkeypatch.setattr(scorer.sentence, "vectors",
+                        lambda s, *a, **k: sentence_calls.append(len(s)) or vectors(s, *a, **k))
+    systems = [EN[:3], EN[1:4], EN[2:5]]
+    results = scorer.score_systems(ES[:3], systems)
+    assert CALLS == [tuple(s) for s in systems]  # one call a system, never again
+    assert encoded == [3] * 4 and sentence_calls == [3] * 4  # sources once, then each system
+    alone = [XMoverScorer(str(tiny_bert), layer=2, weights={"toy-words": 1.0, "sentence": 0.5})
+             .score(ES[:3], s) for s in systems]
+    for together, apart in zip(results, alone):
+        np.testing.assert_allclose(together.final, apart.final, atol=1e-12)
+
+
+def test_a_weight_has_one_home(tiny_bert):
+    from alignment.encoding.encoder import load_encoder
+    from alignment.xmover.sentence_map import sentence_map_from_text
+
+    enc = load_encoder(str(tiny_bert), layer=2)
+    smap = sentence_map_from_text(enc, ES, EN, "orthogonal", "es", "en", layer=1, coef=0.5)
+    given = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, languages=("es", "en"))
+    assert given.setting.weight("sentence") == 0.5  # a map given with no setting: its own
+    none = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, languages=("es", "en"),
+                        setting="none")
+    assert none.setting.active() == ["xmover"] and none.sentence is None  # no setting read
+    lm_default = XMoverScorer(str(tiny_bert), layer=2, formula="2020")
+    assert lm_default.weights["lm"] == 0.1 and "lm" not in lm_default.setting.active()
+    assert Setting.of(sentence=0).flags() == "--sentence-coef 0"
