@@ -60,3 +60,32 @@ def test_the_architecture_page_names_every_folder_and_module():
 def test_a_docs_page_can_be_read_to_the_end(page):
     """One question a page: none grows past 400 lines (split it by question instead)."""
     assert len(page.read_text().splitlines()) <= 400
+
+
+def test_the_which_export_page_is_what_the_exports_say(capsys):
+    """docs/which_export.md is made from the shipped exports' own headlines, not written."""
+    from train.cli import main
+
+    assert main(["exports", "--shipped", "--format", "markdown"]) == 0
+    made = capsys.readouterr().out
+    assert (ROOT / "docs" / "which_export.md").read_text(encoding="utf-8") == made, \
+        "run: crossalign exports --shipped --format markdown > docs/which_export.md"
+
+
+def test_the_readme_quotes_the_numbers_the_shipped_exports_carry():
+    """The README's headline numbers are the exports' own: each benchmark's mean into English,
+    and every measured export that is not into English with its interval."""
+    from alignment.export.card import fmt_r
+    from alignment.export.named import list_exports
+    from alignment.export.which_export import benchmark_means, measured_exports
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    exports = measured_exports([e for e in list_exports() if e.where == "shipped"])
+    means = benchmark_means(exports)
+    for on in ("wmt17 test", "mlqe test"):
+        assert f"**{fmt_r(means[('into English', on)][0])}**" in readme, on
+    quoted = [e for e in exports if e.headline is not None and e.direction != "into English"]
+    assert len(quoted) >= 4
+    for e in quoted:
+        h = e.headline
+        assert f"{fmt_r(h.pearson)} [{fmt_r(h.lo)}, {fmt_r(h.hi)}]" in readme, e.name

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from .options import add_format_option
 
 VERBS = {"exports": "list the exports usable by name (--encoder wmt17/de-en): pair, encoder, "
                     "map, measured agreement"}
@@ -17,6 +16,15 @@ def run(args: argparse.Namespace) -> None:
     entries = list_exports()
     if args.pair:
         entries = [e for e in entries if e.pair == args.pair]
+    if args.shipped:
+        entries = [e for e in entries if e.where == "shipped"]
+    if args.format == "markdown":
+        from alignment.export.which_export import measured_exports, which_export_page
+
+        command = "crossalign exports" + (" --shipped" if args.shipped else "") + (
+            f" --pair {args.pair}" if args.pair else "") + " --format markdown"
+        print(which_export_page(measured_exports(entries), command))
+        return
     if args.format == "json":
         print(json.dumps({"roots": [{"where": w, "folder": str(r)} for w, r in export_roots()],
                           "exports": [e.as_dict() for e in entries]}, indent=1,
@@ -45,5 +53,10 @@ def register(sub) -> None:
                        epilog="examples:\n  crossalign exports\n  crossalign exports --pair "
                        "de-en\n  crossalign score --encoder wmt17/de-en --src test.de --hyp mt.en")
     p.add_argument("--pair", help="only exports of this language pair (e.g. de-en)")
-    add_format_option(p)
+    p.add_argument("--shipped", action="store_true",
+                   help="only the exports shipped with crossalign")
+    p.add_argument("--format", choices=["text", "json", "markdown"], default="text",
+                   help="a table (text), JSON, or markdown: the page 'which export for my "
+                   "pair', one table a direction with each benchmark's mean "
+                   "(docs/which_export.md is the shipped exports')")
     p.set_defaults(func=run)
