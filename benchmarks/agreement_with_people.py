@@ -27,7 +27,7 @@ import numpy as np
 
 from alignment.judgments import get_benchmark
 from alignment.judgments.agreement import Row, format_agreement, segment_agreement
-from alignment.judgments.scoring import segment_consensus
+from alignment.judgments.benchmark_rows import segment_consensus
 from alignment.judgments.dev_choice import best_weight, choose_on_dev
 from alignment.terms import TERMS, Setting, standardise
 from benchmarks.harness import pairs as benchmark_pairs
@@ -82,7 +82,7 @@ def train_maps(root: Path, data: Path, bench: str, pair: str, sentences: int,
 def score(root: Path, data: Path, bench: str, split: str, pairs: list[str]) -> Path:
     """Every row's XMoverScore and the LM's score of every segment, kept in one file; a row
     whose exports appear later (Joint-Align) is scored and added on the next call."""
-    from alignment.judgments.scoring import EncoderRow, score_benchmark
+    from alignment.judgments.benchmark_rows import EncoderRow, score_benchmark
 
     target = root / f"scores-{bench}-{split}.npz"
     have = dict(np.load(target)) if target.is_file() else {}

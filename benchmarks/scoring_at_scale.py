@@ -217,7 +217,7 @@ def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> l
     fp32) with its paired-bootstrap interval."""
     from alignment.judgments import get_benchmark
     from alignment.judgments.agreement import Row, segment_agreement
-    from alignment.judgments.scoring import parse_row, score_benchmark
+    from alignment.judgments.benchmark_rows import parse_row, score_benchmark
     from alignment.xmover.reuse import default_reuse
 
     bench = get_benchmark(benchmark)

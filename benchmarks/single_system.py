@@ -146,7 +146,7 @@ def token_rows(root: Path, data: Path, bench: str, split: str, pairs: list[str])
     was built (``crossalign export --build wmt17/PAIR --variant flow``), ``clp_flow`` — and the
     LM alone for every segment (NaN where a row has no export
     for the pair), cached in ``root/xm-BENCH-SPLIT.npz`` (a missing row is added)."""
-    from alignment.judgments.scoring import EncoderRow, score_benchmark
+    from alignment.judgments.benchmark_rows import EncoderRow, score_benchmark
 
     path = root / f"xm-{bench}-{split}.npz"
     have = dict(np.load(path)) if path.is_file() else {}

@@ -11,7 +11,7 @@ import numpy as np
 from alignment.terms import TERMS, Setting
 
 from .benchmark import Benchmark
-from .scoring import EncoderRow, joint_signature, share_encodings
+from .benchmark_rows import EncoderRow, joint_signature, share_encodings
 from .segments import JudgedSegments
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .scoring import joint_signature
+from .benchmark_rows import joint_signature
 from .word_level import (LabelledWords, best_threshold, explanation_metrics, tag_mcc)
 
 WORD_METRICS = ("auc", "ap", "recall_at_k")

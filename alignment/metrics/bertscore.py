@@ -61,7 +61,7 @@ def cross_lingual_bertscore(encoder: str | Path, sources: list[str], hypotheses:
     ``against_reference``: ``sources`` are references in the output's language, so an export is
     read at its layer without its map (both sides are the target language)."""
     from alignment.encoding.encoder import Encoder, EncoderSpec
-    from alignment.xmover.pairs import validate_pairs
+    from alignment.xmover.score_result import validate_pairs
     from alignment.export.named import resolve_export
     from alignment.xmover.scorer import is_export
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from alignment.errors import InputError
-from alignment.xmover.pairs import validate_pairs
+from alignment.xmover.score_result import validate_pairs
 from .preprocessing import Preprocessing, document_frequencies, idf_weights
 from .states import Encoded, LayerStates
 

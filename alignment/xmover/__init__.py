@@ -6,7 +6,7 @@ from __future__ import annotations
 from alignment.lazy import lazy_attributes
 
 
-_PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "pairs", "VERSIONS": "versions",
+_PUBLIC = {"XMoverScorer": "scorer", "ScoreResult": "score_result", "VERSIONS": "versions",
            "Version": "versions", "get_version": "versions", "IdfWeights": "idf",
            "compute_idf": "idf", "ngram_vectors": "ngrams", "select_tokens": "ngrams",
            "emd": "transport", "emd_flow": "transport", "score_2020": "transport",

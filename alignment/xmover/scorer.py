@@ -23,7 +23,7 @@ from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import reuse_scorer
 from .configuration import SCORING_FILE, ScoringConfig, effective
 from alignment.terms import TERMS, Batch, Runtime, Setting
-from .pairs import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
+from .score_result import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .written import check_reading, describe as describe_reading, read_outputs
 from .versions import Version, get_version
 

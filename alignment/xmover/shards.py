@@ -16,7 +16,7 @@ import numpy as np
 from alignment.atomic import write_text
 from alignment.data.corpus import STDIN, decode_line
 from alignment.errors import InputError
-from .pairs import ScoreResult, has_text
+from .score_result import ScoreResult, has_text
 
 SHARDS_FORMAT = "crossalign-shards-1"
 RUN_FILE = "run.json"  # the run a shards folder belongs to: its signature, inputs and shards

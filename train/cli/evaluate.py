@@ -1,6 +1,6 @@
 """``crossalign evaluate``: retrieval / CBLI / lexicon P@1 of exports on held-out text (the
 default task), ``evaluate wmt17 | mlqe | rfeval`` (agreement with human judgments, one per
-registered benchmark: train/cli/judged.py) and ``evaluate w2w``
+registered benchmark: train/cli/named_benchmarks.py) and ``evaluate w2w``
 (preference for literal translations), ``evaluate challenge`` (reference vs MT vs word-by-word
 and perturbations). Each prints its table and, with ``--out``, writes it
 with ``metrics.json``."""
@@ -109,7 +109,7 @@ def register(sub) -> None:
     ev.set_defaults(func=run_retrieval)
     tasks = ev.add_subparsers(dest="task", metavar="TASK")
 
-    from .judged import register_evaluate
+    from .named_benchmarks import register_evaluate
 
     register_evaluate(tasks)
 

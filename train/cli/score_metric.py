@@ -97,7 +97,7 @@ def preprocessing(args: argparse.Namespace):
 def run_metric(args: argparse.Namespace) -> None:
     """Read, build, score, print: the shape of ``score``'s output, the metric's signature."""
     from alignment.data.corpus import read_lines
-    from alignment.xmover.pairs import ScoreResult, has_text
+    from alignment.xmover.score_result import ScoreResult, has_text
     from .score_output import render
 
     check_metric_options(args)

@@ -8,7 +8,7 @@ import pytest
 
 from alignment.data.corpus import read_lines
 from alignment.errors import InputError
-from alignment.xmover.pairs import ScoreResult
+from alignment.xmover.score_result import ScoreResult
 from alignment.xmover.shards import PairFiles, ShardStore
 
 

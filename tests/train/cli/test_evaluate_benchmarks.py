@@ -109,7 +109,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, wmt17_data, tiny_ber
 
 def test_consensus_rows_read_the_other_systems_and_no_reference(tmp_path, wmt17_data, capsys):
     from alignment.judgments import get_benchmark
-    from alignment.judgments.scoring import segment_consensus
+    from alignment.judgments.benchmark_rows import segment_consensus
 
     bench = get_benchmark("wmt17")
     data = bench.load(wmt17_data, "test", None)

@@ -64,7 +64,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 
     from alignment.judgments import get_benchmark
     from alignment.judgments.agreement import Row, format_agreement
-    from alignment.judgments.scoring import parse_row, score_benchmark
+    from alignment.judgments.benchmark_rows import parse_row, score_benchmark
     from train.runs.reporting import check_report_dir, report
 
     from .option_modes import SENTENCES, WORDS, check_modes
@@ -160,7 +160,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str) -> None:
     """``evaluate NAME --words``: word scores of every --encoder row against people's word
     labels (with MCC thresholds chosen on the dev split when the benchmark has one)."""
-    from alignment.judgments.scoring import parse_row
+    from alignment.judgments.benchmark_rows import parse_row
     from alignment.judgments.word_scoring import format_word_table, score_words
     from alignment.xmover.words import DEFAULT_WEIGHTS, parse_weights
     from train.runs.reporting import report

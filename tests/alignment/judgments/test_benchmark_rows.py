@@ -3,7 +3,7 @@ and one signature line per row."""
 import pytest
 
 from alignment.errors import InputError
-from alignment.judgments.scoring import joint_signature, parse_row, share_encodings
+from alignment.judgments.benchmark_rows import joint_signature, parse_row, share_encodings
 
 
 def test_rows_name_one_export_for_every_pair_or_one_a_pair(tmp_path):
