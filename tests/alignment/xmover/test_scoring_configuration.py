@@ -144,5 +144,6 @@ def test_the_outputs_are_read_in_one_place():
     assert len(found) == 1 and found[0].startswith("alignment/xmover/scorer.py"), found
     counted = [c for folder in ("alignment", "train", "benchmarks")
                for path in sorted((ROOT / folder).rglob("*.py"))
-               if path.name != "written.py" for c in _calls(path, {"read_segments"})]
-    assert all(c.startswith("benchmarks/every_direction.py") for c in counted), counted
+               if path.name != "written.py" and "archive" not in path.parts
+               for c in _calls(path, {"read_segments"})]
+    assert not counted, counted  # a probe that reads segments itself lives in the archive

@@ -2,7 +2,7 @@
 export scored with and without it (``sentence_map="none"``) on the same pairs, alternating
 runs, after one warm-up run; CPU always, a GPU row where one is there.
 
-    python benchmarks/sentence_term_cost.py --encoder exports/wmt17/de-en \\
+    python benchmarks/archive/sentence_term_cost.py --encoder exports/wmt17/de-en \\
         --src data/wmt17/de-en/train.de --hyp data/wmt17/de-en/train.en --n 1000
 
 Prints a table and writes JSON (default benchmarks/results/sentence_term_cost.json)."""

@@ -5,7 +5,7 @@ mapping fingerprints, and the largest per-segment difference of ``crossalign sco
 its pair (from ``crossalign data wmt17|mlqe``) — or on a few fixed sentences without data.
 
     git worktree add /tmp/before HEAD~1
-    python benchmarks/compact_exports.py /tmp/before/exports exports --wmt17 data/wmt17 --mlqe data/mlqe
+    python benchmarks/archive/compact_exports.py /tmp/before/exports exports --wmt17 data/wmt17 --mlqe data/mlqe
 
 Prints a table and writes JSON (default benchmarks/results/compact_exports.json)."""
 from __future__ import annotations

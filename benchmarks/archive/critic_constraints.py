@@ -4,10 +4,10 @@ default; the two-sided and the one-sided gradient penalty), with and without the
 linear adversarial start then the flow), per seed, at t = 1 and k = 20 and 100 clusters — through the
 product's own `crossalign simulate`, changing only those settings.
 
-    python benchmarks/critic_constraints.py                       # seeds 0 1 2, k 20 100; table + JSON
-    python benchmarks/critic_constraints.py --seeds 0 --ks 20     # one run per variant
-    python benchmarks/critic_constraints.py --only-true-start     # each variant started at the true map
-    python benchmarks/critic_constraints.py --summarise benchmarks/results/critic.json   # reprint
+    python benchmarks/archive/critic_constraints.py                       # seeds 0 1 2, k 20 100; table + JSON
+    python benchmarks/archive/critic_constraints.py --seeds 0 --ks 20     # one run per variant
+    python benchmarks/archive/critic_constraints.py --only-true-start     # each variant started at the true map
+    python benchmarks/archive/critic_constraints.py --summarise benchmarks/results/critic.json   # reprint
 
 Every run uses one torch thread (a trained map's digits depend on the count) and two run at a
 time. Prints P@1 per seed, the mean with a 95% t-interval, P@1 after Algorithm 1 (3 rounds,
@@ -24,7 +24,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # the settings of the re-run that issue 41 reports (small flow and critic, 2,000 map updates)
 # each row states its critic, density-term weight and start (the defaults: spectral, 0, none)
 BASE = ("gan_realnvp:lr=0.0001,critic_lr=0.001,transforms=4,hidden=64,critic_hidden=64,"

@@ -8,7 +8,7 @@ English (WMT17 de-en, zh-en, test only) the shipped weight is kept and only the 
 
     crossalign data mlqe --from CLONE_OF_MLQE_PE && crossalign data wmt17 --from CLONE_OF_ACL20
     crossalign data parallel --pair de-en && crossalign data parallel --pair zh-en
-    python benchmarks/more_parallel_text.py        # → benchmarks/results/more_parallel_text.{md,json}
+    python benchmarks/archive/more_parallel_text.py        # → benchmarks/results/more_parallel_text.{md,json}
 
 Sentence vectors are reused from ``$CROSSALIGN_CACHE/reuse`` (an encoder pass over every pair
 is the cost: about 13 ms a sentence on 2 CPU cores). Each map also reports P@1 of retrieving
@@ -35,7 +35,7 @@ from alignment.xmover.sentence_map import (SentenceMap, fit_sentence_map, map_ve
                                            resolve_sentence_map)
 from alignment.terms import Setting
 from benchmarks.agreement_with_people import markdown
-from benchmarks.every_direction import ENGLISH_LM, FROM_ENGLISH, GEMMA, TO_ENGLISH, term_values
+from benchmarks.archive.every_direction import ENGLISH_LM, FROM_ENGLISH, GEMMA, TO_ENGLISH, term_values
 from benchmarks.harness import ROOT, judged, write_result
 
 DIRECTIONS = {  # name: (benchmark, pairs, into English)

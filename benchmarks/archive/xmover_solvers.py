@@ -3,7 +3,7 @@ filter changes: on real sentence pairs, the public 2022 formulation (concatenate
 floors, every flow > 0 counted) solved by POT's network simplex and by a HiGHS LP, against
 crossalign's r2 score (src→hyp problem, flows above 1e-12 counted) by the same two solvers.
 
-    python benchmarks/xmover_solvers.py --src data/bible/test.es --hyp data/bible/test.en --n 300
+    python benchmarks/archive/xmover_solvers.py --src data/bible/test.es --hyp data/bible/test.en --n 300
 
 Prints a table and writes JSON (default benchmarks/results/xmover_solvers.json)."""
 from __future__ import annotations

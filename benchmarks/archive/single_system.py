@@ -6,7 +6,7 @@ setting — map kind and space, amount of text, XMoverScore row, weights — is 
 dev's five to-English pairs and then fixed for every pair, both benchmarks and both directions.
 
     crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
-    python benchmarks/single_system.py                      # the docs' tables
+    python benchmarks/archive/single_system.py                      # the docs' tables
 
 What ships is made by the product's verbs: ``crossalign train --sentence-map`` fits the chosen
 map into an export, and ``crossalign export --build … --card`` measures it (docs/exports.md).

@@ -2,13 +2,13 @@
 to-English pairs; no test set read): the ridge of the least-squares map, a margin (CSLS)
 against the nearest training sentences, one map pooled over every language's pairs, a linear
 map trained contrastively (InfoNCE over in-batch translations) and a residual MLP on top of it.
-Reads the sentence vectors that benchmarks/single_system.py cached (run it first with
+Reads the sentence vectors that benchmarks/archive/single_system.py cached (run it first with
 ``--sizes … 7000``). ``--layers`` compares instead the encoder's layers for the sentence vectors
 (least-squares maps on 2,000 pairs; one encoder pass gives every layer; about 15 minutes).
 
-    python benchmarks/single_system.py --data data --sizes 500 1000 2000 4000 7000
-    python benchmarks/sentence_map_probes.py --data data
-    python benchmarks/sentence_map_probes.py --data data --layers 4 6 8 10 11 12
+    python benchmarks/archive/single_system.py --data data --sizes 500 1000 2000 4000 7000
+    python benchmarks/archive/sentence_map_probes.py --data data
+    python benchmarks/archive/sentence_map_probes.py --data data --layers 4 6 8 10 11 12
 
 Prints one row a variant (Pearson a pair, the average, the paired-bootstrap Δ against the
 shipped kind) after checking the training loop on a toy with a known answer, and writes
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from alignment.xmover.sentence_map import cosine, fit_matrix
-from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked, get_benchmark,
+from benchmarks.archive.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors, chunked, get_benchmark,
                                       training_text)
 
 
@@ -111,7 +111,7 @@ def layer_rows(data: Path, layers: list[int], n: int = 2000) -> dict:
     """MLQE-PE dev Pearson of the least-squares sentence map (``n`` pairs) at each layer, and
     at two concatenations of layers and the mean of the layers from 8 on."""
     from alignment.encoding.encoder import load_encoder
-    from benchmarks.single_system import ENCODER
+    from benchmarks.archive.single_system import ENCODER
 
     encoder = load_encoder(ENCODER)
     segs = get_benchmark("mlqe").load(data / "mlqe", "dev", TO_ENGLISH_DEV)

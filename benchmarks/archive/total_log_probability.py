@@ -5,7 +5,7 @@ test into English. The term's weight was chosen by ``crossalign choose`` on MLQE
 
     crossalign data wmt17 --from CLONE_OF_ACL20 && crossalign data mlqe --from CLONE_OF_MLQE_PE
     pip install -e ".[gemma]"
-    python benchmarks/total_log_probability.py   # → benchmarks/results/total_log_probability.{md,json}
+    python benchmarks/archive/total_log_probability.py   # → benchmarks/results/total_log_probability.{md,json}
 
 Every value comes from the product's scorer and registered terms, reused from the cache
 (``$CROSSALIGN_CACHE/reuse``): the total needs no Gemma pass beyond the mean's."""

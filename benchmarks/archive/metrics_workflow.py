@@ -4,8 +4,8 @@ now (the map applied in large batches, `--threads auto`) — against a `center >
 and a `clp_flow` training epoch, each on an idle machine and with another 2-thread torch job
 running beside it. Every timing is a fresh `crossalign` process, its start included.
 
-    python benchmarks/metrics_workflow.py                   # the table, and JSON in results/
-    python benchmarks/metrics_workflow.py --pairs 200 --train-verses 500   # a quick look
+    python benchmarks/archive/metrics_workflow.py                   # the table, and JSON in results/
+    python benchmarks/archive/metrics_workflow.py --pairs 200 --train-verses 500   # a quick look
 
 Needs the Bible test bed (`crossalign data bible`). On a GPU machine the rows run there too
 (the load is then CPU-side only); the device column says which."""
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FLOW_EXPORT = "bible/es-en"  # the shipped flow, found by name
 LOAD = ("import torch\ntorch.set_num_threads(2)\na = torch.randn(1000, 1000)\n"
         "while True:\n    a @ a\n")

@@ -4,7 +4,7 @@ with the true pairs as the induced lexicon, at several constraint weights (0: th
 and the supervised refit beside them; report what each optimises (the constraint, the pools'
 MMD²) and the distance to the planted map. Prints a table and writes JSON.
 
-    python benchmarks/adversarial_refit.py --out checkpoints/adversarial-refit
+    python benchmarks/archive/adversarial_refit.py --out checkpoints/adversarial-refit
 """
 from __future__ import annotations
 
