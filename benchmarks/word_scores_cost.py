@@ -19,7 +19,7 @@ import numpy as np
 
 from alignment.data.corpus import read_lines
 from alignment.judgments import read_judgments
-from alignment.judgments.benchmark_rows import share_encodings
+from alignment.xmover.reuse import share_encodings
 from alignment.xmover import XMoverScorer
 from alignment.xmover.words import WordScorer
 

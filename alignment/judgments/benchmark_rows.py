@@ -12,6 +12,7 @@ import numpy as np
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
 from alignment.terms import TERMS, Setting
+from alignment.xmover.reuse import share_encodings
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -81,12 +82,12 @@ def joint_signature(signatures: set[str]) -> str:
 
 def _lm_signature(scorer, lm, coef: float) -> str:
     """The signature ``crossalign score --lm LM --lm-coef COEF`` writes for this scorer."""
-    own = dict(scorer.weights)
-    scorer.lm, scorer.weights = lm, {**own, "lm": coef}
+    own = scorer.lm, dict(scorer.weights)
+    scorer.lm, scorer.weights = lm, {**own[1], "lm": coef}
     try:
         return scorer.signature
     finally:
-        scorer.lm, scorer.weights = None, own
+        scorer.lm, scorer.weights = own  # the row's own LM, where its setting has one
 
 
 def _added_terms(scorer) -> str:
@@ -94,33 +95,6 @@ def _added_terms(scorer) -> str:
     sentence term (its scoring configuration's LM and registered terms)."""
     return "".join(f" ⊕ {w:g} {TERMS[n].label}" for n, w in scorer.setting.weights
                    if w and n not in ("xmover", "sentence"))
-
-
-def share_encodings(scorer, memo: dict) -> None:
-    """Rows on the same encoder and layer (the unmapped encoder and its exports) encode each
-    list of sentences once: the scorer's encoder, and its sentence-level term, answer repeats
-    from ``memo`` (maps are applied after encoding, so the scores are those of separate
-    encodings)."""
-    encoder = scorer.encoder
-    ident = repr(encoder.identity())
-    if not getattr(encoder, "shares_encodings", False):
-        encoder.encode_tokens = _remembered(encoder.encode_tokens, memo, ident)
-        encoder.shares_encodings = True
-    term = getattr(scorer, "sentence", None)
-    if term is not None and not getattr(term, "shares_encodings", False):
-        term.vectors = _remembered(term.vectors, memo, (ident, "sentence", term.describe()))
-        term.shares_encodings = True
-
-
-def _remembered(encode, memo: dict, ident):
-    """``encode`` answering a list of sentences it has seen under ``ident`` from ``memo``."""
-    def remembered(sentences, *args, **kwargs):
-        key = (ident, len(sentences), hash(tuple(sentences)))
-        if key not in memo:
-            memo[key] = encode(sentences, *args, **kwargs)
-        return memo[key]
-
-    return remembered
 
 
 def _system_sample(n_lines: int, total: int) -> np.ndarray:
@@ -237,7 +211,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                 if term_row in (None, row.label):  # the first row that adds the term
                     term_row, sentence[mask] = row.label, result.sentence
                     term_sigs.add(f"sentence:{scorer.sentence.describe()}")
-            if lm_scorer is not None:
+            if lm_scorer is not None and scorer.lm is None:  # an LM of its own: no ⊕ LM row
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
         if lm_scorer is not None:  # the outputs as the first row's scorer read them
             fluency[mask] = lm_scorer.score(first_reading(pair, src, mt))
@@ -248,7 +222,9 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     if lm_scorer is not None:
         scored += [Row(f"{r.label}{suffix[r.label]} ⊕ LM", with_lm.combine(
                            {"xmover": xm[r.label], "lm": fluency}),
-                       joint_signature(lm_sigs[r.label])) for r in rows]
+                       joint_signature(lm_sigs[r.label])) for r in rows if lm_sigs[r.label]]
+        for r in (r for r in rows if not lm_sigs[r.label]):
+            log(f"{r.label}: no ⊕ LM row (its setting weighs an LM already)")
         scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.ident}"))
     if term_row is not None and not np.isnan(sentence).any():
         scored.append(Row("sentence alone", sentence, " ; ".join(sorted(term_sigs))))
@@ -287,14 +263,14 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                     log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
                     res = scorer_for(row.encoder_for(pair), pair).score(src, hyp)
                     per_row[row.label][name] = float(res.final.mean())
-                    if flu is not None:
+                    if flu is not None and lm_sigs[row.label]:
                         per_lm[row.label][name] = float(with_lm.combine(
                             {"xmover": res.final, "lm": flu}).mean())
             for label, values in per_row.items():
                 for k, v in system_agreement(values, outputs.human).items():
                     system_metrics[f"{label}{suffix[label]}/{pair}/{k}"] = v
             if lm_scorer is not None:
-                for label, values in per_lm.items():
+                for label, values in ((k, v) for k, v in per_lm.items() if v):
                     for k, v in system_agreement(values, outputs.human).items():
                         system_metrics[f"{label}{suffix[label]} ⊕ LM/{pair}/{k}"] = v
     return ScoredBenchmark(scored, metrics, system_metrics)

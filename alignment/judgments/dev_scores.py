@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from alignment.terms import TERMS, Setting
+from alignment.xmover.reuse import share_encodings
 
 from .benchmark import Benchmark
-from .benchmark_rows import EncoderRow, joint_signature, share_encodings
+from .benchmark_rows import EncoderRow, joint_signature
 from .segments import JudgedSegments
 
 

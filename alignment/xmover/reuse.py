@@ -247,3 +247,30 @@ def reuse_scorer(scorer, folder: Path) -> None:
     reuse_encodings(scorer.encoder, folder, scorer.sentence)
     if scorer.lm is not None:
         reuse_lm(scorer.lm, folder)
+
+
+def share_encodings(scorer, memo: dict) -> None:
+    """Rows on the same encoder and layer (the unmapped encoder and its exports) encode each
+    list of sentences once: the scorer's encoder, and its sentence-level term, answer repeats
+    from ``memo`` (maps are applied after encoding, so the scores are those of separate
+    encodings)."""
+    encoder = scorer.encoder
+    ident = repr(encoder.identity())
+    if not getattr(encoder, "shares_encodings", False):
+        encoder.encode_tokens = _remembered(encoder.encode_tokens, memo, ident)
+        encoder.shares_encodings = True
+    term = getattr(scorer, "sentence", None)
+    if term is not None and not getattr(term, "shares_encodings", False):
+        term.vectors = _remembered(term.vectors, memo, (ident, "sentence", term.describe()))
+        term.shares_encodings = True
+
+
+def _remembered(encode, memo: dict, ident):
+    """``encode`` answering a list of sentences it has seen under ``ident`` from ``memo``."""
+    def remembered(sentences, *args, **kwargs):
+        key = (ident, len(sentences), hash(tuple(sentences)))
+        if key not in memo:
+            memo[key] = encode(sentences, *args, **kwargs)
+        return memo[key]
+
+    return remembered

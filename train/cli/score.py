@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> None:
     progress = not args.quiet and len(src) * len(names) >= PROGRESS_FROM
     words = None
     if args.words:  # the word pass answers its encodings and LM tokens from the score's pass
-        from alignment.judgments.benchmark_rows import share_encodings
+        from alignment.xmover.reuse import share_encodings
         from alignment.xmover.words import DEFAULT_WEIGHTS, WordScorer, parse_weights
 
         words = WordScorer(scorer, parse_weights(args.word_weights) if args.word_weights

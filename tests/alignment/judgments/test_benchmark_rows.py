@@ -1,9 +1,12 @@
 """Scoring a benchmark's rows: rows named per pair, one encoding shared by rows on one encoder,
 and one signature line per row."""
+import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.judgments.benchmark_rows import joint_signature, parse_row, share_encodings
+from alignment.judgments.benchmark_rows import joint_signature, parse_row
+from alignment.xmover.reuse import share_encodings
+from tests.conftest import EN, ES
 
 
 def test_rows_name_one_export_for_every_pair_or_one_a_pair(tmp_path):
@@ -61,3 +64,30 @@ def test_rows_on_one_encoder_compute_the_sentence_term_once(tiny_bert):
     src, hyp = ["la casa", "el perro"], ["the house", "the dog"]
     first, second = a.score(src, hyp), b.score(src, hyp)
     assert calls == [2, 2] and (first.final == second.final).all()
+
+
+def test_a_row_whose_setting_weighs_an_lm_gets_no_second_lm_and_keeps_its_own(tiny_bert,
+                                                                              tiny_gpt2):
+    """``evaluate --lm`` adds a ⊕ LM row for each row, but a row whose setting weighs an LM
+    already would count it twice: it gets none, and its own LM stays (the system level reads
+    it after the ⊕ LM rows' signatures are made)."""
+    from alignment.judgments.benchmark import Benchmark
+    from alignment.judgments.benchmark_rows import EncoderRow, _lm_signature, score_benchmark
+    from alignment.judgments.segments import JudgedSegments
+    from alignment.xmover.lm import LanguageModelScorer
+    from alignment.xmover.scorer import XMoverScorer
+
+    data = JudgedSegments(["es-en"] * 4, ES[:4], EN[:4], np.arange(4, dtype=float))
+    bench = Benchmark("toy", "toy", lambda *a: data, ("es-en",))
+    notes: list[str] = []
+    own = {"layer": 2, "lm": str(tiny_gpt2), "weights": {"lm": 0.5}}
+    got = score_benchmark(bench, data, [EncoderRow("own", {"*": str(tiny_bert)})], own,
+                          str(tiny_gpt2), 0.1, with_baselines=False, resamples=2,
+                          log=notes.append)
+    labels = [r.label for r in got.rows]
+    assert labels == ["own ⊕ 0.5 LM", "LM alone"], labels
+    assert "own: no ⊕ LM row (its setting weighs an LM already)" in notes
+    scorer = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), weights={"lm": 0.5})
+    mine, other = scorer.lm, LanguageModelScorer(str(tiny_gpt2))
+    assert _lm_signature(scorer, other, 0.1).endswith("|coef:0.1")
+    assert scorer.lm is mine and scorer.weights["lm"] == 0.5
