@@ -53,7 +53,7 @@ def test_each_shipped_export_keeps_the_recipe_that_rebuilds_it(bench, pair):
     option = dict(zip(recipe.train[::2], recipe.train[1::2]))
     smap = json.loads((folder / "sentence_map" / "sentence_map.json").read_text())
     assert int(option["--sentence-pairs"]) == smap["data"]["n_pairs"]  # the map is the recipe's
-    assert float(option["--sentence-coef"]) == smap["coef"]
+    assert float(option["--sentence-weight"]) == smap["coef"]
     meta = json.loads((folder / "remap.json").read_text())
     assert option["--method"] == meta["mapping_type"]  # identity, center > clp: no flow ships
     assert json.loads((folder / "build.json").read_text())["export"] == f"{bench}/{pair}"

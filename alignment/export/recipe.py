@@ -35,7 +35,7 @@ class Recipe:
     """``benchmark``'s data folder (``crossalign data BENCHMARK --from CLONE``; ``bible``:
     from the machine's SWORD modules) gives ``train.xx`` and ``train.yy``; ``train`` is every
     other option of the ``crossalign train`` command run on them; ``score`` the options the
-    export is scored and measured with (``--lm smollm2-135m --lm-coef 0.01``); ``variants``
+    export is scored and measured with (``--lm smollm2-135m --lm-weight 0.01``); ``variants``
     other exports of the same recipe, each the train options it replaces (``flow``);
     ``text_from`` ``parallel``: the text is ``crossalign data parallel``'s for the pair (the
     machine's packaged translations; a pair with no English side is paired through the English

@@ -112,7 +112,8 @@ TRAIN_OPTIONS: dict[str, Allowed] = {
     "--val-fraction": Allowed(_number(0, float, 0.99)), "--seed": Allowed(_number(0)),
     "--align-seed": Allowed(_align_seed), "--threads": Allowed(_number(1, int, 1024)),
     "--sentence-map-kind": Allowed(_choice("none", *SENTENCE_MAPS)),
-    "--sentence-pairs": Allowed(_number(2)), "--sentence-coef": Allowed(_WEIGHT),
+    "--sentence-pairs": Allowed(_number(2)), "--sentence-weight": Allowed(_WEIGHT),
+    "--sentence-coef": Allowed(_WEIGHT),  # its former spelling (the shipped recipes')
     "--src-lang": Allowed(_language), "--tgt-lang": Allowed(_language),
     "--device": Allowed(_choice("auto", "cpu")), "--verbose": Allowed(None),
     # recipe keys of the word-pair data a recipe may tune (nothing that names a file)
@@ -121,11 +122,14 @@ TRAIN_OPTIONS: dict[str, Allowed] = {
 }
 # the scoring options a recipe's score list may set (what its card is measured with)
 SCORE_OPTIONS: dict[str, Allowed] = {
-    "--xmover-coef": Allowed(_WEIGHT), "--lm": Allowed(_model_name), "--lm-coef": Allowed(_WEIGHT),
-    "--sentence-coef": Allowed(_WEIGHT), "--term": Allowed(_term, repeatable=True),
+    "--xmover-weight": Allowed(_WEIGHT), "--lm": Allowed(_model_name), "--lm-weight": Allowed(_WEIGHT),
+    "--sentence-weight": Allowed(_WEIGHT), "--term": Allowed(_term, repeatable=True),
     "--read": Allowed(_choice("given", "written")), "--formula": Allowed(_choice("2020", "2022")),
     "--ngram": Allowed(_number(1, int, 8)), "--layer": Allowed(_number(-1000)),
     "--consensus": Allowed(None),
+    # the former spellings of the weights, as recipes written before them give them
+    "--xmover-coef": Allowed(_WEIGHT), "--lm-coef": Allowed(_WEIGHT),
+    "--sentence-coef": Allowed(_WEIGHT),
 }
 
 

@@ -81,7 +81,7 @@ def joint_signature(signatures: set[str]) -> str:
 
 
 def _lm_signature(scorer, lm, coef: float) -> str:
-    """The signature ``crossalign score --lm LM --lm-coef COEF`` writes for this scorer."""
+    """The signature ``crossalign score --lm LM --lm-weight COEF`` writes for this scorer."""
     own = scorer.lm, dict(scorer.weights)
     scorer.lm, scorer.weights = lm, {**own[1], "lm": coef}
     try:
@@ -141,7 +141,7 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
 
 
 def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow],
-                    options: dict, lm: str | None = None, lm_coef: float | None = None,
+                    options: dict, lm: str | None = None, lm_weight: float | None = None,
                     extra: list[Row] = (), with_baselines: bool = True, resamples: int = 1000,
                     seed: int = 0, system_data: Path | None = None, system_lines: int = 0,
                     log=print, consensus: bool = False) -> ScoredBenchmark:
@@ -155,12 +155,12 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     from alignment.evaluation.metrics import get_metric
     from alignment.xmover.lm import LanguageModelScorer
 
-    if lm_coef is None:  # the formulation's default weight
+    if lm_weight is None:  # the formulation's default weight
         from alignment.xmover.versions import get_version
 
-        lm_coef = get_version(options.get("formula") or "2022").lm_coef
+        lm_weight = get_version(options.get("formula") or "2022").lm_weight
     pairs = data.pairs
-    with_lm = Setting.of(lm=lm_coef)  # a row's scores (its own setting) ⊕ the LM term
+    with_lm = Setting.of(lm=lm_weight)  # a row's scores (its own setting) ⊕ the LM term
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
@@ -212,7 +212,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                     term_row, sentence[mask] = row.label, result.sentence
                     term_sigs.add(f"sentence:{scorer.sentence.describe()}")
             if lm_scorer is not None and scorer.lm is None:  # an LM of its own: no ⊕ LM row
-                lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_coef))
+                lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_weight))
         if lm_scorer is not None:  # the outputs as the first row's scorer read them
             fluency[mask] = lm_scorer.score(first_reading(pair, src, mt))
     suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + _added_terms(

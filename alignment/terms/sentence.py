@@ -21,13 +21,11 @@ class SentenceTerm(Term):
         return self.bound(scorer)
 
     def default_weight(self, scorer) -> float:
-        """0 — a setting (an export's ``scoring.json``) or an option gives its weight — but for
-        a sentence map given with no setting, or in an export made before exports kept one:
-        the map's own ``coef`` (not with ``setting="none"``, which reads no setting)."""
+        """0 where a setting (an export's ``scoring.json``) was read — it gives every weight —
+        else the sentence map's own ``coef`` (a map given with no setting, an export made
+        before exports kept one, ``setting="none"``: how cards are measured from options)."""
         smap = scorer.sentence_map
-        if smap is None or not scorer.reads_setting or scorer.config is not None:
-            return 0.0
-        return smap.coef
+        return 0.0 if smap is None or scorer.config is not None else smap.coef
 
     def available(self, scorer) -> bool:
         return scorer.sentence is not None
@@ -43,6 +41,6 @@ class SentenceTerm(Term):
 
 
 register_term(SentenceTerm(
-    "sentence", "sentence", "--sentence-coef", (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
+    "sentence", "sentence", "--sentence-weight", (0.0, 0.05, 0.1, 0.2, 0.5, 1.0),
     "the cosine of source and output sentence embeddings (through the sentence map where the "
     "export has one)", ident="sentence", own_option=True))

@@ -84,7 +84,7 @@ class Setting:
         return " ⊕ ".join(parts)
 
     def flags(self) -> str:
-        """The options that score with this setting (``--lm-coef 0.01 --term length=0.5``)."""
+        """The options that score with this setting (``--lm-weight 0.01 --term length=0.5``)."""
         words = (term.flag_words(self.weight(name)) for name, term in TERMS.items())
         return " ".join(w for w in words if w)
 

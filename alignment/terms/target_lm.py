@@ -18,7 +18,7 @@ class TargetLMTerm(Term):
         return self.bound(scorer)
 
     def default_weight(self, scorer) -> float:
-        return scorer.spec.lm_coef  # the formula's: its scores' spread differs
+        return scorer.spec.lm_weight  # the formula's: its scores' spread differs
 
     def available(self, scorer) -> bool:
         return scorer.lm is not None
@@ -31,5 +31,5 @@ class TargetLMTerm(Term):
 
 
 register_term(TargetLMTerm(
-    "lm", "LM", "--lm-coef", (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
+    "lm", "LM", "--lm-weight", (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0),
     "the LM's mean token log-probability of the MT output", ident="lm", own_option=True))

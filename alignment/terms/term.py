@@ -75,7 +75,7 @@ class Term:
     contextual: bool = False
     # what a bound term reads: the scorer that loaded its encoder, map or LM (``bind``)
     model: Any = field(default=None, compare=False, repr=False)
-    # its weight has an option of its own (``--lm-coef``, not ``--term NAME=W``) and the
+    # its weight has an option of its own (``--lm-weight``, not ``--term NAME=W``) and the
     # signature a field of its own (XMoverScore, the LM, the sentence term, the consensus)
     own_option: bool = False
 

@@ -48,6 +48,6 @@ class XMoverScoreTerm(Term):
 
 
 register_term(XMoverScoreTerm(
-    "xmover", "XMoverScore", "--xmover-coef", (1.0,),
+    "xmover", "XMoverScore", "--xmover-weight", (1.0,),
     "XMoverScore: the transport of mapped token vectors", default=1.0, ident="xmover",
     own_option=True))

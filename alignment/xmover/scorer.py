@@ -60,7 +60,6 @@ class XMoverScorer:
         if setting not in ("export", "none"):
             raise InputError(f"must be export or none, got {setting!r}", parameter="setting")
         encoder = resolve_export(encoder)  # a shipped or cached export's short name
-        self.reads_setting = setting == "export"
         self.config = ScoringConfig.load(encoder) if setting == "export" and is_export(encoder) \
             else None
         chosen, over = effective(self.config, {
@@ -131,8 +130,8 @@ class XMoverScorer:
             filed = "xmover" not in (weights or {}) and self.config is not None  # not an option
             raise InputError("with XMoverScore's weight 0 the score needs another term" + (
                 ", and the configuration weighs none" if filed else " (a sentence map or "
-                "--sentence-coef, --lm, --term)"), **({"path": Path(encoder) / SCORING_FILE}
-                                                      if filed else {"parameter": "xmover-coef"}))
+                "--sentence-weight, --lm, --term)"), **({"path": Path(encoder) / SCORING_FILE}
+                                                      if filed else {"parameter": "xmover-weight"}))
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
         if reuse is not None:

@@ -20,7 +20,7 @@ from alignment.errors import InputError
 KINDS = ("orthogonal", "least-squares", "centre")
 MAP_FILE, WEIGHTS_FILE = "sentence_map.json", "sentence_map.safetensors"
 SENTENCE_MAP_DIR = "sentence_map"  # its folder inside an export
-DEFAULT_COEF = 0.5  # the term's weight unless one is given: chosen on MLQE-PE dev (docs/single_system.md)
+DEFAULT_WEIGHT = 0.5  # the term's weight unless one is given: chosen on MLQE-PE dev (docs/single_system.md)
 FORMAT = "crossalign-sentence-map-1"
 MAP_CHUNK = 2000  # lines encoded at a time for a map (bounded memory; batches fixed by the text)
 

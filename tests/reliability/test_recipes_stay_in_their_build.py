@@ -57,7 +57,7 @@ def test_a_recipe_option_that_could_write_or_read_elsewhere_is_refused_naming_it
 @pytest.mark.parametrize("score", [["--out", "x"], ["--data", "x"], ["--reuse"],
                                    ["--lm", "/models/lm"], ["--term", "x"], ["--read", "raw"],
                                    ["--term", "use=1", "--term", "use=2"],
-                                   ["--lm-coef", "inf"]])
+                                   ["--lm-weight", "inf"]])
 def test_a_recipe_scoring_option_is_checked_as_data(tmp_path, score):
     path = _write(tmp_path, BASE, score)
     with pytest.raises(InputError, match=r"'score'") as err:

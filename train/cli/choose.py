@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> None:
     scores = score_dev(bench, data, rows, options, args.lm, with_sentence, log, tuple(searched))
     selection = choose_on_dev(data, scores.rows, scores.lm, scores.sentence,
                               tuple(args.lm_weights), tuple(args.sentence_weights),
-                              terms=scores.terms, term_weights=searched, xmover=args.xmover_coef)
+                              terms=scores.terms, term_weights=searched, xmover=args.xmover_weight)
     command = " ".join(shlex.quote(a) for a in args.command_line)
     chosen = next(r for r in rows if r.label == selection.chosen.row)
     for pair, out in outs.items():

@@ -17,7 +17,7 @@ UNMAPPED, THIS = "unmapped", "this export"  # the rows of a card's agreement tab
 
 def config_of_options(words: list[str] | tuple[str, ...], export: str | Path | None = None,
                       measured=None):
-    """The ``ScoringConfig`` that scoring options describe (``--sentence-coef 1 --term
+    """The ``ScoringConfig`` that scoring options describe (``--sentence-weight 1 --term
     gemma-given-source=0.05 --read written``); a sentence weight left out is the ``export``'s
     sentence map's own, as the scorer takes it. Refused, naming the option, as ``score``
     refuses it."""
@@ -37,13 +37,13 @@ def config_of_options(words: list[str] | tuple[str, ...], export: str | Path | N
         raise InputError(f"not scoring options: {shlex.join(words)}", parameter="score") from None
     check_weights(args)
     formula = args.version or "2022"
-    sentence = args.sentence_coef
+    sentence = args.sentence_weight
     if sentence is None:
         smap = resolve_sentence_map(export, args.sentence_map)
         sentence = smap.coef if smap is not None else 0.0
     lm_weight = 0.0 if not args.lm else (
-        get_version(formula).lm_coef if args.lm_coef is None else args.lm_coef)
-    setting = Setting.of(xmover=1.0 if args.xmover_coef is None else args.xmover_coef,
+        get_version(formula).lm_weight if args.lm_weight is None else args.lm_weight)
+    setting = Setting.of(xmover=1.0 if args.xmover_weight is None else args.xmover_weight,
                          lm=lm_weight, sentence=sentence, **term_weights(args))
     return ScoringConfig.of(setting, measured, formula=formula, read=args.read or "given",
                             precision=args.precision or "fp32", lm=args.lm)

@@ -118,7 +118,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
     options = _row_options(args)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     extra = score_metric_rows(data, metric_rows, args.batch_size, args.device, log) + extra
-    result = score_benchmark(bench, data, rows, options, args.lm, args.lm_coef, extra,
+    result = score_benchmark(bench, data, rows, options, args.lm, args.lm_weight, extra,
                              not args.no_baselines, args.bootstrap, args.seed, data_path,
                              args.system_lines, log, args.consensus)
     labels = [r.label for r in result.rows]

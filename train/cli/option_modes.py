@@ -21,9 +21,9 @@ SCORE_MODES: dict[str, tuple[str, ...] | str] = {
     "encoder": EVERY, "src": EVERY, "hyp": EVERY, "format": EVERY, "score_only": EVERY,
     "quiet": EVERY, "threads": EVERY, "metric": EVERY, "batch_size": EVERY, "device": EVERY,
     # XMoverScore's setting and its runtime
-    "version": _XMOVER_ALL, "setting": _XMOVER_ALL, "xmover_coef": _XMOVER_ALL,
-    "lm": _XMOVER_ALL, "lm_coef": _XMOVER_ALL, "term": _XMOVER_ALL, "read": _XMOVER_ALL,
-    "sentence_coef": _XMOVER_ALL, "sentence_layer": _XMOVER_ALL, "sentence_map": _XMOVER_ALL,
+    "version": _XMOVER_ALL, "setting": _XMOVER_ALL, "xmover_weight": _XMOVER_ALL,
+    "lm": _XMOVER_ALL, "lm_weight": _XMOVER_ALL, "term": _XMOVER_ALL, "read": _XMOVER_ALL,
+    "sentence_weight": _XMOVER_ALL, "sentence_layer": _XMOVER_ALL, "sentence_map": _XMOVER_ALL,
     "mapping": _XMOVER_ALL, "mapping_both_sides": _XMOVER_ALL, "public_gbdd": _XMOVER_ALL,
     "src_lang": _XMOVER_ALL, "tgt_lang": _XMOVER_ALL, "idf_src": _XMOVER_ALL,
     "idf_hyp": _XMOVER_ALL, "precision": _XMOVER_ALL, "reuse": _XMOVER_ALL,
@@ -51,7 +51,7 @@ EVALUATE_MODES: dict[str, tuple[str, ...] | str] = {
                           "ngram", "setting", "read", "precision", "reuse", "no_reuse",
                           "batch_size", "device", "jobs")},
     **{d: (SENTENCES,) for d in ("scores", "metric_row", "no_baselines", "system_lines",
-                                 "consensus", "xmover_coef", "lm_coef", "term", "sentence_coef",
+                                 "consensus", "xmover_weight", "lm_weight", "term", "sentence_weight",
                                  "sentence_layer", "sentence_map")},
     "words": EVERY,  # --words and --sentences choose the mode
     **{d: (WORDS,) for d in ("word_pool", "word_weights")},
@@ -60,7 +60,7 @@ EVALUATE_MODES: dict[str, tuple[str, ...] | str] = {
 CHOOSE = "choose"
 CHOOSE_MODES: dict[str, tuple[str, ...] | str] = {d: EVERY for d in (
     "dev", "data", "pairs", "max_per_pair", "candidates", "labels", "lm", "lm_weights",
-    "sentence_weights", "term_weights", "xmover_coef", "version", "layer", "ngram", "read",
+    "sentence_weights", "term_weights", "xmover_weight", "version", "layer", "ngram", "read",
     "precision", "reuse", "no_reuse", "batch_size", "device", "jobs", "out", "quiet", "format",
     "threads")}
 

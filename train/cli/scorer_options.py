@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .options import add_old_name
+
 
 class _Formula(argparse.Action):
     """``--formula``; the old spelling ``--version`` still works, with a note."""
@@ -66,9 +68,10 @@ def add_setting_options(p: argparse.ArgumentParser, reuse_default: bool = False,
                        "given overriding it; none: the defaults alone")
     if grid:
         add_grid_options(p)
-        p.add_argument("--xmover-coef", type=float, default=1.0, metavar="W",
+        p.add_argument("--xmover-weight", type=float, default=1.0, metavar="W",
                        help="the candidates' XMoverScore weight (default 1; 0: the other terms "
                        "alone, the setting from English)")
+        add_old_name(p, "--xmover-coef", "--xmover-weight", "xmover_weight", type=float)
     else:
         add_weight_options(p)
         add_sentence_options(p)
@@ -101,7 +104,7 @@ def scorer_kwargs(args: argparse.Namespace) -> dict:
 
 
 def given_weights(args: argparse.Namespace) -> dict[str, float]:
-    """Every term's weight the options give: a term's own option (``--lm-coef``) or ``--term
+    """Every term's weight the options give: a term's own option (``--lm-weight``) or ``--term
     NAME=W``; a term not given is left to the configuration or its default."""
     from alignment.terms import TERMS
 
@@ -116,17 +119,19 @@ def given_weights(args: argparse.Namespace) -> dict[str, float]:
 
 def add_weight_options(p: argparse.ArgumentParser) -> None:
     """The weight of each term of the scoring setting (``alignment.terms``):
-    ``--xmover-coef``, ``--lm-coef`` and ``--term NAME=W`` for a registered term (the
+    ``--xmover-weight``, ``--lm-weight`` and ``--term NAME=W`` for a registered term (the
     sentence term's weight is ``add_sentence_options``'s)."""
-    p.add_argument("--lm-coef", type=float, help="weight of the LM term (default: the "
+    p.add_argument("--lm-weight", type=float, help="weight of the LM term (default: the "
                    "formula's: 2020 0.1, the paper's; 2022 0.01, chosen on MLQE-PE dev)")
-    p.add_argument("--xmover-coef", type=float, metavar="W",
+    p.add_argument("--xmover-weight", type=float, metavar="W",
                    help="XMoverScore's own weight in the score (default 1); 0 leaves it out, "
                    "scoring with the sentence term and the LM alone — from English, the sentence "
                    "map alone is the row that agrees (docs/single_system.md)")
     p.add_argument("--term", action="append", metavar="NAME=W",
                    help="add a registered term with this weight (repeatable; "
                    "alignment.terms.register_term)")
+    for term in ("xmover", "lm"):  # the former spellings, with a note
+        add_old_name(p, f"--{term}-coef", f"--{term}-weight", f"{term}_weight", type=float)
     add_read_option(p)
 
 
@@ -154,14 +159,14 @@ def add_grid_options(p: argparse.ArgumentParser) -> None:
 
 
 def check_weights(args: argparse.Namespace, many: bool = False) -> None:
-    """``--xmover-coef`` and the registered terms' weights, refused before anything loads."""
+    """``--xmover-weight`` and the registered terms' weights, refused before anything loads."""
     import math
 
     from alignment.errors import InputError
 
-    value = getattr(args, "xmover_coef", None)
+    value = getattr(args, "xmover_weight", None)
     if value is not None and not (math.isfinite(value) and value >= 0):
-        raise InputError(f"must be finite and >= 0, got {value}", parameter="xmover-coef")
+        raise InputError(f"must be finite and >= 0, got {value}", parameter="xmover-weight")
     term_weights(args, many)
 
 
@@ -226,13 +231,14 @@ def speed_options(args: argparse.Namespace):
 
 
 def add_sentence_options(p: argparse.ArgumentParser) -> None:
-    """``--sentence-coef``/``--sentence-layer``/``--sentence-map``: the sentence-level term
+    """``--sentence-weight``/``--sentence-layer``/``--sentence-map``: the sentence-level term
     (``score``, ``evaluate``)."""
-    p.add_argument("--sentence-coef", type=float,
+    p.add_argument("--sentence-weight", type=float,
                    help="add this × the sentence-level term: the cosine of source and hypothesis "
                    "sentence embeddings (mean over every token of --sentence-layer; e5's 'query: ' "
                    "prefix), through the sentence map where there is one (default: the map's "
                    "own weight, chosen on MLQE-PE dev; without a map 0, no term)")
+    add_old_name(p, "--sentence-coef", "--sentence-weight", "sentence_weight", type=float)
     p.add_argument("--sentence-layer", type=int,
                    help="hidden-state index of the sentence-level term (default: the sentence "
                    "map's, else the last)")

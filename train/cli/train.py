@@ -125,7 +125,7 @@ def write_setting(export: Path, sentence_weight: float | None) -> None:
 
 
 def check_sentence_map(args: argparse.Namespace) -> None:
-    """``--sentence-map-kind``/``--sentence-space``/``--sentence-coef`` values, before anything
+    """``--sentence-map-kind``/``--sentence-space``/``--sentence-weight`` values, before anything
     loads."""
     from alignment.xmover.sentence_map import KINDS
 
@@ -134,9 +134,9 @@ def check_sentence_map(args: argparse.Namespace) -> None:
         raise InputError(f"'{args.sentence_map}' stays in the encoder's own space; another "
                          "encoder's space needs --sentence-map-kind least-squares",
                          parameter="sentence-space")
-    if args.sentence_map == "none" and (args.sentence_space or args.sentence_coef is not None
+    if args.sentence_map == "none" and (args.sentence_space or args.sentence_weight is not None
                                         or args.sentence_pairs is not None):
-        raise InputError("--sentence-space, --sentence-coef and --sentence-pairs need "
+        raise InputError("--sentence-space, --sentence-weight and --sentence-pairs need "
                          "--sentence-map-kind KIND", parameter="sentence-map-kind")
     if args.sentence_pairs is not None and args.sentence_pairs < 2:
         raise InputError(f"--sentence-pairs must be at least 2, got {args.sentence_pairs}",
@@ -172,7 +172,7 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path,
     from alignment.export.remapped import load_remapped
     from alignment.xmover.reuse import default_reuse
     from alignment.unsupervised.iterated_mining import read_mined_pairs
-    from alignment.xmover.sentence_map import (DEFAULT_COEF, add_sentence_map,
+    from alignment.xmover.sentence_map import (DEFAULT_WEIGHT, add_sentence_map,
                                                sentence_map_from_text)
 
     if not (export / "remap.json").is_file():
@@ -190,7 +190,7 @@ def add_sentence_map_to_run(args: argparse.Namespace, export: Path,
                          f"lines, {args.tgt} {len(tgt)}", parameter="sentence-map")
     n = args.sentence_pairs or (None if mined else args.max_sentences) or len(src)
     encoder = load_remapped(export).encoder
-    coef = DEFAULT_COEF if args.sentence_coef is None else args.sentence_coef
+    coef = DEFAULT_WEIGHT if args.sentence_weight is None else args.sentence_weight
     smap = sentence_map_from_text(encoder, src[:n], tgt[:n], args.sentence_map, meta["src_lang"],
                                   meta["tgt_lang"], space=args.sentence_space, coef=coef,
                                   progress=True, reuse=default_reuse(args.reuse))
@@ -256,8 +256,9 @@ def register(sub) -> None:
     p.add_argument("--sentence-pairs", type=int, metavar="N", help="fit the sentence map on "
                    "the first N pairs (default: --max-sentences, the token map's; the sentence "
                    "map gains from more text, docs/single_system.md)")
-    p.add_argument("--sentence-coef", type=float, help="the sentence-level term's weight the "
+    p.add_argument("--sentence-weight", type=float, help="the sentence-level term's weight the "
                    "export records (default: the one chosen on MLQE-PE dev)")
+    add_old_name(p, "--sentence-coef", "--sentence-weight", "sentence_weight", type=float)
     p.add_argument("--reuse", action="store_true",
                    help="keep the sentence map's sentence vectors in the cache "
                    "($CROSSALIGN_CACHE/reuse) and read back those computed before by the same "

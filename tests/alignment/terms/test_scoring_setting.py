@@ -21,7 +21,7 @@ def test_combine_adds_raw_terms_by_weight_and_standardises_the_consensus():
     assert setting.combine({"xmover": xm, "lm": lm, "sentence": sent}) == pytest.approx(
         xm + 0.01 * lm + 0.5 * sent)
     assert setting.label("unmapped") == "unmapped ⊕ 0.01 LM ⊕ 0.5 sentence"
-    assert setting.flags() == "--lm-coef 0.01 --sentence-coef 0.5"
+    assert setting.flags() == "--lm-weight 0.01 --sentence-weight 0.5"
     groups = np.array(["a", "a", "a"])
     both = Setting.of(consensus=1.0).combine({"xmover": xm, "consensus": sent}, groups)
     assert both == pytest.approx(standardise(xm, groups) + standardise(sent, groups))
@@ -92,7 +92,7 @@ def test_a_registered_term_reaches_score_evaluate_choose_and_the_card(tmp_path, 
     assert "terms:toy:toy-v1*1" in doc["rows"][0]["signature"]
     assert doc["metrics"][f"{doc['rows'][0]['label']}/avg/pearson"] > 0.9  # the toy dominates
     # XMoverScore left out (the from-English setting): the row is the toy term alone
-    assert main(["evaluate", "rfeval", *base, "--term", "toy=1", "--xmover-coef", "0"]) == 0
+    assert main(["evaluate", "rfeval", *base, "--term", "toy=1", "--xmover-weight", "0"]) == 0
     alone = json.loads(capsys.readouterr().out)
     assert "|xm:0|" in alone["rows"][0]["signature"]
     assert alone["metrics"][f"{alone['rows'][0]['label']}/avg/pearson"] == pytest.approx(1.0)

@@ -102,7 +102,7 @@ def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
     hyp.write_text("the dog\nsees the cat\n")
     args = ["score", "--encoder", str(tiny_bert), "--src", str(src), "--hyp", str(hyp),
             "--format", "json", "-q"]
-    assert main(args + ["--xmover-coef", "0", "--term", "gemma-given-source=1"]) == 0
+    assert main(args + ["--xmover-weight", "0", "--term", "gemma-given-source=1"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert "terms:gemma-given-source:gemma3-270m-q4km+prompt1+cjk*1" in result["signature"]
     alone = result["segments"]

@@ -53,7 +53,7 @@ def test_a_term_class_is_scored_weighed_and_signed_with_no_other_file_changed(ti
     assert dict(config.identities) == {"toy-words": "toy-words-1"}
     assert config.as_dict()["weights"] == {"xmover": 1.0, "toy-words": 0.5}
     # the sentence term's option is always written: a map brings a weight of its own otherwise
-    assert scorer.setting.flags() == "--sentence-coef 0 --term toy-words=0.5"
+    assert scorer.setting.flags() == "--sentence-weight 0 --term toy-words=0.5"
     assert scorer.setting.label("row") == "row ⊕ 0.5 words"
 
 
@@ -85,9 +85,9 @@ def test_a_weight_has_one_home(tiny_bert):
     smap = sentence_map_from_text(enc, ES, EN, "orthogonal", "es", "en", layer=1, coef=0.5)
     given = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, languages=("es", "en"))
     assert given.setting.weight("sentence") == 0.5  # a map given with no setting: its own
-    none = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, languages=("es", "en"),
-                        setting="none")
-    assert none.setting.active() == ["xmover"] and none.sentence is None  # no setting read
+    zero = XMoverScorer(str(tiny_bert), layer=2, sentence_map=smap, languages=("es", "en"),
+                        weights={"sentence": 0})
+    assert zero.setting.active() == ["xmover"] and zero.sentence is None  # a weight given wins
     lm_default = XMoverScorer(str(tiny_bert), layer=2, formula="2020")
     assert lm_default.weights["lm"] == 0.1 and "lm" not in lm_default.setting.active()
-    assert Setting.of(sentence=0).flags() == "--sentence-coef 0"
+    assert Setting.of(sentence=0).flags() == "--sentence-weight 0"

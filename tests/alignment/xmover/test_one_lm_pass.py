@@ -75,7 +75,7 @@ def test_score_timings_names_the_stages_and_the_whole(tmp_path, tiny_bert, tiny_
     src.write_text("".join(s + "\n" for s in SOURCES))
     hyp.write_text("".join(o + "\n" for o in OUTPUTS))
     assert main(["score", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
-                 "--hyp", str(hyp), "--lm", str(tiny_gpt2), "--sentence-coef", "0.5",
+                 "--hyp", str(hyp), "--lm", str(tiny_gpt2), "--sentence-weight", "0.5",
                  "--timings"]) == 0
     err = capsys.readouterr().err
     for stage in ("sources", "hypotheses", "transport", "lm", "sentence", "whole command",

@@ -28,7 +28,7 @@ def test_a_configuration_reads_back_equal_and_says_its_options(tmp_path):
     config = _config(read="written")
     config.write(tmp_path)
     assert ScoringConfig.load(tmp_path) == config
-    assert config.options() == ["--sentence-coef", "0.5", "--term", "gemma-given-source=0.05",
+    assert config.options() == ["--sentence-weight", "0.5", "--term", "gemma-given-source=0.05",
                                 "--read", "written"]
     assert dict(config.identities) == {"gemma-given-source": "gemma3-270m-q4km+prompt1+cjk"}
     assert ScoringConfig.load(tmp_path / "nothing") is None

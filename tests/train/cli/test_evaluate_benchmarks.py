@@ -27,7 +27,7 @@ def test_evaluate_wmt17_scores_every_row_with_intervals_and_tests(tmp_path, wmt1
     out = tmp_path / "report"
     assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--encoder", str(tiny_bert),
                  f"de-en={tiny_bert},lv-en={tiny_bert}", "--labels", "base", "per-pair",
-                 "--layer", "1", "--lm", str(tiny_gpt2), "--lm-coef", "0.05", "--bootstrap", "50", "--system-lines", "6",
+                 "--layer", "1", "--lm", str(tiny_gpt2), "--lm-weight", "0.05", "--bootstrap", "50", "--system-lines", "6",
                  "--out", str(out), "-q"]) == 0
     text = capsys.readouterr().out
     metrics = json.loads((out / "metrics.json").read_text())
@@ -142,7 +142,7 @@ def test_consensus_needs_system_outputs(tmp_path, capsys):
 def test_the_sentence_term_is_a_row_of_its_own_and_part_of_every_row(tmp_path, wmt17_data,
                                                                      tiny_bert, tiny_gpt2, capsys):
     assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--encoder", str(tiny_bert),
-                 "--labels", "base", "--layer", "1", "--lm", str(tiny_gpt2), "--sentence-coef",
+                 "--labels", "base", "--layer", "1", "--lm", str(tiny_gpt2), "--sentence-weight",
                  "0.3", "--sentence-layer", "2", "--bootstrap", "20", "--no-baselines",
                  "--format", "json", "-q"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -160,7 +160,7 @@ def test_the_lm_rows_and_the_consensus_read_the_outputs_as_the_scorers_do(
     """With ``--read written`` every text the LM and the consensus term see — segment level
     and system level, the judged output and the other systems' — is the output as written."""
     from alignment.judgments import get_benchmark
-    from alignment.xmover import consensus
+    from alignment.terms import consensus
     from alignment.xmover.lm import LanguageModelScorer
     from alignment.xmover.written import is_tokenised
 

@@ -22,7 +22,7 @@ def _recipe(hub_models, sentence_pairs: int = 10) -> Recipe:
     return Recipe("mlqe", "ro-en", ("--method", "center > clp", "--encoder", hub_models["tiny-bert"],
                                     "--layer", "1", "--sentence-map-kind", "least-squares",
                                     "--sentence-pairs", str(sentence_pairs),
-                                    "--sentence-coef", "0.5"))
+                                    "--sentence-weight", "0.5"))
 
 
 def _made_by_hand(tmp_path: Path, recipe: Recipe) -> Path:
@@ -153,7 +153,7 @@ def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_t
     # a new scoring setting in the recipe: --measure rewrites the card and the configuration
     # alone, no retrain; the name then scores with the new setting
     remap = (out / "remap.json").read_bytes()
-    Recipe("mlqe", "ro-en", recipe.train, ("--xmover-coef", "1"), recipe.variants).write(out)
+    Recipe("mlqe", "ro-en", recipe.train, ("--xmover-weight", "1"), recipe.variants).write(out)
     assert main(["export", "--measure", str(out), "--from", str(CLONE), "-q"]) == 0
     assert read_headline(out).row == "mlqe/ro-en ⊕ sentence" and "--lm" not in (
         out / "README.md").read_text()

@@ -137,7 +137,7 @@ def test_score_adds_the_sentence_term_when_asked(tmp_path, tiny_bert, capsys):
     src, a, _ = _files(tmp_path)
     plain = json.loads(_score(capsys, tiny_bert, "--src", src, "--hyp", a, "--format", "json")[1])
     code, out, _ = _score(capsys, tiny_bert, "--src", src, "--hyp", a, "--format", "json",
-                          "--sentence-coef", "0.5", "--sentence-layer", "1")
+                          "--sentence-weight", "0.5", "--sentence-layer", "1")
     result = json.loads(out)
     assert code == 0 and result["signature"].endswith("|sent:L1,mean*0.5")
     gained = np.array(result["segments"]) - np.array(plain["segments"])

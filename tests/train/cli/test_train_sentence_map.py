@@ -15,7 +15,7 @@ def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, t
     src, tgt, align = _text(tmp_path / "in")
     out = tmp_path / "run"
     assert main(_train(src, tgt, align, out, tiny_bert, "--sentence-map-kind", "orthogonal",
-                       "--sentence-coef", "0.3")) == 0
+                       "--sentence-weight", "0.3")) == 0
     export = out / "export"
     smap = load_sentence_map(export / "sentence_map")
     assert (smap.kind, smap.mapped_lang, smap.other_lang, smap.coef) == ("orthogonal", "es", "en", 0.3)
@@ -40,22 +40,22 @@ def test_train_puts_a_sentence_map_into_its_export_and_score_uses_it(tmp_path, t
 
     # XMoverScore left out (from English: the sentence map alone): the score is 0.3 × the term
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
-                 "--xmover-coef", "0", "--format", "json", "-q"]) == 0
+                 "--xmover-weight", "0", "--format", "json", "-q"]) == 0
     alone = json.loads(capsys.readouterr().out)
     term = XMoverScorer(str(export)).score(ES[:3], EN[:3]).sentence
     np.testing.assert_allclose(alone["segments"], 0.3 * term, rtol=1e-6)
     assert "|xm:0|" in alone["signature"] and "|xm:" not in scored["signature"]
     # without its map the sentence term is the encoder's own cosine, at the export's weight
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
-                 "--xmover-coef", "0", "--sentence-map", "none", "--format", "json", "-q"]) == 0
+                 "--xmover-weight", "0", "--sentence-map", "none", "--format", "json", "-q"]) == 0
     unmapped = json.loads(capsys.readouterr().out)["signature"]
     assert "|sent:L2,mean*0.3|" in unmapped
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
-                 "--xmover-coef", "0", "--sentence-coef", "0", "-q"]) == 2
+                 "--xmover-weight", "0", "--sentence-weight", "0", "-q"]) == 2
     assert "needs another term" in capsys.readouterr().err
     assert main(["score", "--encoder", str(export), "--src", str(srcs), "--hyp", str(hyp),
-                 "--xmover-coef", "-1", "-q"]) == 2
-    assert "xmover-coef" in capsys.readouterr().err
+                 "--xmover-weight", "-1", "-q"]) == 2
+    assert "xmover-weight" in capsys.readouterr().err
 
 
 def test_train_refuses_a_bad_sentence_map_setting_before_any_work(tmp_path, tiny_bert, capsys):
@@ -63,7 +63,7 @@ def test_train_refuses_a_bad_sentence_map_setting_before_any_work(tmp_path, tiny
     for extra, named in [(["--sentence-map", "rotation"], "unknown sentence map kind 'rotation'"),
                          (["--sentence-map", "orthogonal", "--sentence-space", "x"],
                           "least-squares"),
-                         (["--sentence-coef", "0.5"], "need --sentence-map"),
+                         (["--sentence-weight", "0.5"], "need --sentence-map"),
                          (["--sentence-pairs", "5"], "need --sentence-map"),
                          (["--sentence-map", "orthogonal", "--sentence-pairs", "1"],
                           "at least 2")]:

@@ -65,7 +65,7 @@ def test_w2w_with_an_lm_reports_both_sides_of_the_lm_term(tmp_path, tiny_bert, c
     common = ["evaluate", "w2w", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src),
               "--ref", str(ref), "--lexicon", str(tmp_path / "lex.tsv")]
     assert main([*common, "--out", str(tmp_path / "plain")]) == 0
-    assert main([*common, "--lm", str(tmp_path / "lm"), "--lm-coef", "1", "--out", str(tmp_path / "lm-out")]) == 0
+    assert main([*common, "--lm", str(tmp_path / "lm"), "--lm-weight", "1", "--out", str(tmp_path / "lm-out")]) == 0
     plain = json.loads((tmp_path / "plain" / "metrics.json").read_text())
     with_lm = json.loads((tmp_path / "lm-out" / "metrics.json").read_text())
     assert with_lm["w2w_without_lm"] == plain["w2w"]
