@@ -89,3 +89,14 @@ def test_the_readme_quotes_the_numbers_the_shipped_exports_carry():
     for e in quoted:
         h = e.headline
         assert f"{fmt_r(h.pearson)} [{fmt_r(h.lo)}, {fmt_r(h.hi)}]" in readme, e.name
+
+
+def test_the_settings_page_gives_each_directions_shipped_setting():
+    """docs/settings.md recommends only what ships: each direction's options are a shipped
+    export's scoring.json, as ``ScoringConfig.options`` writes it."""
+    from alignment.xmover.configuration import ScoringConfig
+
+    page = " ".join((ROOT / "docs" / "settings.md").read_text(encoding="utf-8").split())
+    for name in ("wmt17/de-en", "mlqe/en-de", "eval4nlp/ru-de"):
+        options = " ".join(ScoringConfig.load(ROOT / "exports" / name).options())
+        assert f"`{options}`" in page, name
