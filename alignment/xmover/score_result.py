@@ -49,18 +49,32 @@ def truncated_lines(results: list) -> dict[str, list[int]]:
 
 @dataclass
 class ScoreResult:
-    """Scores of a batch of (source, hypothesis) pairs and how they were made."""
+    """Scores of a batch of (source, hypothesis) pairs and how they were made: ``final`` (the
+    setting's sum), ``values`` (every computed term's values, by term name: the one home of a
+    term's numbers), the signature, each stage's seconds, the empty hypotheses (scored as the
+    formula defines them), the lines cut to the encoder's length (side -> 1-based lines) and
+    the MT outputs as the terms read them."""
 
-    xmover: np.ndarray | None  # None where XMoverScore's weight is 0 (not computed)
-    lm: np.ndarray | None
     final: np.ndarray
     signature: str
+    values: dict[str, np.ndarray] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
-    empty_hypotheses: int = 0      # scored as the formula defines them (special tokens only)
-    truncated: dict[str, list[int]] = field(default_factory=dict)  # side -> 1-based lines cut
-    sentence: np.ndarray | None = None  # the sentence-level term, where it is added
-    values: dict[str, np.ndarray] = field(default_factory=dict)  # every computed term's values
-    outputs: list[str] = field(default_factory=list)  # the MT outputs as the terms read them
+    empty_hypotheses: int = 0
+    truncated: dict[str, list[int]] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+
+    @property
+    def xmover(self) -> np.ndarray | None:
+        """XMoverScore's values (None where its weight is 0: not computed)."""
+        return self.values.get("xmover")
+
+    @property
+    def lm(self) -> np.ndarray | None:
+        return self.values.get("lm")
+
+    @property
+    def sentence(self) -> np.ndarray | None:
+        return self.values.get("sentence")
 
     @property
     def system(self) -> float:

@@ -252,9 +252,8 @@ class XMoverScorer:
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
             raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
                              "produces values too large for float arithmetic", parameter="mapping")
-        return ScoreResult(values.get("xmover"), values.get("lm"), final, self.signature,
-                           dict(runtime.seconds), sum(not has_text(h) for h in batch.outputs),
-                           dict(runtime.truncated), values.get("sentence"), values,
+        return ScoreResult(final, self.signature, values, dict(runtime.seconds),
+                           sum(not has_text(h) for h in batch.outputs), dict(runtime.truncated),
                            batch.outputs)
 
     def normalised(self, sources: list[str], runtime: Runtime) -> list[str]:

@@ -269,5 +269,4 @@ class ShardStore:
             for k, v in data["truncated"].items():
                 cut.setdefault(k, []).extend(v)
         arrays = {k: np.asarray(v, dtype=np.float64) for k, v in values.items()}
-        return ScoreResult(arrays.get("xmover"), arrays.get("lm"), np.asarray(final),
-                           self.signature, {}, empty, cut, arrays.get("sentence"), arrays)
+        return ScoreResult(np.asarray(final), self.signature, arrays, {}, empty, cut)

@@ -131,7 +131,7 @@ def run_metric(args: argparse.Namespace) -> None:
         metric = build_consumer(args.metric, args.encoder, **options)
         result = metric.score(hyps, references=other) if args.ref else \
             metric.score(hyps, sources=other)
-    scores = ScoreResult(None, None, result.final, result.signature,
+    scores = ScoreResult(result.final, result.signature,
                          empty_hypotheses=sum(not has_text(h) for h in hyps))
     print(render([scores], [hyp_path], args.format, args.score_only))
     if args.score_only and args.format != "json" and not args.quiet:

@@ -70,7 +70,7 @@ def test_files_of_other_lengths_and_bad_bytes_are_refused_before_scoring(tmp_pat
 
 def _result(values):
     v = np.asarray(values, dtype=float)
-    return ScoreResult(v, None, v * 2, "sig", {}, 0, {"hypotheses": [1]}, None, {"xmover": v})
+    return ScoreResult(v * 2, "sig", {"xmover": v}, {}, 0, {"hypotheses": [1]})
 
 
 def test_a_store_keeps_whole_shards_scores_damaged_ones_again_and_merges_in_order(tmp_path):
