@@ -200,10 +200,13 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         mask = np.flatnonzero(lp == pair)
         src = [data.src[i] for i in mask]
         mt = [data.mt[i] for i in mask]
+        done: dict[int, object] = {}  # rows naming one export share its scores
         for row in rows:
             log(f"scoring {pair} with {row.label} ({len(mask)} segments)")
             scorer = scorer_for(row.encoder_for(pair), pair)
-            result = scorer.score(src, mt)
+            if id(scorer) not in done:
+                done[id(scorer)] = scorer.score(src, mt)
+            result = done[id(scorer)]
             xm[row.label][mask] = result.final  # with the sentence-level term, where added
             sigs[row.label].add(result.signature)
             if result.sentence is not None:

@@ -91,3 +91,27 @@ def test_a_weight_has_one_home(tiny_bert):
     lm_default = XMoverScorer(str(tiny_bert), layer=2, formula="2020")
     assert lm_default.weights["lm"] == 0.1 and "lm" not in lm_default.setting.active()
     assert Setting.of(sentence=0).flags() == "--sentence-weight 0"
+
+
+def test_evaluate_and_choose_compute_a_term_once_a_pair_and_scorer(tiny_bert, length_term):
+    """``evaluate``'s rows and ``choose``'s candidates get a term's values through the same
+    contract: once a pair for each row weighing it, once a pair for all of choose's grid."""
+    from alignment.judgments.benchmark import Benchmark
+    from alignment.judgments.benchmark_rows import EncoderRow, score_benchmark
+    from alignment.judgments.dev_scores import score_dev
+    from alignment.judgments.segments import JudgedSegments
+
+    data = JudgedSegments(["es-en"] * 4 + ["de-en"] * 4, ES[:8], EN[:8],
+                          np.array([0, 3, 1, 2, 2, 0, 3, 1], dtype=float))
+    bench = Benchmark("toy", "toy", lambda *a: data, ("es-en", "de-en"))
+    rows = [EncoderRow("a", {"*": str(tiny_bert)}), EncoderRow("b", {"*": str(tiny_bert)})]
+    options = {"layer": 2, "weights": {"toy-words": 0.5}}
+    got = score_benchmark(bench, data, rows, options, with_baselines=False, resamples=2,
+                          log=lambda m: None)
+    assert len(CALLS) == 2  # one scorer a pair: both rows share it (the same encoder)
+    assert got.rows[0].label == "a ⊕ 0.5 words"
+    CALLS.clear()
+    scores = score_dev(bench, data, rows, {"layer": 2}, None, False, lambda m: None,
+                       ("toy-words",))
+    assert len(CALLS) == 2  # the first candidate's scorer, once a pair; the grid reuses them
+    np.testing.assert_allclose(scores.terms["toy-words"][:4], [len(e.split()) for e in EN[:4]])
