@@ -220,8 +220,11 @@ def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> l
     from alignment.judgments.benchmark_rows import parse_row, score_benchmark
     from alignment.xmover.reuse import default_reuse
 
+    from alignment.export.named import export_names
+
     bench = get_benchmark(benchmark)
-    data = bench.load(data_dir, bench.splits[-1], None)
+    shipped = [n.split("/")[1] for n in export_names() if n.startswith(f"{exports}/")]
+    data = bench.load(data_dir, bench.splits[-1], [p for p in bench.pairs if p in shipped])
     scored = {}
     for p in ("fp32", precision):
         result = score_benchmark(bench, data, [parse_row(exports, data.pairs, "shipped")],
@@ -260,7 +263,8 @@ def main() -> None:
                     "row's speed as a multiple of it")
     ap.add_argument("--agreement", nargs="*", default=[], metavar="BENCHMARK=DATA",
                     help="the shipped exports' agreement in fp32 and bf16 (wmt17=data/wmt17, "
-                    "mlqe=data/mlqe): Δ Pearson with paired intervals, every pair")
+                    "mlqe=data/mlqe, eval4nlp=data/eval4nlp): Δ Pearson with paired intervals, "
+                    "every pair an export ships for")
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "scoring_at_scale.json")
     args = ap.parse_args()
     if (args.n or args.memory) and not args.wmt17:
@@ -286,7 +290,7 @@ def main() -> None:
                                            args.memory_layer, work)
     for spec in args.agreement:
         name, _, folder = spec.partition("=")
-        exports = {"wmt17": "wmt17", "mlqe": "mlqe"}[name]
+        exports = {"wmt17": "wmt17", "mlqe": "mlqe", "eval4nlp": "eval4nlp"}[name]
         result.setdefault("agreement", []).extend(agreement(name, Path(folder), exports, "bf16"))
     print(f"{result['cpu']}; {result['cores']} CPU cores (native bf16: "
           f"{'yes' if result['cpu_bf16'] else 'no'}), {result['gpus']} GPUs; {args.encoder}'s "

@@ -108,13 +108,10 @@ def given_weights(args: argparse.Namespace) -> dict[str, float]:
     NAME=W``; a term not given is left to the configuration or its default."""
     from alignment.terms import TERMS
 
-    out = {}
-    for name, term in TERMS.items():
-        value = getattr(args, term.flag.lstrip("-").replace("-", "_"), None) \
-            if term.own_option else None
-        if isinstance(value, float):  # ``--consensus`` is a switch of its own, not a weight
-            out[name] = value
-    return {**out, **term_weights(args)}
+    own = {n: getattr(args, t.flag.lstrip("-").replace("-", "_"), None)
+           for n, t in TERMS.items() if t.own_option}
+    # ``--consensus`` is a switch of its own, not a weight
+    return {**{n: v for n, v in own.items() if isinstance(v, float)}, **term_weights(args)}
 
 
 def add_weight_options(p: argparse.ArgumentParser) -> None:
@@ -159,15 +156,12 @@ def add_grid_options(p: argparse.ArgumentParser) -> None:
 
 
 def check_weights(args: argparse.Namespace, many: bool = False) -> None:
-    """``--xmover-weight`` and the registered terms' weights, refused before anything loads."""
-    import math
+    """Every weight the options give, refused before anything loads (finite, >= 0; the error
+    names the term's option)."""
+    from alignment.terms import Setting
 
-    from alignment.errors import InputError
-
-    value = getattr(args, "xmover_weight", None)
-    if value is not None and not (math.isfinite(value) and value >= 0):
-        raise InputError(f"must be finite and >= 0, got {value}", parameter="xmover-weight")
     term_weights(args, many)
+    Setting.of(**given_weights(args))
 
 
 def check_grid(args: argparse.Namespace) -> None:
