@@ -8,17 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .term import register_term
-from .term import Batch, Runtime, Term
+from .term import Batch, Runtime, ScorerTerm, register_term
 
 
 @dataclass(frozen=True)
-class SentenceTerm(Term):
+class SentenceTerm(ScorerTerm):
     """Its option is written even at weight 0: an export's sentence map brings a weight of its
     own otherwise."""
-
-    def bind(self, scorer) -> "SentenceTerm":
-        return self.bound(scorer)
 
     def default_weight(self, scorer) -> float:
         """0 where a setting (an export's ``scoring.json``) was read — it gives every weight —

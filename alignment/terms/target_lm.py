@@ -6,25 +6,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .term import register_term
-from .term import Batch, Runtime, Term
+from .term import Batch, Runtime, ScorerTerm, register_term
 
 
 @dataclass(frozen=True)
-class TargetLMTerm(Term):
+class TargetLMTerm(ScorerTerm):
     """Bound to the scorer whose ``lm`` computes it."""
-
-    def bind(self, scorer) -> "TargetLMTerm":
-        return self.bound(scorer)
 
     def default_weight(self, scorer) -> float:
         return scorer.spec.lm_weight  # the formula's: its scores' spread differs
 
     def available(self, scorer) -> bool:
         return scorer.lm is not None
-
-    def flag_words(self, weight: float) -> str | None:
-        return None if weight == self.default else f"{self.flag} {weight:g}"
 
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         return np.asarray(self.model.lm.score(batch.outputs), dtype=np.float64)

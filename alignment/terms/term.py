@@ -95,10 +95,6 @@ class Term:
         """This term reading what ``scorer`` loaded; a term of the text alone is itself."""
         return self
 
-    def bound(self, scorer: Any) -> "Term":
-        """A copy of this term holding ``scorer`` (for ``bind``)."""
-        return replace(self, model=scorer)
-
     def default_weight(self, scorer: Any) -> float:
         """The weight this term has in ``scorer`` when no setting or option gives one."""
         return self.default
@@ -114,6 +110,18 @@ class Term:
         extra = {"context": runtime} if self.contextual else {}
         return np.asarray(self.compute(list(batch.sources), batch.outputs, batch.languages,
                                        **extra), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class ScorerTerm(Term):
+    """A term computed from what the scorer loaded (its encoder and map, its LM, its sentence
+    map): bound to it, and weighed by an option of its own (``--lm-weight W``)."""
+
+    def bind(self, scorer: Any) -> "ScorerTerm":
+        return replace(self, model=scorer)
+
+    def flag_words(self, weight: float) -> str | None:
+        return None if weight == self.default else f"{self.flag} {weight:g}"
 
 
 TERMS: Registry[Term] = Registry("term")

@@ -8,19 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .term import register_term
-from .term import Batch, Runtime, Term
+from .term import Batch, Runtime, ScorerTerm, register_term
 
 
 @dataclass(frozen=True)
-class XMoverScoreTerm(Term):
+class XMoverScoreTerm(ScorerTerm):
     """The transport term; weight 1 unless a setting says otherwise."""
-
-    def bind(self, scorer) -> "XMoverScoreTerm":
-        return self.bound(scorer)
-
-    def flag_words(self, weight: float) -> str | None:
-        return None if weight == self.default else f"{self.flag} {weight:g}"
 
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         scorer = self.model
