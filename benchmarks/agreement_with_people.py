@@ -82,7 +82,8 @@ def train_maps(root: Path, data: Path, bench: str, pair: str, sentences: int,
 def score(root: Path, data: Path, bench: str, split: str, pairs: list[str]) -> Path:
     """Every row's XMoverScore and the LM's score of every segment, kept in one file; a row
     whose exports appear later (Joint-Align) is scored and added on the next call."""
-    from alignment.judgments.benchmark_rows import EncoderRow, score_benchmark
+    from alignment.judgments.benchmark_rows import score_benchmark
+    from alignment.judgments.row_spec import EncoderRow
 
     target = root / f"scores-{bench}-{split}.npz"
     have = dict(np.load(target)) if target.is_file() else {}

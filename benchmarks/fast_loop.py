@@ -179,7 +179,8 @@ def part_int8_agreement(args, cache: Path) -> dict:
     os.environ["CROSSALIGN_CACHE"] = str(cache)  # what part 2 computed is read back
     from alignment.judgments import get_benchmark
     from alignment.judgments.agreement import Row, segment_agreement
-    from alignment.judgments.benchmark_rows import parse_row, score_benchmark
+    from alignment.judgments.benchmark_rows import score_benchmark
+    from alignment.judgments.row_spec import parse_row
     from alignment.xmover.reuse import default_reuse
 
     tasks = []

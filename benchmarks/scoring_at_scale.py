@@ -217,7 +217,8 @@ def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> l
     fp32) with its paired-bootstrap interval."""
     from alignment.judgments import get_benchmark
     from alignment.judgments.agreement import Row, segment_agreement
-    from alignment.judgments.benchmark_rows import parse_row, score_benchmark
+    from alignment.judgments.benchmark_rows import score_benchmark
+    from alignment.judgments.row_spec import parse_row
     from alignment.xmover.reuse import default_reuse
 
     from alignment.export.named import export_names

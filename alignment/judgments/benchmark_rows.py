@@ -10,54 +10,13 @@ from pathlib import Path
 import numpy as np
 
 from alignment.errors import InputError
-from alignment.export.named import resolve_export
 from alignment.terms import TERMS, Setting
 from alignment.xmover.reuse import share_encodings
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
+from .row_spec import EncoderRow
 from .segments import JudgedSegments
-
-
-@dataclass(frozen=True)
-class EncoderRow:
-    """A metric row: its label and, per pair, the export or encoder to score with (``"*"``: the
-    same for every pair)."""
-
-    label: str
-    by_pair: dict[str, str]
-
-    def encoder_for(self, pair: str) -> str:
-        if pair in self.by_pair:
-            return self.by_pair[pair]
-        if "*" in self.by_pair:
-            return self.by_pair["*"]
-        raise InputError(f"row '{self.label}' names no export for pair {pair} (give "
-                         f"{pair}=EXPORT, or leave the pair out with --pairs)", parameter="encoder")
-
-
-def parse_row(spec: str, pairs: list[str], label: str | None = None) -> EncoderRow:
-    """``EXPORT`` (every pair), ``de-en=EXPORT,cs-en=EXPORT`` (one a pair), or a folder whose
-    sub-folders are named by pair (``exports/wmt17`` holding ``de-en/``, ``cs-en/``…)."""
-    if "=" in spec:
-        by_pair = {}
-        for part in spec.split(","):
-            pair, sep, path = part.partition("=")
-            if not sep or not path or pair.count("-") != 1:
-                raise InputError(f"'{part}' is not PAIR=EXPORT (e.g. de-en=exports/de-en)",
-                                 parameter="encoder")
-            by_pair[pair.strip()] = resolve_export(path.strip())
-        return EncoderRow(label or spec, by_pair)
-    spec_path = resolve_export(spec)  # a short name (wmt17, wmt17/de-en) or a path
-    folder = Path(spec_path)
-    if folder.is_dir() and not (folder / "remap.json").is_file() and \
-            not (folder / "config.json").is_file():
-        found = {p: str(folder / p) for p in pairs if (folder / p).is_dir()}
-        if not found:
-            raise InputError(f"'{spec}' is neither an export, a model folder nor a folder of "
-                             f"exports named by pair ({', '.join(pairs)})", parameter="encoder")
-        return EncoderRow(label or spec, found)
-    return EncoderRow(label or spec, {"*": spec_path})
 
 
 @dataclass
@@ -173,17 +132,20 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     scorers: dict[tuple[str, str], object] = {}
     memo: dict = {}  # encodings shared by rows on one encoder, one pair at a time
 
-    def scorer_for(encoder: str, pair: str):
-        key = (encoder, pair)
+    def scorer_for(row: EncoderRow, pair: str):
+        """The row's scorer of ``pair`` (its export, the common options, its own setting)."""
+        encoder = row.encoder_for(pair)
+        key = (encoder, pair, row.key())
         if key not in scorers:
             langs = tuple(pair.split("-"))
-            scorers[key] = get_metric("xmoverscore").build(encoder, languages=langs, **options)
+            scorers[key] = get_metric("xmoverscore").build(encoder, languages=langs,
+                                                           **row.options(options))
             share_encodings(scorers[key], memo)
         return scorers[key]
 
     def first_reading(pair: str, sources: list[str], outputs: list[str]) -> list[str]:
         """The outputs as the first row's scorer reads them (the LM and consensus rows)."""
-        return scorer_for(rows[0].encoder_for(pair), pair).outputs_as_read(sources, outputs)
+        return scorer_for(rows[0], pair).outputs_as_read(sources, outputs)
 
     agreement = segment_consensus(benchmark, data, system_data, log,
                                   first_reading if rows else None) if consensus else None
@@ -203,7 +165,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         done: dict[int, object] = {}  # rows naming one export share its scores
         for row in rows:
             log(f"scoring {pair} with {row.label} ({len(mask)} segments)")
-            scorer = scorer_for(row.encoder_for(pair), pair)
+            scorer = scorer_for(row, pair)
             if id(scorer) not in done:
                 done[id(scorer)] = scorer.score(src, mt)
             result = done[id(scorer)]
@@ -219,7 +181,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         if lm_scorer is not None:  # the outputs as the first row's scorer read them
             fluency[mask] = lm_scorer.score(first_reading(pair, src, mt))
     suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + _added_terms(
-        scorer_for(r.encoder_for(pairs[0]), pairs[0])) for r in rows}
+        scorer_for(r, pairs[0])) for r in rows}
     scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
               for r in rows]
     if lm_scorer is not None:
@@ -264,7 +226,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                 flu = lm_scorer.score(first_reading(pair, src, hyp)) if lm_scorer else None
                 for row in rows:
                     log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
-                    res = scorer_for(row.encoder_for(pair), pair).score(src, hyp)
+                    res = scorer_for(row, pair).score(src, hyp)
                     per_row[row.label][name] = float(res.final.mean())
                     if flu is not None and lm_sigs[row.label]:
                         per_lm[row.label][name] = float(with_lm.combine(

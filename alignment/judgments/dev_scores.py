@@ -12,7 +12,8 @@ from alignment.terms import TERMS, Setting
 from alignment.xmover.reuse import share_encodings
 
 from .benchmark import Benchmark
-from .benchmark_rows import EncoderRow, joint_signature
+from .benchmark_rows import joint_signature
+from .row_spec import EncoderRow
 from .segments import JudgedSegments
 
 

@@ -11,7 +11,8 @@ from alignment.catalogue import unknown_name
 from alignment.errors import InputError
 
 from .agreement import Row
-from .benchmark_rows import EncoderRow, joint_signature, parse_row
+from .benchmark_rows import joint_signature
+from .row_spec import EncoderRow, parse_row
 from .segments import JudgedSegments
 
 METRIC_NAMES = ("moverscore-v1", "moverscore-v2", "baryscore", "bertscore", "sentsim")

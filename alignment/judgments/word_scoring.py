@@ -31,7 +31,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
                 weights: dict[str, float] | None = None, dev: LabelledWords | None = None,
                 resamples: int = 1000, seed: int = 0, log=print, grid: bool = False,
                 pool: str = "max") -> ScoredWords:
-    """Word scores of every ``rows`` entry (``scoring.EncoderRow``) on ``data``, measured
+    """Word scores of every ``rows`` entry (``row_spec.EncoderRow``) on ``data``, measured
     against its labels: the row's combined score (``weights``), each term alone, and a random
     row (the floor). With ``dev`` (labelled words of a dev split), each row's BAD threshold for
     MCC is the one with the best MCC on dev; without it, no MCC. With ``grid``, the first
@@ -71,7 +71,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
             log(f"word scores of {pair} with {row.label} ({len(part)} segments)")
             scorer = get_metric("xmoverscore").build(row.encoder_for(pair),
                                                      languages=tuple(pair.split("-")), lm=lm,
-                                                     **options)
+                                                     **row.options(options))
             words = WordScorer(scorer, weights, pool)
             t0 = time.perf_counter()
             found = words.explain(part.src, part.mt)

@@ -112,7 +112,7 @@ def test_a_mistyped_export_name_is_refused_with_the_close_matches(monkeypatch, t
 
 @pytest.mark.parametrize("where", ["wmt17", "mlqe"])
 def test_evaluate_takes_a_group_by_name(where):
-    from alignment.judgments.benchmark_rows import parse_row
+    from alignment.judgments.row_spec import parse_row
 
     row = parse_row(where, ["de-en", "et-en"])
     assert all(Path(p).is_dir() for p in row.by_pair.values()) and row.by_pair

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> None:
     from alignment.judgments.dev_choice import (choose_on_dev, chosen_config, identity_export,
                                                 write_chosen)
     from alignment.judgments.dev_scores import score_dev
-    from alignment.judgments.benchmark_rows import parse_row
+    from alignment.judgments.row_spec import parse_row
     from alignment.xmover.scorer import is_export
 
     from .option_modes import CHOOSE, check_modes

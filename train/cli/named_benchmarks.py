@@ -64,7 +64,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 
     from alignment.judgments import get_benchmark
     from alignment.judgments.agreement import Row, format_agreement
-    from alignment.judgments.benchmark_rows import parse_row, score_benchmark
+    from alignment.judgments.benchmark_rows import score_benchmark
     from train.runs.reporting import check_report_dir, report
 
     from .option_modes import SENTENCES, WORDS, check_modes
@@ -87,7 +87,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
 
     check_precision(args.precision or "fp32", resolve_device(args.device))  # before anything loads
     check_weights(args, many=False)  # before anything loads
-    if args.lm and not args.encoder:
+    if args.lm and not (args.encoder or args.row or args.rows):
         raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")
     if args.labels and len(args.labels) != len(args.encoder or []):
         raise InputError(f"{len(args.labels)} labels for {len(args.encoder or [])} --encoder rows",
@@ -108,8 +108,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
                              "reads it as given (leave out --read written)", parameter="read")
         return _evaluate_words(args, bench, split, data_path)
     data = bench.load(data_path, split, args.pairs)
-    rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
-            for k, spec in enumerate(args.encoder or [])]
+    rows = _rows(args, data.pairs)
     from alignment.judgments.metric_rows import parse_metric_row, score_metric_rows
 
     metric_rows = [parse_metric_row(spec, data.pairs) for spec in args.metric_row or []]
@@ -160,13 +159,13 @@ def run_evaluate(args: argparse.Namespace) -> None:
 def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str) -> None:
     """``evaluate NAME --words``: word scores of every --encoder row against people's word
     labels (with MCC thresholds chosen on the dev split when the benchmark has one)."""
-    from alignment.judgments.benchmark_rows import parse_row
+    from alignment.judgments.row_spec import parse_row
     from alignment.judgments.word_scoring import format_word_table, score_words
     from alignment.xmover.words import DEFAULT_WEIGHTS, parse_weights
     from train.runs.reporting import report
 
     weights = parse_weights(args.word_weights) if args.word_weights else DEFAULT_WEIGHTS
-    if not args.encoder:
+    if not (args.encoder or args.row or args.rows):
         raise InputError("word scores come from an --encoder row; give one", parameter="encoder")
     data = bench.words(data_path, split, args.pairs)
     dev = None
@@ -176,8 +175,7 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
         present = [p for p in present_pairs(data_path, "dev.words.tsv", bench.pairs)
                    if p in data.pairs]
         dev = bench.words(data_path, "dev", present) if present else None
-    rows = [parse_row(spec, data.pairs, (args.labels or [None] * len(args.encoder))[k])
-            for k, spec in enumerate(args.encoder)]
+    rows = _rows(args, data.pairs)
     options = {**_row_options(args), "read": "given"}  # word labels name the words of the output as given
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = score_words(data, rows, options, args.lm, weights, dev, args.bootstrap, args.seed, log,
@@ -204,6 +202,19 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
     report(text, result.metrics, args.out)
 
 
+def _rows(args: argparse.Namespace, pairs: list[str]) -> list:
+    """Every row the options give, in order: ``--encoder`` rows, ``--row`` rows, then the
+    ``--rows`` file's; two rows with one label are refused."""
+    from alignment.judgments.row_spec import check_labels, parse_labelled_row, parse_row, read_rows
+
+    rows = [parse_row(spec, pairs, (args.labels or [None] * len(args.encoder))[k])
+            for k, spec in enumerate(args.encoder or [])]
+    rows += [parse_labelled_row(spec, pairs) for spec in args.row or []]
+    rows += read_rows(args.rows, pairs) if args.rows else []
+    check_labels(rows)
+    return rows
+
+
 def _row_options(args: argparse.Namespace) -> dict:
     """The scorer parameters every --encoder row of ``evaluate NAME`` is built with."""
     return scorer_kwargs(args)
@@ -224,6 +235,14 @@ def register_evaluate(tasks) -> None:
                        "for one a pair, or a folder of exports named by pair; each row after "
                        "the first is compared with it (Williams' test, paired bootstrap)")
         p.add_argument("--labels", nargs="+", help="a name for each --encoder row")
+        p.add_argument("--row", nargs="+", metavar="LABEL=EXPORT[:SETTING]",
+                       help="a row with a name and, after ':', a setting of its own over the "
+                       "common options: none (not the export's scoring.json), TERM=W, "
+                       "formula=F, read=R, comma-separated (e.g. 'no sentence=wmt17:"
+                       "sentence=0'); compared with the first row like any other")
+        p.add_argument("--rows", metavar="FILE",
+                       help="a rows file: one LABEL=EXPORT[:SETTING] a line (# comments): an "
+                       "ablation as a file")
         p.add_argument("--scores", nargs="+", metavar="FILE",
                        help="precomputed scores, one a line in the data's order (a row each)")
         p.add_argument("--metric-row", nargs="+", metavar="ROW",

@@ -46,8 +46,8 @@ SCORE_MODES: dict[str, tuple[str, ...] | str] = {
 # ``evaluate NAME``: sentence scores against people's (the default) or word scores
 SENTENCES = "sentence scores"
 EVALUATE_MODES: dict[str, tuple[str, ...] | str] = {
-    **{d: EVERY for d in ("data", "encoder", "labels", "pairs", "split", "format", "quiet",
-                          "threads", "bootstrap", "seed", "out", "lm", "version", "layer",
+    **{d: EVERY for d in ("data", "encoder", "labels", "row", "rows", "pairs", "split",
+                          "format", "quiet", "threads", "bootstrap", "seed", "out", "lm", "version", "layer",
                           "ngram", "setting", "read", "precision", "reuse", "no_reuse",
                           "batch_size", "device", "jobs")},
     **{d: (SENTENCES,) for d in ("scores", "metric_row", "no_baselines", "system_lines",

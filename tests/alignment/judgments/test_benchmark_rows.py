@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from alignment.errors import InputError
-from alignment.judgments.benchmark_rows import joint_signature, parse_row
+from alignment.judgments.benchmark_rows import joint_signature
+from alignment.judgments.row_spec import parse_row
 from alignment.xmover.reuse import share_encodings
 from tests.conftest import EN, ES
 
@@ -72,7 +73,8 @@ def test_a_row_whose_setting_weighs_an_lm_gets_no_second_lm_and_keeps_its_own(ti
     already would count it twice: it gets none, and its own LM stays (the system level reads
     it after the ⊕ LM rows' signatures are made)."""
     from alignment.judgments.benchmark import Benchmark
-    from alignment.judgments.benchmark_rows import EncoderRow, _lm_signature, score_benchmark
+    from alignment.judgments.benchmark_rows import _lm_signature, score_benchmark
+    from alignment.judgments.row_spec import EncoderRow
     from alignment.judgments.segments import JudgedSegments
     from alignment.xmover.lm import LanguageModelScorer
     from alignment.xmover.scorer import XMoverScorer

@@ -97,7 +97,8 @@ def test_evaluate_and_choose_compute_a_term_once_a_pair_and_scorer(tiny_bert, le
     """``evaluate``'s rows and ``choose``'s candidates get a term's values through the same
     contract: once a pair for each row weighing it, once a pair for all of choose's grid."""
     from alignment.judgments.benchmark import Benchmark
-    from alignment.judgments.benchmark_rows import EncoderRow, score_benchmark
+    from alignment.judgments.benchmark_rows import score_benchmark
+    from alignment.judgments.row_spec import EncoderRow
     from alignment.judgments.dev_scores import score_dev
     from alignment.judgments.segments import JudgedSegments
 

@@ -7,7 +7,8 @@ import json
 import numpy as np
 
 from alignment.judgments.benchmark import Benchmark
-from alignment.judgments.benchmark_rows import EncoderRow, score_benchmark
+from alignment.judgments.benchmark_rows import score_benchmark
+from alignment.judgments.row_spec import EncoderRow
 from alignment.judgments.segments import JudgedSegments
 from alignment.xmover.written import as_written
 from tests.conftest import EN, ES
