@@ -181,6 +181,7 @@ def part_int8_agreement(args, cache: Path) -> dict:
     from alignment.judgments.agreement import Row, segment_agreement
     from alignment.judgments.benchmark_rows import score_benchmark
     from alignment.judgments.row_spec import parse_row
+    from alignment.terms import Runtime
     from alignment.xmover.reuse import default_reuse
 
     tasks = []
@@ -196,8 +197,8 @@ def part_int8_agreement(args, cache: Path) -> dict:
         for precision in ("fp32", "int8"):
             rows = [parse_row("multilingual-e5-small-q4", data.pairs, "unmapped"),
                     parse_row(exports, data.pairs, "exports")]
-            result = score_benchmark(bench, data, rows, {"precision": precision,
-                                                         "reuse": default_reuse()},
+            result = score_benchmark(bench, data, rows, {"runtime": Runtime.of(
+                precision=precision, reuse=default_reuse())},
                                      lm="smollm2-135m", with_baselines=False, log=lambda m: None)
             scored[precision] = {r.label: r for r in result.rows}
         for label in scored["fp32"]:

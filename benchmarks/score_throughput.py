@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.data.corpus import read_lines
+from alignment.terms import Runtime
 from alignment.xmover import XMoverScorer
 
 
@@ -64,9 +65,12 @@ def main() -> None:
         from benchmarks.encode_throughput import random_encoder_dir
 
         name = str(random_encoder_dir(args.random_config, args.encoder, Path(".cache") / f"random-{args.random_config}"))
-    baseline = XMoverScorer(name, args.version, args.layer, batch_size=32, n_jobs=1)
-    ours = XMoverScorer(name, args.version, args.layer, batch_size=64 if baseline.encoder.device.type == "cpu" else 1024,
-                        n_jobs=args.jobs)
+    baseline = XMoverScorer(name, args.version, args.layer,
+                            runtime=Runtime.of(batch_size=32, jobs=1))
+    ours = XMoverScorer(name, args.version, args.layer,
+
+                            runtime=Runtime.of(batch_size=64 if baseline.encoder.device.type == "cpu"
+                                           else 1024, jobs=args.jobs))
     ours.score(src[:8], hyp[:8])  # warm-up (imports, allocator)
     rows = {}
     base_scores, rows["per-pair loop (public style)"] = run(baseline, src, hyp, bucket=False)

@@ -219,6 +219,7 @@ def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> l
     from alignment.judgments.agreement import Row, segment_agreement
     from alignment.judgments.benchmark_rows import score_benchmark
     from alignment.judgments.row_spec import parse_row
+    from alignment.terms import Runtime
     from alignment.xmover.reuse import default_reuse
 
     from alignment.export.named import export_names
@@ -229,8 +230,8 @@ def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> l
     scored = {}
     for p in ("fp32", precision):
         result = score_benchmark(bench, data, [parse_row(exports, data.pairs, "shipped")],
-                                 {"precision": None if p == "fp32" else p,
-                                  "reuse": default_reuse()},
+                                 {"runtime": Runtime.of(precision=None if p == "fp32" else p,
+                                                        reuse=default_reuse())},
                                  with_baselines=False, log=lambda m: None)
         scored[p] = result.rows[0]  # the row of the exports (its label adds their terms)
     m = segment_agreement(data, [Row("fp32", scored["fp32"].scores, scored["fp32"].signature),

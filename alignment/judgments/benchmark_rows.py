@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.errors import InputError
-from alignment.terms import TERMS, Setting
+from alignment.terms import TERMS, Runtime, Setting
 from alignment.xmover.reuse import share_encodings
 
 from .agreement import Row, segment_agreement, system_agreement
@@ -123,12 +123,13 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
-    lm_scorer = LanguageModelScorer(lm, device=options.get("device"),
-                                    precision=options.get("precision") or "fp32") if lm else None
-    if lm_scorer is not None and options.get("reuse") is not None:
+    runtime = options.get("runtime") or Runtime.of()
+    lm_scorer = LanguageModelScorer(lm, device=runtime.device,
+                                    precision=runtime.precision or "fp32") if lm else None
+    if lm_scorer is not None and runtime.reuse is not None:
         from alignment.xmover.reuse import reuse_lm
 
-        reuse_lm(lm_scorer, options["reuse"])
+        reuse_lm(lm_scorer, runtime.reuse)
     scorers: dict[tuple[str, str], object] = {}
     memo: dict = {}  # encodings shared by rows on one encoder, one pair at a time
 

@@ -146,7 +146,8 @@ def chosen_config(selection: Selection, dev: str, lm: str | None, options: dict,
                                                 dev, signature),
                             formula=options.get("formula") or "2022",
                             read=options.get("read") or "given",
-                            precision=options.get("precision") or "fp32",
+                            precision=getattr(options.get("runtime"), "precision", None)
+                            or "fp32",
                             lm=lm if c.lm else None)
 
 

@@ -8,6 +8,7 @@ first (``bind``); the rest compute from the text alone."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -30,19 +31,36 @@ class Batch:
 
 @dataclass
 class Runtime:
-    """How terms run (not what they are): the device and precision they compute in, their batch
-    size and workers, progress bars, and what one call keeps for its terms (``kept``: a side
-    computed once for several systems, keyed by the term and its inputs; ``seconds``: each
-    stage's time; ``truncated``: the 1-based lines cut to the encoder's length, by side)."""
+    """How a scorer and its terms run (not what they compute): the device and precision
+    (``None``: a GPU if there is one; the setting's precision, else fp32), the batch size, the
+    processes solving transport problems (``None``: every core above two, else one), progress
+    bars, a folder keeping vectors and LM scores across runs (``reuse``), and what one call
+    keeps for its terms (``kept``: a side computed once for several systems, keyed by the term
+    and its inputs; ``seconds``: each stage's time; ``truncated``: the 1-based lines cut to the
+    encoder's length, by side)."""
 
-    device: str = "cpu"
-    precision: str = "fp32"
+    device: str | None = "cpu"
+    precision: str | None = "fp32"
     batch_size: int = 64
-    jobs: int = 1
+    jobs: int | None = 1
     progress: bool = False
+    reuse: Path | None = None
     kept: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
     truncated: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, device: str | None = None, precision: str | None = None, batch_size: int = 64,
+           jobs: int | None = None, reuse: Path | None = None) -> "Runtime":
+        """A scorer's runtime, each value left out chosen for this machine or the setting."""
+        if batch_size < 1:
+            raise InputError(f"must be >= 1, got {batch_size}", parameter="batch-size")
+        return cls(device, precision, batch_size, jobs, reuse=reuse)
+
+    def call(self, device: str, precision: str, jobs: int, progress: bool) -> "Runtime":
+        """One call's runtime: this one's with the choices made, nothing kept yet."""
+        return replace(self, device=device, precision=precision, jobs=jobs, progress=progress,
+                       kept={}, seconds={}, truncated={})
 
     def once(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()``'s result, computed once for ``key`` in this runtime."""

@@ -38,32 +38,35 @@ class XMoverScorer:
 
     The scoring setting: an export's ``scoring.json`` (``alignment.xmover.configuration``) by
     default (``setting="none"``: not read); each of ``formula`` (``2020``, ``2022``;
-    ``version=`` is its old name), ``read`` (the outputs ``given`` or ``written``),
-    ``precision`` (``fp32``, ``bf16``, ``int8``), ``lm`` and ``weights`` (a term's name: its
-    weight, ``alignment.terms``) given overrides it, and the signature's ``over:`` names it.
-    Else: the formula's LM weight, the ``sentence_map``'s own weight (default the export's
-    map; ``"none"``: none), XMoverScore at 1. ``reuse``: a folder keeping vectors and LM scores
-    across runs (the same numbers)."""
+    ``version=`` is its old name), ``read`` (the outputs ``given`` or ``written``), ``lm`` and
+    ``weights`` (a term's name: its weight, ``alignment.terms``) given overrides it, and the
+    signature's ``over:`` names it. Else: the formula's LM weight, the ``sentence_map``'s own
+    weight (default the export's map; ``"none"``: none), XMoverScore at 1.
+
+    How it runs is apart: ``runtime`` (``alignment.terms.Runtime``: device, precision —
+    ``fp32``, ``bf16``, ``int8``, a given one overriding the setting's —, batch size,
+    processes, and a ``reuse`` folder keeping vectors and LM scores across runs)."""
 
     def __init__(self, encoder: str, formula: str | None = None, layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
                  idf_src: IdfWeights | None = None, idf_hyp: IdfWeights | None = None,
                  lm: str | None = None, weights: dict[str, float] | None = None,
-                 batch_size: int = 64, device: str | None = None, n_jobs: int | None = None,
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_layer: int | None = None, sentence_map=None,
-                 precision: str | None = None, reuse: Path | None = None,
-                 read: str | None = None, setting: str = "export") -> None:
+                 read: str | None = None, setting: str = "export",
+                 runtime: Runtime | None = None) -> None:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
         if setting not in ("export", "none"):
             raise InputError(f"must be export or none, got {setting!r}", parameter="setting")
+        self.runtime = runtime = runtime or Runtime.of()
+        device, batch_size = runtime.device, runtime.batch_size
         encoder = resolve_export(encoder)  # a shipped or cached export's short name
         self.config = ScoringConfig.load(encoder) if setting == "export" and is_export(encoder) \
             else None
         chosen, over = effective(self.config, {
-            "formula": version or formula, "read": read, "precision": precision, "lm": lm,
+            "formula": version or formula, "read": read, "precision": runtime.precision, "lm": lm,
             "weights": weights}, {"formula": "2022", "read": "given", "precision": "fp32"})
         self.overridden = tuple(over)
         self.spec: Version = get_version(chosen["formula"])
@@ -75,7 +78,7 @@ class XMoverScorer:
         self.batch_size = batch_size
         # a worker costs a process start and a POT import; on 2 cores solve in-process
         cores = os.cpu_count() or 1
-        self.n_jobs = n_jobs or (cores if cores > 2 else 1)
+        self.n_jobs = runtime.jobs or (cores if cores > 2 else 1)
         self.export_mapping, self.export_meta, self.text = None, None, None
         self.notes: list[str] = [] if self.config is None else self.config.changed_identities()
         if is_export(encoder):
@@ -134,8 +137,8 @@ class XMoverScorer:
                                                       if filed else {"parameter": "xmover-weight"}))
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
-        if reuse is not None:
-            reuse_scorer(self, reuse)
+        if runtime.reuse is not None:
+            reuse_scorer(self, runtime.reuse)
 
     @property
     def setting(self) -> Setting:
@@ -216,8 +219,8 @@ class XMoverScorer:
                              parameter="systems")
         for hypotheses in systems:
             validate_pairs(sources, hypotheses)
-        runtime = Runtime(str(self.encoder.device), self.precision, self.batch_size, self.n_jobs,
-                          progress)
+        runtime = self.runtime.call(str(self.encoder.device), self.precision, self.n_jobs,
+                                    progress)
         results = [self._score_outputs(Batch(list(sources), self.outputs_as_read(
             sources, hypotheses), self.languages), runtime) for hypotheses in systems]
         if warn:

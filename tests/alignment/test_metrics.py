@@ -11,6 +11,7 @@ from alignment.errors import InputError
 from alignment.metrics.bertscore import cross_lingual_bertscore
 from alignment.evaluation.metrics import METRICS, get_metric
 from alignment.evaluation.w2w import w2w_metrics
+from alignment.terms import Runtime
 from alignment.xmover import XMoverScorer
 from tests.conftest import EN, ES
 
@@ -23,8 +24,9 @@ def test_every_metric_is_registered_once_and_an_unknown_one_is_refused_by_name()
 
 
 def test_the_registry_builds_the_real_scorers(tiny_bert):
-    built = get_metric("xmoverscore").build(str(tiny_bert), formula="2022", layer=2, n_jobs=1)
-    direct = XMoverScorer(str(tiny_bert), "2022", 2, n_jobs=1)
+    built = get_metric("xmoverscore").build(str(tiny_bert), formula="2022", layer=2,
+                                            runtime=Runtime.of(jobs=1))
+    direct = XMoverScorer(str(tiny_bert), "2022", 2, runtime=Runtime.of(jobs=1))
     ours = built.score(ES[:3], EN[:3])
     np.testing.assert_allclose(ours.final, direct.score(ES[:3], EN[:3]).final)
     assert ours.signature.startswith("xmoverscore|")

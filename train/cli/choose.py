@@ -111,9 +111,11 @@ def run(args: argparse.Namespace) -> None:
                                          Path(scratch) / "export")
             config = chosen_config(selection, dev, args.lm, options, "")
             # the signature ``score --encoder OUT`` gives: the output's scorer, as it loads it
+            # (its precision is the runtime's, in ``options``)
+            configured = {k: v for k, v in config.scorer_options().items() if k != "precision"}
             signed = get_metric("xmoverscore").build(
                 source, languages=tuple(pair.split("-")),
-                **{**options, **config.scorer_options(), "setting": "none"}).signature
+                **{**options, **configured, "setting": "none"}).signature
             write_chosen(out, Path(source), selection, pair,
                          config.with_measured(replace(config.measured, signature=signed)),
                          command, scores.signatures, chosen.label in scores.mapped)

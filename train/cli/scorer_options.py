@@ -92,15 +92,17 @@ class Given(argparse.Action):
 
 
 def scorer_kwargs(args: argparse.Namespace) -> dict:
-    """The scorer's parameters the parsed options give (the one mapping of options to a
-    scorer; None: not given, so an export's configuration or the default holds)."""
+    """The scorer's parameters the options give (the one mapping of options to a scorer;
+    None: not given, so an export's configuration or the default holds), ``runtime`` apart."""
+    from alignment.terms import Runtime
+
     return {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
-            "batch_size": args.batch_size, "device": args.device, "n_jobs": args.jobs,
             "weights": given_weights(args),
             "sentence_layer": getattr(args, "sentence_layer", None),
-            "sentence_map": getattr(args, "sentence_map", None), "precision": args.precision,
-            "reuse": speed_options(args), "read": args.read,
-            "setting": getattr(args, "setting", "export")}
+            "sentence_map": getattr(args, "sentence_map", None), "read": args.read,
+            "setting": getattr(args, "setting", "export"),
+            "runtime": Runtime.of(args.device, args.precision, args.batch_size, args.jobs,
+                                  speed_options(args))}
 
 
 def given_weights(args: argparse.Namespace) -> dict[str, float]:

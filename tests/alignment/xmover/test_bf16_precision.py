@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from alignment.terms import Runtime
 from alignment.terms import source_lm
 from alignment.terms.gemma_given_source import SourceConditionedLM
 from alignment.terms.source_lm import shared_lm
@@ -27,8 +28,8 @@ def _emulation_is_said_not_fatal():
 
 def test_bf16_scores_are_close_to_fp32_and_signed(tiny_bert, tiny_gpt2):
     fp32 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), setting="none")
-    bf16 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), precision="bf16",
-                        setting="none")
+    bf16 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
+                        setting="none", runtime=Runtime.of(precision="bf16"))
     fields = parse_signature(bf16.signature)
     assert fields["prec"] == "bf16" and fields["lm"].endswith("+bf16")
     assert "prec" not in parse_signature(fp32.signature)
@@ -53,8 +54,9 @@ def test_a_contextual_term_runs_in_the_scorers_precision_and_others_are_signed_f
     register_term(Term("toy-plain", "toy plain", "--term toy-plain=W", (0.0, 1.0), "length",
                        ident="toy-plain-1", compute=lambda s, h, l: np.zeros(len(h))))
     try:
-        scorer = XMoverScorer(str(tiny_bert), layer=2, precision="bf16",
-                              weights={"toy-ctx": 1.0, "toy-plain": 1.0})
+        scorer = XMoverScorer(str(tiny_bert), layer=2,
+                              weights={"toy-ctx": 1.0, "toy-plain": 1.0},
+                                  runtime=Runtime.of(precision="bf16"))
         scorer.score(ES, EN)
         assert [(c.device, c.precision) for c in seen] == [("cpu", "bf16")]
         terms_field = parse_signature(scorer.signature)["terms"]

@@ -7,6 +7,7 @@ import hashlib
 import sys
 import types
 
+from alignment.terms import Runtime
 from alignment.xmover.gguf import assembled_gguf, gguf_fingerprint
 
 CONTENT = b"GGUF" + bytes(range(256)) * 64
@@ -66,7 +67,8 @@ def test_reuse_entries_of_the_wrong_shape_kind_or_values_are_dropped_and_recompu
     from tests.conftest import EN, ES
 
     plain = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2)).score(ES, EN)
-    XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path).score(ES, EN)
+    XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
+                 runtime=Runtime.of(reuse=tmp_path)).score(ES, EN)
     files = sorted(tmp_path.glob("*.npz"))
     assert len(files) == 3
     alterations = [
@@ -83,7 +85,8 @@ def test_reuse_entries_of_the_wrong_shape_kind_or_values_are_dropped_and_recompu
                     _rewrite(path, **change)
         reuse._NOTED.clear()
         capsys.readouterr()
-        got = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path).score(ES, EN)
+        got = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
+                           runtime=Runtime.of(reuse=tmp_path)).score(ES, EN)
         np.testing.assert_array_equal(got.final, plain.final)
         np.testing.assert_array_equal(got.lm, plain.lm)
         err = capsys.readouterr().err

