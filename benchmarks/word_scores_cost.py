@@ -20,7 +20,6 @@ import numpy as np
 from alignment.data.corpus import read_lines
 from alignment.judgments import read_judgments
 from alignment.terms import Runtime
-from alignment.xmover.reuse import share_encodings
 from alignment.xmover import XMoverScorer
 from alignment.xmover.words import WordScorer
 
@@ -28,9 +27,10 @@ from alignment.xmover.words import WordScorer
 def one_run(encoder: str, lm: str | None, device: str, src: list[str], hyp: list[str],
             words: bool) -> tuple[float, np.ndarray]:
     """Seconds of one scoring (with word scores when ``words``), models already loaded."""
-    scorer = XMoverScorer(encoder, lm=lm, setting="none", runtime=Runtime.of(device=device))
+    # the word pass answers its encodings from the score's, as ``score --words`` does
+    scorer = XMoverScorer(encoder, lm=lm, setting="none",
+                          runtime=Runtime.of(device=device, remember=True))
     explainer = WordScorer(scorer) if words else None
-    share_encodings(scorer, {})
     start = time.perf_counter()
     result = scorer.score(src, hyp, warn=False)
     if explainer is not None:

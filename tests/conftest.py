@@ -62,10 +62,9 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 
     monkeypatch.setattr(encoder_module, "_SHARED", {})  # models shared by scorers, per test
     monkeypatch.setattr(encoder_tokenizer, "_READ", {})  # and their tokenizers
-    from alignment.xmover import lm, reuse
+    from alignment.xmover import lm
 
     monkeypatch.setattr(lm, "_SHARED", {})  # causal LMs shared by the fluency and Gemma terms
-    monkeypatch.setattr(reuse, "_STOPPED", False)  # an in-process --no-reuse lasts one test
     state = tmp_path_factory.mktemp("state")
     for var in ("WANDB_CONFIG_DIR", "WANDB_CACHE_DIR", "WANDB_DATA_DIR", "MPLCONFIGDIR"):
         monkeypatch.setenv(var, str(state / var.lower()))

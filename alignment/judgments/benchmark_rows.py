@@ -4,14 +4,13 @@ then measuring the agreement with people (segment level, and system level on who
 outputs)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from alignment.errors import InputError
 from alignment.terms import TERMS, Runtime, Setting
-from alignment.xmover.reuse import share_encodings
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -123,15 +122,13 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
-    runtime = options.get("runtime") or Runtime.of()
+    # one runtime for every row: rows on one encoder share its encodings, one pair at a time
+    given = options.get("runtime") or Runtime.of()
+    runtime = replace(given, cache=given.cache.remembering())
+    options = {**options, "runtime": runtime}
     lm_scorer = LanguageModelScorer(lm, device=runtime.device,
                                     precision=runtime.precision or "fp32") if lm else None
-    if lm_scorer is not None and runtime.reuse is not None:
-        from alignment.xmover.reuse import reuse_lm
-
-        reuse_lm(lm_scorer, runtime.reuse)
     scorers: dict[tuple[str, str], object] = {}
-    memo: dict = {}  # encodings shared by rows on one encoder, one pair at a time
 
     def scorer_for(row: EncoderRow, pair: str):
         """The row's scorer of ``pair`` (its export, the common options, its own setting)."""
@@ -141,7 +138,6 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             langs = tuple(pair.split("-"))
             scorers[key] = get_metric("xmoverscore").build(encoder, languages=langs,
                                                            **row.options(options))
-            share_encodings(scorers[key], memo)
         return scorers[key]
 
     def first_reading(pair: str, sources: list[str], outputs: list[str]) -> list[str]:
@@ -159,7 +155,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
     with_term: set[str] = set()  # rows that add the sentence-level term
     term_row, term_sigs = None, set()
     for pair in pairs:
-        memo.clear()
+        runtime.cache.forget()
         mask = np.flatnonzero(lp == pair)
         src = [data.src[i] for i in mask]
         mt = [data.mt[i] for i in mask]
@@ -180,7 +176,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             if lm_scorer is not None and scorer.lm is None:  # an LM of its own: no ⊕ LM row
                 lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_weight))
         if lm_scorer is not None:  # the outputs as the first row's scorer read them
-            fluency[mask] = lm_scorer.score(first_reading(pair, src, mt))
+            fluency[mask] = runtime.cache.lm_scores(lm_scorer, first_reading(pair, src, mt))
     suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + _added_terms(
         scorer_for(r, pairs[0])) for r in rows}
     scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
@@ -217,14 +213,15 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             outputs = benchmark.systems(system_data, pair)
             if outputs is None:
                 continue
-            memo.clear()
+            runtime.cache.forget()
             keep = _system_sample(system_lines, len(outputs.source))
             src = [outputs.source[i] for i in keep]
             per_row: dict[str, dict[str, float]] = {r.label: {} for r in rows}
             per_lm: dict[str, dict[str, float]] = {r.label: {} for r in rows}
             for name, hyp_all in outputs.outputs.items():
                 hyp = [hyp_all[i] for i in keep]
-                flu = lm_scorer.score(first_reading(pair, src, hyp)) if lm_scorer else None
+                flu = runtime.cache.lm_scores(lm_scorer, first_reading(pair, src, hyp)) \
+                    if lm_scorer else None
                 for row in rows:
                     log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
                     res = scorer_for(row, pair).score(src, hyp)

@@ -4,12 +4,11 @@ as ``score`` adds it) and, on the first candidate (they do not depend on the map
 each registered term searched — on the dev outputs as the scorers read them."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from alignment.terms import TERMS, Setting
-from alignment.xmover.reuse import share_encodings
+from alignment.terms import TERMS, Runtime, Setting
 
 from .benchmark import Benchmark
 from .benchmark_rows import joint_signature
@@ -48,9 +47,13 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
     shared = {name: np.zeros(n) for name in (["lm"] if lm else []) + list(terms)}
     signed: dict[str, set[str]] = {r.label: set() for r in rows}
     described: dict[str, set[str]] = {r.label: set() for r in rows}
-    mapped, scorers, memo = set(), {}, {}
+    mapped, scorers = set(), {}
+    # one runtime for every candidate: those on one encoder share its encodings, a pair at a time
+    given = options.get("runtime") or Runtime.of()
+    runtime = replace(given, cache=given.cache.remembering())
+    options = {**options, "runtime": runtime}
     for pair in data.pairs:
-        memo.clear()  # encodings shared by candidates on one encoder, one pair at a time
+        runtime.cache.forget()
         mask = np.flatnonzero(lp == pair)
         src, mt = [data.src[i] for i in mask], [data.mt[i] for i in mask]
         for k, row in enumerate(rows):
@@ -60,7 +63,6 @@ def score_dev(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow]
                     **options, "setting": "none", "lm": lm if k == 0 else None,
                     "weights": {"sentence": 1.0 if with_sentence else 0.0, "lm": 1.0,
                                 **({name: 1.0 for name in terms} if k == 0 else {})}})
-            share_encodings(scorer, memo)
             scorers[(row.label, pair)] = scorer
             values = scorer.score(src, mt).values
             xm[row.label][mask] = values["xmover"]

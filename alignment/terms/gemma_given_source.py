@@ -13,8 +13,8 @@ from .term import Runtime, Term
 class SourceConditionedLM:
     """A multilingual LM's mean log-probability of the output after the prompt
     ``English: SOURCE\\nGerman:``: how likely the output is as a translation of this source,
-    which neither the token transport nor a target-side LM sees. Values are reused across runs
-    (``alignment.xmover.reuse``); the LM loads on first use."""
+    which neither the token transport nor a target-side LM sees. Values are kept across runs
+    (the runtime's cache); the LM loads on first use."""
 
     def __init__(self, lm: str = "gemma3-270m", prompt: str = PROMPT, total: bool = False) -> None:
         self.lm_name, self.prompt = lm, prompt  # prompt: PROMPT's fields, another wording
@@ -42,16 +42,16 @@ class SourceConditionedLM:
                  languages: tuple[str, str] | None, context: Runtime | None = None
                  ) -> np.ndarray:
         from alignment.xmover.lm import lm_text
-        from alignment.xmover.reuse import cached_array, default_reuse
 
+        context = context or Runtime()
         lm = shared_lm(self.lm_name, context)
         prefixes = [lm_text(p) for p in self.prefixes(sources, languages)]
         outputs = [" " + lm_text(" ".join(h.split())) for h in hypotheses]
-        mean = cached_array(default_reuse(), f"lm-given|{lm.weights_ident}|{lm.device.type}",
-                            [p + "\0" + h for p, h in zip(prefixes, outputs)],
-                            lambda _: lm.score_given(prefixes, outputs,
-                                                     self.alone_requests(sources, languages)),
-                            ndim=1)
+        mean = context.cache.array(f"lm-given|{lm.weights_ident}|{lm.device.type}",
+                                   [p + "\0" + h for p, h in zip(prefixes, outputs)],
+                                   lambda _: lm.score_given(
+                                       prefixes, outputs, self.alone_requests(sources, languages)),
+                                   ndim=1, folder=context.cache.values)
         # the total is the mean's tokens counted again (tokenizer only): one Gemma pass, one cache entry
         return mean * lm.scored_tokens(prefixes, outputs) if self.total else mean
 

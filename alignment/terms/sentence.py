@@ -31,9 +31,10 @@ class SentenceTerm(ScorerTerm):
 
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         scorer = self.model
-        src = runtime.once(("sentence", "sources"), lambda: scorer.sentence.side_vectors(
-            scorer.normalised(batch.sources, runtime), "src"))
-        return scorer.sentence.similarity(src, scorer.sentence.side_vectors(batch.outputs, "hyp"))
+        term = scorer.sentence
+        src = runtime.once(("sentence", "sources"), lambda: term.side_vectors(
+            scorer.normalised(batch.sources, runtime), "src", runtime.cache))
+        return term.similarity(src, term.side_vectors(batch.outputs, "hyp", runtime.cache))
 
 
 register_term(SentenceTerm(

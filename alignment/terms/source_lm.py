@@ -1,5 +1,5 @@
 """What the terms of a multilingual LM share: the prompt's wording, the English names of the
-languages it names, and one loaded LM per name, device and precision for the whole process."""
+languages it names, and one loaded LM per name, device and precision for a runtime."""
 from __future__ import annotations
 
 # English names of language codes, for the prompts of a source-conditioned LM
@@ -20,26 +20,15 @@ def prompt_names(languages: tuple[str, str] | None) -> tuple[str, str]:
     return tuple(LANGUAGE_NAMES.get(x, x) for x in languages)  # type: ignore[return-value]
 
 
-_LMS: dict = {}
-
-
 def shared_lm(name: str, context=None):
-    """One ``LanguageModelScorer`` per LM name, device and precision for all terms of a process
-    (each loads it once, on first use)."""
+    """One ``LanguageModelScorer`` per LM name, device and precision for all terms of a
+    runtime (kept in its cache; each loads on first use): the terms over one prompt share
+    its passes."""
     from alignment.xmover.lm import LanguageModelScorer
 
     from .term import Runtime
 
     context = context or Runtime()
-    key = (name, context.device, context.precision)
-    if key not in _LMS:
-        _LMS[key] = LanguageModelScorer(name, device=context.device, precision=context.precision)
-    return _LMS[key]
-
-
-def loaded_lms() -> list:
-    """The LMs the terms of this process have loaded (``score --timings`` reads their
-    stages)."""
-    return list(_LMS.values())
-
-
+    return context.cache.model(("lm", name, context.device, context.precision),
+                               lambda: LanguageModelScorer(name, device=context.device,
+                                                           precision=context.precision))

@@ -20,7 +20,8 @@ class TargetLMTerm(ScorerTerm):
         return scorer.lm is not None
 
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
-        return np.asarray(self.model.lm.score(batch.outputs), dtype=np.float64)
+        return np.asarray(runtime.cache.lm_scores(self.model.lm, batch.outputs),
+                          dtype=np.float64)
 
 
 register_term(TargetLMTerm(

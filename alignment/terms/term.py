@@ -34,28 +34,33 @@ class Runtime:
     """How a scorer and its terms run (not what they compute): the device and precision
     (``None``: a GPU if there is one; the setting's precision, else fp32), the batch size, the
     processes solving transport problems (``None``: every core above two, else one), progress
-    bars, a folder keeping vectors and LM scores across runs (``reuse``), and what one call
-    keeps for its terms (``kept``: a side computed once for several systems, keyed by the term
-    and its inputs; ``seconds``: each stage's time; ``truncated``: the 1-based lines cut to the
-    encoder's length, by side)."""
+    bars, what it keeps beyond a call (``cache``: encodings and LM scores in memory and on
+    disk, the LMs its terms loaded), and what one call keeps for its terms (``kept``: a side
+    computed once for several systems, keyed by the term and its inputs; ``seconds``: each
+    stage's time; ``truncated``: the 1-based lines cut to the encoder's length, by side)."""
 
     device: str | None = "cpu"
     precision: str | None = "fp32"
     batch_size: int = 64
     jobs: int | None = 1
     progress: bool = False
-    reuse: Path | None = None
+    cache: Any = field(default_factory=lambda: _cache())  # alignment.xmover.reuse.Cache
     kept: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
     truncated: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, device: str | None = None, precision: str | None = None, batch_size: int = 64,
-           jobs: int | None = None, reuse: Path | None = None) -> "Runtime":
-        """A scorer's runtime, each value left out chosen for this machine or the setting."""
+           jobs: int | None = None, reuse: Path | None = None, keep_values: bool = True,
+           remember: bool = False) -> "Runtime":
+        """A scorer's runtime, each value left out chosen for this machine or the setting;
+        ``reuse``: a folder keeping encodings and LM scores across runs; ``keep_values``: the
+        slow terms' values kept across runs (the default); ``remember``: lists of sentences
+        kept in memory for this run (rows of one table share them)."""
         if batch_size < 1:
             raise InputError(f"must be >= 1, got {batch_size}", parameter="batch-size")
-        return cls(device, precision, batch_size, jobs, reuse=reuse)
+        return cls(device, precision, batch_size, jobs,
+                   cache=_cache(reuse, keep_values, remember))
 
     def call(self, device: str, precision: str, jobs: int, progress: bool) -> "Runtime":
         """One call's runtime: this one's with the choices made, nothing kept yet."""
@@ -67,6 +72,12 @@ class Runtime:
         if key not in self.kept:
             self.kept[key] = compute()
         return self.kept[key]
+
+
+def _cache(folder: Path | None = None, keep_values: bool = True, remember: bool = False):
+    from alignment.xmover.reuse import Cache
+
+    return Cache(folder, remember=remember) if keep_values else Cache(folder, None, remember)
 
 
 TermContext = Runtime  # its former name: what a contextual ``compute`` gets as ``context``

@@ -178,99 +178,86 @@ def cached_tokens(folder: Path, producer: str, sentences: list[str], compute):
     return out, cut
 
 
-def reuse_encodings(encoder, folder: Path, sentence_term=None) -> None:
-    """Make ``encoder.encode_tokens`` (and ``sentence_term.vectors``) answer lists of sentences
-    computed before from ``folder``. The producer is the encoder's identity (weights
-    fingerprint, layer, tokenizer, length limit), its precision and its device type."""
-    import warnings
-
-    from alignment.encoding.encoder import truncation_message
-
-    if getattr(encoder, "reuses", None) != folder:
-        made_by = f"{encoder.identity()!r}|{encoder.precision}|{encoder.device.type}"
-        encode = encoder.encode_tokens
-
-        def encode_tokens(sentences, *args, on_truncate=None, **kwargs):
-            out, cut = cached_tokens(folder, f"tokens|{made_by}", sentences,
-                                     lambda s, seen: encode(s, *args, on_truncate=seen, **kwargs))
-            if cut and on_truncate is not None:
-                on_truncate(cut)
-            elif cut:
-                warnings.warn(truncation_message(cut, encoder.max_length, "the sentences"),
-                              stacklevel=2)
-            return out
-
-        encoder.encode_tokens, encoder.reuses = encode_tokens, folder
-    if sentence_term is not None and getattr(sentence_term, "reuses", None) != folder:
-        made_by = (f"sentence|{encoder.identity()!r}|{encoder.precision}|{encoder.device.type}"
-                   f"|L{sentence_term.layer}|{sentence_term.prefix!r}")
-        vectors = sentence_term.vectors
-        sentence_term.vectors = lambda sentences, *a, **kw: cached_array(
-            folder, made_by, sentences, lambda s: vectors(s, *a, **kw), ndim=2)
-        sentence_term.reuses = folder
+_DEFAULT = object()
 
 
-def reuse_lm(lm, folder: Path):
-    """``lm.score`` answering lists of sentences scored before from ``folder``."""
-    if getattr(lm, "reuses", None) != folder:
+class Cache:
+    """What a scorer's runtime keeps beyond one call, instead of anything kept by a module:
+    lists of sentences encoded or scored before — in memory for this run (``remember``: the
+    rows of one table, the word pass after the score) and on disk across runs (``folder``: the
+    encodings and LM scores; ``values``: the slow terms' values, kept unless ``--no-reuse``
+    or ``CROSSALIGN_NO_REUSE`` says not) — and the LMs its terms loaded (``model``)."""
+
+    def __init__(self, folder: Path | None = None, values=_DEFAULT, remember: bool = False
+                 ) -> None:
+        self.folder = folder
+        self.values = default_reuse() if values is _DEFAULT else values
+        self.memory: dict | None = {} if remember else None
+        self.models: dict = {}
+
+    def remembering(self) -> "Cache":
+        """This cache (its folders, its loaded LMs) remembering lists of sentences in memory."""
+        if self.memory is not None:
+            return self
+        out = Cache(self.folder, self.values, remember=True)
+        out.models = self.models
+        return out
+
+    def forget(self) -> None:
+        """What memory holds let go (between the pairs of a table: each pair's text is new)."""
+        if self.memory is not None:
+            self.memory.clear()
+
+    def model(self, key, load):
+        """The model kept under ``key`` (an LM a term reads), loaded by ``load()`` once."""
+        if key not in self.models:
+            self.models[key] = load()
+        return self.models[key]
+
+    def _remembered(self, producer: str, sentences: list[str], compute):
+        if self.memory is None:
+            return compute()
+        key = (producer, len(sentences), hash(tuple(sentences)))
+        if key not in self.memory:
+            self.memory[key] = compute()
+        return self.memory[key]
+
+    def tokens(self, producer: str, sentences: list[str], compute):
+        """``compute(sentences, on_truncate)``'s token vectors (as ``Encoder.encode_tokens``
+        gives them) and the 1-based lines cut, remembered and kept as this cache does."""
+        def fresh():
+            if self.folder is not None:
+                return cached_tokens(self.folder, f"tokens|{producer}", sentences, compute)
+            cut: list[int] = []
+            return compute(sentences, cut.extend), cut
+
+        return self._remembered(f"tokens|{producer}", sentences, fresh)
+
+    def array(self, producer: str, sentences: list[str], compute, ndim: int | None = None,
+              folder=_DEFAULT):
+        """``compute(sentences)`` (a row a sentence), remembered and kept in ``folder``
+        (default: this cache's)."""
+        where = self.folder if folder is _DEFAULT else folder
+        return self._remembered(producer, sentences, lambda: cached_array(
+            where, producer, sentences, compute, ndim))
+
+    def lm_scores(self, lm, sentences: list[str]) -> np.ndarray:
+        """``lm.score(sentences)``, remembered and kept (under the text the LM reads)."""
         from .lm import lm_text
 
-        made_by = f"lm|{lm.weights_ident}|{lm.device.type}"
-        score = lm.score
-        lm.score = lambda sentences: cached_array(folder, made_by,
-                                                  [lm_text(s) for s in sentences], score, ndim=1)
-        lm.reuses = folder
-    return lm
+        return self.array(f"lm|{lm.weights_ident}|{lm.device.type}",
+                          [lm_text(s) for s in sentences], lm.score, ndim=1)
 
 
-_STOPPED = False  # set by an explicit --no-reuse for the rest of the process (``stop_reuse``)
-
-
-def stop_reuse() -> None:
-    """Nothing is reused or kept from now on in this process: what an explicit ``--no-reuse``
-    asks, the registered terms included (they keep their values otherwise, as the slow part)."""
-    global _STOPPED
-    _STOPPED = True
+def encoder_producer(encoder) -> str:
+    """What made an encoder's vectors: its identity (weights fingerprint, layer, tokenizer,
+    length limit), its precision and its device type."""
+    return f"{encoder.identity()!r}|{encoder.precision}|{encoder.device.type}"
 
 
 def default_reuse(enabled: bool = True) -> Path | None:
-    """The folder to reuse results in: None when ``enabled`` is false, ``CROSSALIGN_NO_REUSE``
-    is set or ``stop_reuse`` was called."""
-    if not enabled or _STOPPED or os.environ.get("CROSSALIGN_NO_REUSE"):
+    """The folder to reuse results in: None when ``enabled`` is false or
+    ``CROSSALIGN_NO_REUSE`` is set."""
+    if not enabled or os.environ.get("CROSSALIGN_NO_REUSE"):
         return None
     return reuse_dir()
-
-
-def reuse_scorer(scorer, folder: Path) -> None:
-    """A scorer's encoder, sentence-level term and LM answer lists of sentences they have
-    computed before from ``folder``."""
-    reuse_encodings(scorer.encoder, folder, scorer.sentence)
-    if scorer.lm is not None:
-        reuse_lm(scorer.lm, folder)
-
-
-def share_encodings(scorer, memo: dict) -> None:
-    """Rows on the same encoder and layer (the unmapped encoder and its exports) encode each
-    list of sentences once: the scorer's encoder, and its sentence-level term, answer repeats
-    from ``memo`` (maps are applied after encoding, so the scores are those of separate
-    encodings)."""
-    encoder = scorer.encoder
-    ident = repr(encoder.identity())
-    if not getattr(encoder, "shares_encodings", False):
-        encoder.encode_tokens = _remembered(encoder.encode_tokens, memo, ident)
-        encoder.shares_encodings = True
-    term = getattr(scorer, "sentence", None)
-    if term is not None and not getattr(term, "shares_encodings", False):
-        term.vectors = _remembered(term.vectors, memo, (ident, "sentence", term.describe()))
-        term.shares_encodings = True
-
-
-def _remembered(encode, memo: dict, ident):
-    """``encode`` answering a list of sentences it has seen under ``ident`` from ``memo``."""
-    def remembered(sentences, *args, **kwargs):
-        key = (ident, len(sentences), hash(tuple(sentences)))
-        if key not in memo:
-            memo[key] = encode(sentences, *args, **kwargs)
-        return memo[key]
-
-    return remembered

@@ -20,7 +20,7 @@ from .lm import LanguageModelScorer
 from .sentence_vectors import SentenceSimilarity
 from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
-from .reuse import reuse_scorer
+from .reuse import encoder_producer
 from .configuration import SCORING_FILE, ScoringConfig, effective
 from alignment.terms import TERMS, Batch, Runtime, Setting
 from .score_result import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
@@ -137,8 +137,6 @@ class XMoverScorer:
                                                       if filed else {"parameter": "xmover-weight"}))
         self.sentencepiece = self.encoder.tokenizer.convert_tokens_to_ids("▁") in self.encoder.bare_markers
         self.precision = precision
-        if runtime.reuse is not None:
-            reuse_scorer(self, runtime.reuse)
 
     @property
     def setting(self) -> Setting:
@@ -272,13 +270,26 @@ class XMoverScorer:
         the lines cut to the encoder's length to ``runtime.truncated``."""
         clock = time.perf_counter()
         source = side == "sources"
-        encoded = self.encoder.encode_tokens(
-            sentences, self.batch_size, progress=runtime.progress, desc=f"encoding {side}",
-            on_truncate=lambda k: runtime.truncated.setdefault(side, k))
+        encoded = self.encoded(sentences, runtime, f"encoding {side}",
+                               lambda k: runtime.truncated.setdefault(side, k))
         out = self._prepare(encoded, self.idf_src if source else self.idf_hyp,
                             self._source_transform() if source else self._target_transform(),
                             runtime.progress)
         runtime.seconds[side] = runtime.seconds.get(side, 0.0) + time.perf_counter() - clock
+        return out
+
+    def encoded(self, sentences: list[str], runtime: Runtime, desc: str, on_truncate
+                ) -> list[tuple[list[str], list[bool], np.ndarray]]:
+        """The encoder's tokens and vectors of ``sentences`` (the map not applied), as the
+        runtime's cache keeps them; the lines cut to the encoder's length go to
+        ``on_truncate``."""
+        out, cut = runtime.cache.tokens(
+            encoder_producer(self.encoder), list(sentences),
+            lambda s, seen: self.encoder.encode_tokens(s, runtime.batch_size,
+                                                       progress=runtime.progress, desc=desc,
+                                                       on_truncate=seen))
+        if cut:
+            on_truncate(cut)
         return out
 
 

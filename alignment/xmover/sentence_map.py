@@ -196,12 +196,13 @@ def text_fingerprint(*sides: list[str]) -> str:
 
 
 def map_vectors(term, lines: list[str], progress: bool = False,
-                desc: str = "sentence vectors") -> np.ndarray:
+                desc: str = "sentence vectors", cache=None) -> np.ndarray:
     """``term``'s sentence vectors of ``lines`` as a map is fitted on them: ``MAP_CHUNK`` lines
     at a time (length-sorted batches within each chunk), kept at float32, the precision the
     encoder computes in. The same text gives the same bytes whoever encodes it, so a map
-    rebuilt from its recipe (``crossalign export --build``) reproduces its fingerprint."""
-    chunks = [term.vectors(lines[k:k + MAP_CHUNK], progress=progress, desc=desc)
+    rebuilt from its recipe (``crossalign export --build``) reproduces its fingerprint;
+    ``cache``: where they are kept across runs (an ``alignment.xmover.reuse.Cache``)."""
+    chunks = [term.kept_vectors(lines[k:k + MAP_CHUNK], cache, progress, desc)
               .astype(np.float32) for k in range(0, len(lines), MAP_CHUNK)]
     return np.concatenate(chunks).astype(np.float64) if chunks else np.zeros((0, 0))
 
@@ -214,7 +215,7 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
     sentence vectors (``SentenceSimilarity`` at ``layer``) of ``mapped`` onto those of
     ``other`` — by the same encoder, or by ``space`` (an English paraphrase model's name or
     path, its last layer, no prefix). ``reuse``: a folder keeping the vectors across runs."""
-    from .reuse import reuse_encodings
+    from .reuse import Cache
     from .sentence_vectors import SentenceSimilarity
 
     if len(mapped) != len(other):
@@ -222,9 +223,8 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
                          "one translation a line", parameter="sentence-map")
     check_choice(kind, KINDS, "sentence map kind", "sentence-map")
     term = SentenceSimilarity(encoder, layer, batch_size=batch_size)
-    if reuse is not None:
-        reuse_encodings(encoder, reuse, term)
-    x = map_vectors(term, mapped, progress, f"sentence vectors ({mapped_lang})")
+    kept = Cache(reuse) if reuse is not None else None
+    x = map_vectors(term, mapped, progress, f"sentence vectors ({mapped_lang})", kept)
     student = {"encoder": encoder.spec.name, "revision": encoder.identity().revision,
                "layer": term.layer, "prefix": term.prefix}
     space_meta = None
@@ -238,7 +238,7 @@ def sentence_map_from_text(encoder, mapped: list[str], other: list[str], kind: s
                       "revision": teacher.encoder.identity().revision,
                       "layer": teacher.layer, "prefix": teacher.prefix}
     else:
-        y = map_vectors(term, other, progress, f"sentence vectors ({other_lang})")
+        y = map_vectors(term, other, progress, f"sentence vectors ({other_lang})", kept)
     data = {"n_pairs": len(mapped), "text": text_fingerprint(mapped, other)}
     return fit_sentence_map(x, y, kind, mapped_lang, other_lang, student, space_meta, coef, data)
 

@@ -73,12 +73,25 @@ class SentenceSimilarity:
                                             space["layer"], space["prefix"], self.batch_size)
         return self
 
-    def side_vectors(self, sentences: list[str], side: str) -> np.ndarray:
+    def side_vectors(self, sentences: list[str], side: str, cache=None) -> np.ndarray:
         """The vectors of one side (``src``/``hyp``): the mapped side by this encoder, the
-        other by the map's space encoder where it has one."""
-        if self.space is not None and side != self.mapped_side:
-            return self.space.vectors(sentences)
-        return self.vectors(sentences)
+        other by the map's space encoder where it has one; ``cache``: a runtime's
+        (``alignment.xmover.reuse.Cache``) that keeps them."""
+        term = self.space if self.space is not None and side != self.mapped_side else self
+        return term.kept_vectors(sentences, cache)
+
+    def producer(self) -> str:
+        """What made these vectors: the encoder as it runs, the layer and the prefix."""
+        from .reuse import encoder_producer
+
+        return f"sentence|{encoder_producer(self.encoder)}|L{self.layer}|{self.prefix!r}"
+
+    def kept_vectors(self, sentences: list[str], cache=None, progress: bool = False,
+                     desc: str = "sentence vectors") -> np.ndarray:
+        """``vectors``, as ``cache`` keeps them (None: computed)."""
+        compute = lambda s: self.vectors(s, progress, desc)  # noqa: E731
+        return compute(sentences) if cache is None else cache.array(
+            self.producer(), list(sentences), compute, ndim=2)
 
     def similarity(self, src: np.ndarray, hyp: np.ndarray) -> np.ndarray:
         """The term from both sides' ``side_vectors``: their cosine, through the map if any."""

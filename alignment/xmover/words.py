@@ -221,9 +221,9 @@ class WordScorer:
         """Per sentence: the content tokens' vectors (mapped) and the word each belongs to."""
         from .ngrams import map_rows
 
-        encoded = self.scorer.encoder.encode_tokens(sentences, self.scorer.batch_size,
-                                                    progress=progress, desc=desc,
-                                                    on_truncate=lambda k: None)
+        runtime = self.scorer.runtime.call(str(self.scorer.encoder.device),
+                                           self.scorer.precision, self.scorer.n_jobs, progress)
+        encoded = self.scorer.encoded(sentences, runtime, desc, lambda k: None)
         offsets = self._offsets(sentences)
         owners, kept = [], []
         for text, (tokens, _special, vecs), offs in zip(sentences, encoded, offsets):

@@ -59,13 +59,12 @@ def run(args: argparse.Namespace) -> None:
                       f"scorer maps {s}→{t}): are --src and --hyp swapped?", file=sys.stderr)
     progress = not args.quiet and len(src) * len(names) >= PROGRESS_FROM
     words = None
-    if args.words:  # the word pass answers its encodings and LM tokens from the score's pass
-        from alignment.xmover.reuse import share_encodings
+    if args.words:  # the word pass answers its encodings from the score's pass (the scorer's
+        # runtime remembers them: ``scorer_kwargs``)
         from alignment.xmover.words import DEFAULT_WEIGHTS, WordScorer, parse_weights
 
         words = WordScorer(scorer, parse_weights(args.word_weights) if args.word_weights
                            else DEFAULT_WEIGHTS, args.word_pool)
-        share_encodings(scorer, {})
     results = scorer.score_systems(src, systems, progress=progress, warn=False)
     if not args.quiet:
         files = {"sources": args.src, "hypotheses": names[0],
@@ -104,13 +103,13 @@ def print_timings(results, scorer, segments: int, setup: dict[str, float]) -> No
     """``--timings``: the seconds of each stage of this run on stderr, the LMs' passes split
     into tokenising, their layers and their output layer, and what no stage accounts for."""
     from alignment.xmover.stages import process_seconds, timings_table
-    from alignment.terms.source_lm import loaded_lms
 
     seconds = dict(setup)
     for result in results:
         for stage, value in result.seconds.items():
             seconds[stage] = value if stage == "sources" else seconds.get(stage, 0.0) + value
-    lms = {lm.name: lm.seconds for lm in [*loaded_lms(), scorer.lm] if lm is not None}
+    lms = {lm.name: lm.seconds for lm in [*scorer.runtime.cache.models.values(), scorer.lm]
+           if lm is not None}
     inside = [f"{name} {stage}: {value:.2f} s" for name, parts in lms.items()
               for stage, value in parts.items()]
     print(timings_table(seconds, segments * len(results), process_seconds())

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from .options import add_old_name
+from .runtime_options import add_runtime_options, runtime_of
 
 
 class _Formula(argparse.Action):
@@ -75,11 +76,7 @@ def add_setting_options(p: argparse.ArgumentParser, reuse_default: bool = False,
     else:
         add_weight_options(p)
         add_sentence_options(p)
-    add_speed_options(p, reuse_default)
-    p.add_argument("--batch-size", type=int, default=64, help="sentences per encoder batch")
-    p.add_argument("--device", help="cpu, cuda, cuda:1, … (default: a GPU if there is one)")
-    p.add_argument("--jobs", type=int, help="processes solving transport problems (default: all "
-                   "cores above two, else one)")
+    add_runtime_options(p, reuse_default)
 
 
 class Given(argparse.Action):
@@ -94,15 +91,12 @@ class Given(argparse.Action):
 def scorer_kwargs(args: argparse.Namespace) -> dict:
     """The scorer's parameters the options give (the one mapping of options to a scorer;
     None: not given, so an export's configuration or the default holds), ``runtime`` apart."""
-    from alignment.terms import Runtime
-
     return {"formula": args.version, "layer": args.layer, "ngram": args.ngram,
             "weights": given_weights(args),
             "sentence_layer": getattr(args, "sentence_layer", None),
             "sentence_map": getattr(args, "sentence_map", None), "read": args.read,
             "setting": getattr(args, "setting", "export"),
-            "runtime": Runtime.of(args.device, args.precision, args.batch_size, args.jobs,
-                                  speed_options(args))}
+            "runtime": runtime_of(args)}
 
 
 def given_weights(args: argparse.Namespace) -> dict[str, float]:
@@ -187,43 +181,6 @@ def term_weights(args: argparse.Namespace, many: bool = False) -> dict:
 
     found = parse_term_weights(getattr(args, "term_weights" if many else "term", None), many)
     return found if many else {k: v[0] for k, v in found.items()}
-
-
-def add_speed_options(p: argparse.ArgumentParser, reuse_default: bool = False) -> None:
-    """``--precision`` and ``--reuse``/``--no-reuse``: how fast a scorer runs (``score``,
-    ``evaluate``; the judged tasks reuse by default, as their loop re-scores the same text)."""
-    p.add_argument("--precision", choices=["fp32", "bf16", "int8"],
-                   help="arithmetic of the encoder, the LM and the LM terms: fp32 (default, the "
-                   "published numbers), bf16 (a GPU, or a CPU with AVX-512 BF16 or AMX: "
-                   "docs/scale.md gives its speed and agreement) or int8 (opt-in, CPU only: "
-                   "1.3-1.4x faster, and it lowered agreement with people by .01-.08 Pearson on "
-                   "WMT17 and MLQE-PE); the signature says prec:bf16 / prec:int8")
-    p.add_argument("--reuse", dest="reuse", action="store_true", default=reuse_default,
-                   help="keep token vectors, sentence vectors and LM scores in the cache "
-                   "($CROSSALIGN_CACHE/reuse) and read them back when the same sentences are "
-                   "scored again by the same encoder or LM (the same numbers)"
-                   + (" (default)" if reuse_default else ""))
-    p.add_argument("--no-reuse", dest="reuse", action=_NoReuse, nargs=0,
-                   help="compute everything afresh, the registered terms' values (kept "
-                   "otherwise) included" + ("" if reuse_default else " (default)"))
-    p.set_defaults(no_reuse=False)
-
-
-class _NoReuse(argparse.Action):
-    """``--no-reuse``: reuse off, and said explicitly (the terms' own reuse stops too)."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        namespace.reuse, namespace.no_reuse = False, True
-
-
-def speed_options(args: argparse.Namespace):
-    """The reuse folder the parsed flags ask for, or None; an explicit ``--no-reuse`` also
-    stops the registered terms' reuse (``alignment.xmover.reuse.stop_reuse``)."""
-    from alignment.xmover.reuse import default_reuse, stop_reuse
-
-    if getattr(args, "no_reuse", False) and not args.reuse:  # the last of the two flags wins
-        stop_reuse()
-    return default_reuse(args.reuse)
 
 
 def add_sentence_options(p: argparse.ArgumentParser) -> None:

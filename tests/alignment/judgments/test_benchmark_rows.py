@@ -6,7 +6,7 @@ import pytest
 from alignment.errors import InputError
 from alignment.judgments.benchmark_rows import joint_signature
 from alignment.judgments.row_spec import parse_row
-from alignment.xmover.reuse import share_encodings
+from alignment.terms import Runtime
 from tests.conftest import EN, ES
 
 
@@ -33,35 +33,41 @@ def test_a_rows_signatures_join_their_pairs():
     assert joint_signature(mixed) == "xmoverscore|map:a|lang:de-en ; xmoverscore|map:b|lang:cs-en"
 
 
-def test_rows_on_one_encoder_encode_each_sentence_list_once(tiny_bert):
+def test_rows_on_one_encoder_encode_each_sentence_list_once(tiny_bert, monkeypatch):
+    from alignment.encoding.encoder import Encoder
     from alignment.xmover.scorer import XMoverScorer
 
-    memo: dict = {}
-    a, b = XMoverScorer(str(tiny_bert), layer=1), XMoverScorer(str(tiny_bert), layer=1)
     calls = []
-    for scorer in (a, b):
-        original = scorer.encoder.encode_tokens
-        scorer.encoder.encode_tokens = (lambda s, *x, _o=original, **k: calls.append(len(s)) or _o(s, *x, **k))
-        share_encodings(scorer, memo)
+    real = Encoder.encode_tokens
+    monkeypatch.setattr(Encoder, "encode_tokens",
+                        lambda self, s, *x, **k: calls.append(len(s)) or real(self, s, *x, **k))
+    table = Runtime.of(remember=True)  # one runtime for the rows of a table
+    a, b = (XMoverScorer(str(tiny_bert), layer=1, runtime=table) for _ in range(2))
     src, hyp = ["la casa", "el perro"], ["the house", "the dog"]
     first, second = a.score(src, hyp), b.score(src, hyp)
     assert calls == [2, 2]  # sources and hypotheses once, for both scorers
     assert (first.final == second.final).all()
-    other = XMoverScorer(str(tiny_bert), layer=2)  # another layer: its own encodings
-    share_encodings(other, memo)
-    assert other.score(src, hyp).final.tolist() != first.final.tolist()
+    other = XMoverScorer(str(tiny_bert), layer=2, runtime=table)  # another layer: its own
+    assert other.score(src, hyp).final.tolist() != first.final.tolist() and len(calls) == 4
+    table.cache.forget()  # the next pair: encoded afresh
+    a.score(src, hyp)
+    assert len(calls) == 6
+    alone = XMoverScorer(str(tiny_bert), layer=1)  # a runtime of its own remembers nothing
+    alone.score(src, hyp), alone.score(src, hyp)
+    assert len(calls) == 10
 
 
-def test_rows_on_one_encoder_compute_the_sentence_term_once(tiny_bert):
+def test_rows_on_one_encoder_compute_the_sentence_term_once(tiny_bert, monkeypatch):
     from alignment.xmover.scorer import XMoverScorer
+    from alignment.xmover.sentence_vectors import SentenceSimilarity
 
-    memo: dict = {}
-    a, b = (XMoverScorer(str(tiny_bert), layer=1, weights={"sentence": 0.5}) for _ in range(2))
     calls = []
-    for scorer in (a, b):
-        original = scorer.sentence.vectors
-        scorer.sentence.vectors = (lambda s, _o=original: calls.append(len(s)) or _o(s))
-        share_encodings(scorer, memo)
+    real = SentenceSimilarity.vectors
+    monkeypatch.setattr(SentenceSimilarity, "vectors",
+                        lambda self, s, *x, **k: calls.append(len(s)) or real(self, s, *x, **k))
+    table = Runtime.of(remember=True)
+    a, b = (XMoverScorer(str(tiny_bert), layer=1, weights={"sentence": 0.5}, runtime=table)
+            for _ in range(2))
     src, hyp = ["la casa", "el perro"], ["the house", "the dog"]
     first, second = a.score(src, hyp), b.score(src, hyp)
     assert calls == [2, 2] and (first.final == second.final).all()

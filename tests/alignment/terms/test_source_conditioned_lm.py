@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from alignment.terms import source_lm
+from alignment.terms import Runtime
 from alignment.terms.gemma_back import BackTranslationPMI
 from alignment.terms.gemma_given_source import SourceConditionedLM, SourcePredictability
 from alignment.terms.source_lm import PROMPT, shared_lm
@@ -86,10 +86,10 @@ def test_the_gemma_src_term_prompts_with_language_names_and_reuses_its_values(
     np.testing.assert_allclose(got, want, rtol=1e-6)
     # a second scorer of the same LM reads the values back: no forward pass
     again = SourceConditionedLM(str(tiny_gpt2))
-    monkeypatch.setattr(source_lm, "_LMS", {})  # a fresh LM object, as in another process
-    monkeypatch.setattr(shared_lm(str(tiny_gpt2)), "score_given",
+    fresh = Runtime("cpu", "fp32")  # a fresh LM object, as in another process
+    monkeypatch.setattr(shared_lm(str(tiny_gpt2), fresh), "score_given",
                         lambda *a: pytest.fail("recomputed"))
-    np.testing.assert_array_equal(again(sources, outputs, ("en", "de")), got)
+    np.testing.assert_array_equal(again(sources, outputs, ("en", "de"), fresh), got)
 
 
 def test_score_adds_the_gemma_src_term_and_names_it_in_the_signature(
@@ -189,7 +189,7 @@ def test_gemma_reads_a_source_back_from_its_translation_better_than_from_another
 
 def test_an_lm_reads_chinese_without_the_spaces_of_tokenised_mt_output(tiny_gpt2, tmp_path):
     from alignment.xmover.lm import lm_text
-    from alignment.xmover.reuse import reuse_lm
+    from alignment.xmover.reuse import Cache
 
     assert lm_text("2013 年 12 月 ， 柏格林 LE7ELS 播客 。") == "2013年12月，柏格林LE7ELS播客。"
     assert lm_text("the  cat sat .") == "the  cat sat ."  # no CJK: unchanged
@@ -198,9 +198,9 @@ def test_an_lm_reads_chinese_without_the_spaces_of_tokenised_mt_output(tiny_gpt2
     assert lm.ident.endswith("+cjk") and lm.weights_ident + "+cjk" == lm.ident
     np.testing.assert_allclose(lm.score(["猫 在 睡觉", "the cat"]),
                                lm._score(["猫在睡觉", "the cat"]), rtol=1e-6)
-    reuse_lm(lm, tmp_path)  # the kept values are those of the text the LM read
-    first = lm.score(["猫 在 睡觉"])
-    np.testing.assert_array_equal(lm.score(["猫在睡觉"]), first)
+    kept = Cache(tmp_path)  # the kept values are those of the text the LM read
+    first = kept.lm_scores(lm, ["猫 在 睡觉"])
+    np.testing.assert_array_equal(kept.lm_scores(lm, ["猫在睡觉"]), first)
     assert len(list(tmp_path.iterdir())) == 1
 
 
@@ -231,9 +231,9 @@ def test_the_total_term_is_the_mean_times_the_tokens_scored_from_one_cached_pass
     counts = [len(lm.tokenizer(" " + o, add_special_tokens=False)["input_ids"]) for o in outputs]
     assert counts[1] > counts[0] > 0
     # the values come back from the mean's cache entry: no second forward pass
-    monkeypatch.setattr(source_lm, "_LMS", {})
-    monkeypatch.setattr(shared_lm(str(tiny_gpt2)), "score_given",
+    fresh = Runtime("cpu", "fp32")  # a fresh LM object, as in another process
+    monkeypatch.setattr(shared_lm(str(tiny_gpt2), fresh), "score_given",
                         lambda *a: pytest.fail("recomputed"))
-    got = total(sources, outputs, ("en", "de"))
+    got = total(sources, outputs, ("en", "de"), fresh)
     np.testing.assert_allclose(got, mean * np.array(counts[:2] + [0]), rtol=1e-6)
     assert got[2] == 0.0 and got[1] < got[0] < 0  # the longer output costs more in total

@@ -2,19 +2,18 @@
 scores stay close to fp32's, and the signature says so; a term that cannot follow the
 precision is signed ``@fp32``; a CPU without native bf16 warns that it emulates it."""
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
-from alignment.terms import Runtime
-from alignment.terms import source_lm
 from alignment.terms.gemma_given_source import SourceConditionedLM
 from alignment.terms.source_lm import shared_lm
 from alignment.encoding.precision import EmulatedPrecision, cpu_has_bf16
 from alignment.signature import parse_signature
 from alignment.xmover import XMoverScorer
-from alignment.terms import TERMS, Term, TermContext, register_term
+from alignment.terms import TERMS, Runtime, Term, TermContext, register_term
 from tests.conftest import EN, ES
 
 
@@ -71,12 +70,12 @@ def test_a_contextual_term_runs_in_the_scorers_precision_and_others_are_signed_f
 def test_the_gemma_terms_load_their_lm_in_the_precision_they_are_given(tiny_gpt2, monkeypatch,
                                                                        tmp_path):
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path))
-    monkeypatch.setattr(source_lm, "_LMS", {})
-    term = SourceConditionedLM(str(tiny_gpt2))
-    fp32 = term(["the cat"], ["the dog"], ("en", "de"))
-    bf16 = term(["the cat"], ["the dog"], ("en", "de"), TermContext("cpu", "bf16"))
-    lm = shared_lm(str(tiny_gpt2), TermContext("cpu", "bf16"))
-    assert lm is not shared_lm(str(tiny_gpt2)) and lm.weights_ident.endswith("+bf16")
+    term, one = SourceConditionedLM(str(tiny_gpt2)), Runtime("cpu", "fp32")
+    fp32 = term(["the cat"], ["the dog"], ("en", "de"), one)
+    as_bf16 = replace(one, precision="bf16")  # the same cache, another precision
+    bf16 = term(["the cat"], ["the dog"], ("en", "de"), as_bf16)
+    lm = shared_lm(str(tiny_gpt2), as_bf16)
+    assert lm is not shared_lm(str(tiny_gpt2), one) and lm.weights_ident.endswith("+bf16")
     assert next(lm.model.parameters()).dtype == torch.bfloat16
     assert fp32[0] != bf16[0] and abs(fp32[0] - bf16[0]) < 0.1  # kept apart in the reuse cache
 
