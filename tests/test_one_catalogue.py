@@ -26,7 +26,8 @@ REGISTRIES = [
     ("train.experiments.testbed", "PROTOCOLS"), ("alignment.data.word_align", "SYMMETRISERS"),
     ("alignment.encoding.hub", "PACKAGED_ENCODERS"), ("alignment.xmover.lm", "PACKAGED_LMS"),
     ("alignment.evaluation.metrics", "METRICS"), ("alignment.judgments.benchmark", "BENCHMARKS"),
-    ("train.cli.fit", "MOVED_CLASSES"), ("alignment.terms", "TERMS")]
+    ("train.cli.fit", "MOVED_CLASSES"), ("alignment.terms", "TERMS"),
+    ("alignment.terms", "WORD_TERMS")]
 
 
 def _modules():

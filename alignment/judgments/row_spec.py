@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alignment.catalogue import check_choice
 from alignment.errors import InputError
 from alignment.export.named import resolve_export
 
@@ -91,10 +92,10 @@ def parse_setting(spec: str, where: dict) -> dict:
                                  f"{' nor '.join(SETTING_WORDS)} (once) nor NAME=VALUE", **where)
             out["setting"] = item
         elif key in SETTING_KEYS:
-            if value not in allowed[key]:
-                raise InputError(f"{key} must be one of {', '.join(allowed[key])}, got "
-                                 f"'{value}'", **where)
-            out[key] = value
+            try:
+                out[key] = check_choice(value, allowed[key], key, "row")
+            except InputError as e:
+                raise InputError(e.message, **where) from None
         else:
             try:
                 name = get_term(key, "row").name

@@ -35,12 +35,12 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
     against its labels: the row's combined score (``weights``), each term alone, and a random
     row (the floor). With ``dev`` (labelled words of a dev split), each row's BAD threshold for
     MCC is the one with the best MCC on dev; without it, no MCC. With ``grid``, the first
-    row's term weights are searched over ``WEIGHT_GRID`` (``weight_grid``): how the default
+    row's term weights are searched over each term's grid (``weight_grid``): how the default
     weights were chosen, on dev. ``pool``: how subword values become a word's (``WordScorer``)."""
     import time
 
     from alignment.evaluation.metrics import get_metric
-    from alignment.xmover.words import TERMS, WordScorer
+    from alignment.xmover.words import WordScorer, word_terms
 
     for row in rows:
         for pair in data.pairs:
@@ -84,7 +84,7 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
             views = {"": (lambda w: w.scores, lambda w: w.src_scores)}
             views.update({f" · {t} alone": ((lambda w, t=t: w.terms[t]),
                                            (lambda w, t=t: w.src_terms.get(t)))
-                          for t in TERMS if t in found[0].terms})
+                          for t in word_terms() if t in found[0].terms})
             for suffix, (mt_view, src_view) in views.items():
                 label = row.label + suffix
                 for side, view, tags, dev_tags in (
@@ -107,18 +107,19 @@ def score_words(data: LabelledWords, rows: list, options: dict, lm: str | None =
 
 def weight_grid(parts: list[tuple[list[np.ndarray], list[dict[str, np.ndarray]]]]
                 ) -> list[tuple[dict[str, float], float]]:
-    """Every weighting of the word terms over ``WEIGHT_GRID`` (weightings equal up to scale are
+    """Every weighting of the word terms over their grids (weightings equal up to scale are
     tried once: they rank words alike), ranked by the mean over pairs of (AUC + AP) / 2 on MT
     words; ``parts`` holds per pair the labels and each sentence's terms."""
     import itertools
 
-    from alignment.xmover.words import TERMS, WEIGHT_GRID, combine
+    from alignment.xmover.words import combine, word_terms
 
-    present = [t for t in TERMS if all(t in terms[0] for _, terms in parts)]
+    grids = {n: t.grid for n, t in word_terms().items()}
+    present = [t for t in grids if all(t in terms[0] for _, terms in parts)]
     seen, ranked = set(), []
     # largest values first: of weightings equal up to scale, the one with the larger weights
     # is the one tried and shown
-    for values in itertools.product(*(sorted(WEIGHT_GRID[t], reverse=True) for t in present)):
+    for values in itertools.product(*(sorted(grids[t], reverse=True) for t in present)):
         if not any(values):
             continue
         top = max(values)

@@ -15,23 +15,21 @@ import numpy as np
 from alignment.catalogue import check_choice
 from alignment.errors import InputError
 
-TERMS = ("transport", "nearest", "surprisal")
-"""``transport``: the mean cost of the moves that bring a word's mass in the token-level optimal
-transport between source and hypothesis (a word the source does not say must draw its mass
-from far away); ``nearest``: the distance from a word to its closest word on the other side
-(the token-matching view of a cross-lingual BERTScore); ``surprisal``: −log p(word | prefix)
-under the scorer's LM (target side only; needs ``--lm``)."""
+def word_terms() -> dict:
+    """The registered word-level terms (``alignment.terms.WORD_TERMS``), by name, in order."""
+    from alignment.terms import WORD_TERMS
 
-DEFAULT_WEIGHTS = {"transport": 0.0, "nearest": 1.0, "surprisal": 0.02}
-"""Chosen on Eval4NLP 2021 dev (et-en, ro-en: the best mean of AUC and AP over ``WEIGHT_GRID``;
-``docs/word_scores.md``). Terms are added in their own units (a distance between unit vectors,
-nats), so a word's score means the same in every sentence and one threshold marks errors; a
-term the scorer cannot compute (no LM) drops out."""
+    return dict(WORD_TERMS.items())
 
-WEIGHT_GRID = {"transport": (0.0, 0.5, 1.0), "nearest": (0.0, 0.5, 1.0),
-               "surprisal": (0.0, 0.01, 0.02, 0.03, 0.05)}
-"""The values each term's weight takes in the dev-set grid (``evaluate eval4nlp --split dev``):
-distances are about 0.7 ± 0.2, surprisals about 6 ± 6 nats."""
+
+def default_weights() -> dict[str, float]:
+    """Each word term's default weight, chosen on Eval4NLP 2021 dev (et-en, ro-en: the best mean
+    of AUC and AP over the terms' grids; ``docs/word_scores.md``): transport 0, nearest 1,
+    surprisal 0.02. Terms are added in their own units (a distance between unit vectors, nats),
+    so a word's score means the same in every sentence and one threshold marks errors; a term
+    the scorer cannot compute (no LM) drops out."""
+    return {n: t.default for n, t in word_terms().items()}
+
 
 MARK_THRESHOLD = {True: 1.10, False: 0.89}
 """The score above which the text view marks a word, with the LM's surprisal (True) and
@@ -60,7 +58,7 @@ class WordScores:
 def check_weights(weights: dict[str, float]) -> dict[str, float]:
     """``weights`` with every name a known term and every value finite and >= 0."""
     for name, value in weights.items():
-        check_choice(name, TERMS, "word term", parameter="word-weights")
+        check_choice(name, tuple(word_terms()), "word term", parameter="word-weights")
         if not (np.isfinite(value) and value >= 0):
             raise InputError(f"weight of '{name}' must be finite and >= 0, got {value}",
                              parameter="word-weights")
@@ -71,7 +69,7 @@ def check_weights(weights: dict[str, float]) -> dict[str, float]:
 
 def parse_weights(spec: str) -> dict[str, float]:
     """``transport=1,surprisal=0.5`` as a weights dict (terms not named get 0)."""
-    weights = {t: 0.0 for t in TERMS}
+    weights = {t: 0.0 for t in word_terms()}
     named: set[str] = set()
     for part in spec.split(","):
         name, sep, value = part.partition("=")
@@ -100,9 +98,10 @@ def check_word_request(words: bool, weights: str | None, threshold: float | None
     if threshold is not None and not np.isfinite(threshold):
         raise InputError(f"must be a finite number, got {threshold}", parameter="word-threshold")
     parsed = parse_weights(weights) if weights else None
-    if parsed and parsed["surprisal"] and not lm:
-        raise InputError("surprisal is the LM's: give --lm MODEL, or leave surprisal out",
-                         parameter="word-weights")
+    for name, term in word_terms().items():
+        if parsed and parsed[name] and term.needs_lm and not lm:
+            raise InputError(f"{name} is the LM's: give --lm MODEL, or leave {name} out",
+                             parameter="word-weights")
     return parsed
 
 
@@ -180,14 +179,14 @@ def transport_terms(src: np.ndarray, hyp: np.ndarray) -> dict[str, tuple[np.ndar
 class WordScorer:
     """Word scores for pairs scored by ``scorer`` (an ``XMoverScorer``): the same encoder, layer
     and map, so the tokens and vectors are those the sentence score used. ``weights``: each
-    term's weight (default ``DEFAULT_WEIGHTS``); ``pool``: how a word's subword values become
+    term's weight (default ``default_weights()``); ``pool``: how a word's subword values become
     one (``max``, or ``sum`` — the surprisal is always summed: −log p of the whole word)."""
 
     def __init__(self, scorer, weights: dict[str, float] | None = None, pool: str = "max") -> None:
         if pool not in ("max", "sum"):
             raise InputError(f"must be max or sum, got '{pool}'", parameter="word-pool")
         self.scorer = scorer
-        self.weights = check_weights(dict(weights) if weights is not None else DEFAULT_WEIGHTS)
+        self.weights = check_weights(dict(weights) if weights is not None else default_weights())
         self.pool = pool
         if not getattr(scorer.encoder.tokenizer, "is_fast", False):
             raise InputError("word scores need a fast tokenizer (character offsets)",
@@ -196,8 +195,9 @@ class WordScorer:
 
     @property
     def uses_lm(self) -> bool:
-        """Whether the surprisal term is in the score (an LM and a weight for it)."""
-        return self.scorer.lm is not None and bool(self.weights.get("surprisal"))
+        """Whether a term of the LM is in the score (an LM and a weight for it)."""
+        return any(t.needs_lm and t.computable(self.scorer, self.weights.get(n, 0.0))
+                   for n, t in word_terms().items())
 
     @property
     def mark_threshold(self) -> float:
@@ -207,8 +207,9 @@ class WordScorer:
     @property
     def signature(self) -> str:
         """The sentence scorer's signature with the word setting: terms, weights, pooling."""
+        terms = word_terms()
         used = ",".join(f"{t}={w:g}" for t, w in self.weights.items()
-                        if w and (t != "surprisal" or self.scorer.lm is not None))
+                        if w and terms[t].computable(self.scorer, w))
         return f"{self.scorer.signature}|words:{used or 'none'}@{self.pool}"
 
     def _offsets(self, sentences: list[str]) -> list[list[tuple[int, int]]]:
@@ -239,37 +240,31 @@ class WordScorer:
 
     def explain(self, sources: list[str], hypotheses: list[str], progress: bool = False
                 ) -> list[WordScores]:
-        """One ``WordScores`` per pair, in order."""
+        """One ``WordScores`` per pair, in order: every word term the scorer can compute
+        (``alignment.terms.WORD_TERMS``), each side's words combined by the weights."""
+        from alignment.terms import Runtime, WordBatch
+
         from .score_result import validate_pairs
 
         validate_pairs(sources, hypotheses)
         sc = self.scorer
-        t0 = time.perf_counter()
+        clock = time.perf_counter()
         src_text = sc.text(sources) if sc.text is not None else list(sources)
         src = self._vectors(src_text, sc._source_transform(), progress, "encoding sources")
         hyp = self._vectors(list(hypotheses), sc._target_transform(), progress,
                             "encoding hypotheses")
-        t1 = time.perf_counter()
-        surprisal = None
-        if self.uses_lm:
-            surprisal = sc.lm.word_surprisals(list(hypotheses))
-        t2 = time.perf_counter()
+        self.seconds = {"encoding": time.perf_counter() - clock}
+        batch, runtime = WordBatch(src_text, list(hypotheses), src, hyp, self.pool, sc), Runtime()
+        found: dict[str, list[dict[str, np.ndarray]]] = {}
+        for name, term in word_terms().items():
+            if term.computable(sc, self.weights.get(name, 0.0)):
+                clock = time.perf_counter()
+                found[name] = term.values(batch, runtime)
+                self.seconds[name] = time.perf_counter() - clock
         out = []
         for k, (s_text, h_text) in enumerate(zip(src_text, hypotheses)):
-            n_src, n_hyp = len(word_spans(s_text)), len(word_spans(h_text))
-            (sv, so), (hv, ho) = src[k], hyp[k]
-            terms: dict[str, np.ndarray] = {}
-            src_terms: dict[str, np.ndarray] = {}
-            if len(sv) and len(hv):
-                for name, (a, b) in transport_terms(sv, hv).items():
-                    src_terms[name] = pool_words(a, so, n_src, self.pool)
-                    terms[name] = pool_words(b, ho, n_hyp, self.pool)
-            else:  # an empty side: every word of the other is unmatched
-                for name in ("transport", "nearest"):
-                    src_terms[name], terms[name] = np.ones(n_src), np.ones(n_hyp)
-            if surprisal is not None:
-                terms["surprisal"] = surprisal[k]
+            terms = {n: v[k]["hyp"] for n, v in found.items() if "hyp" in v[k]}
+            src_terms = {n: v[k]["src"] for n, v in found.items() if "src" in v[k]}
             out.append(WordScores(h_text.split(), combine(terms, self.weights), s_text.split(),
                                   combine(src_terms, self.weights), terms, src_terms))
-        self.seconds = {"encoding": t1 - t0, "lm": t2 - t1, "transport": time.perf_counter() - t2}
         return out

@@ -161,10 +161,10 @@ def _evaluate_words(args: argparse.Namespace, bench, split: str, data_path: str)
     labels (with MCC thresholds chosen on the dev split when the benchmark has one)."""
     from alignment.judgments.row_spec import parse_row
     from alignment.judgments.word_scoring import format_word_table, score_words
-    from alignment.xmover.words import DEFAULT_WEIGHTS, parse_weights
+    from alignment.xmover.words import default_weights, parse_weights
     from train.runs.reporting import report
 
-    weights = parse_weights(args.word_weights) if args.word_weights else DEFAULT_WEIGHTS
+    weights = parse_weights(args.word_weights) if args.word_weights else default_weights()
     if not (args.encoder or args.row or args.rows):
         raise InputError("word scores come from an --encoder row; give one", parameter="encoder")
     data = bench.words(data_path, split, args.pairs)

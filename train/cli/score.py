@@ -61,10 +61,10 @@ def run(args: argparse.Namespace) -> None:
     words = None
     if args.words:  # the word pass answers its encodings from the score's pass (the scorer's
         # runtime remembers them: ``scorer_kwargs``)
-        from alignment.xmover.words import DEFAULT_WEIGHTS, WordScorer, parse_weights
+        from alignment.xmover.words import WordScorer, default_weights, parse_weights
 
         words = WordScorer(scorer, parse_weights(args.word_weights) if args.word_weights
-                           else DEFAULT_WEIGHTS, args.word_pool)
+                           else default_weights(), args.word_pool)
     results = scorer.score_systems(src, systems, progress=progress, warn=False)
     if not args.quiet:
         files = {"sources": args.src, "hypotheses": names[0],

@@ -34,11 +34,14 @@ def paired_differences(results, n: int, seed: int) -> list[Difference | None]:
 
 
 def _segment_fields(result) -> dict:
+    """Each segment's score and every weighed term's own values (``terms``, by name; the
+    ``xmover`` and ``lm`` fields of before kept where an LM weighs)."""
     out = {"segments": [float(v) for v in result.final]}
     if result.lm is not None:  # the parts (no XMoverScore where its weight is 0)
         if result.xmover is not None:
             out["xmover"] = [float(v) for v in result.xmover]
         out["lm"] = [float(v) for v in result.lm]
+    out["terms"] = {name: [float(v) for v in values] for name, values in result.values.items()}
     return out
 
 

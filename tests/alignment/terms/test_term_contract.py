@@ -1,6 +1,8 @@
 """One contract for every term: a term class registered in a test is scored, weighed, signed and
-written into a scoring configuration by name with no other file changed; every term's values are
+written into a scoring configuration by name with no other file changed (a word term class in
+``score --words`` likewise); every term's values are
 computed once per batch (and a term's source side once for all systems); a weight has one home."""
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -8,7 +10,7 @@ import pytest
 
 from alignment.catalogue import FormerNameWarning
 from alignment.signature import parse_signature
-from alignment.terms import TERMS, Batch, Runtime, Setting, Term, get_term
+from alignment.terms import TERMS, Batch, Runtime, Setting, Term, WordBatch, WordTerm, get_term
 from alignment.xmover.configuration import ScoringConfig
 from alignment.xmover.scorer import XMoverScorer
 from tests.conftest import EN, ES
@@ -116,3 +118,39 @@ def test_evaluate_and_choose_compute_a_term_once_a_pair_and_scorer(tiny_bert, le
                        ("toy-words",))
     assert len(CALLS) == 2  # the first candidate's scorer, once a pair; the grid reuses them
     np.testing.assert_allclose(scores.terms["toy-words"][:4], [len(e.split()) for e in EN[:4]])
+
+
+@dataclass(frozen=True)
+class WordLengths(WordTerm):
+    """A toy word term: each output word's length in characters (the output side only)."""
+
+    def values(self, batch: WordBatch, runtime: Runtime) -> list[dict[str, np.ndarray]]:
+        return [{"hyp": np.array([len(w) for w in o.split()], dtype=float)}
+                for o in batch.outputs]
+
+
+def test_a_word_term_class_is_weighed_and_signed_by_score_words_with_no_other_file_changed(
+        tmp_path, tiny_bert, capsys):
+    from alignment.terms import WORD_TERMS, register_word_term
+    from train.cli import main
+
+    assert list(WORD_TERMS)[:3] == ["transport", "nearest", "surprisal"]
+    src, hyp = tmp_path / "src.es", tmp_path / "hyp.en"
+    src.write_text("".join(s + "\n" for s in ES[:3]))
+    hyp.write_text("".join(h + "\n" for h in EN[:3]))
+    common = ["score", "--encoder", str(tiny_bert), "--layer", "2", "--src", str(src), "--hyp",
+              str(hyp), "--words", "--format", "json", "-q"]
+    assert main([*common, "--word-weights", "nearest=1"]) == 0
+    nearest = json.loads(capsys.readouterr().out)
+    register_word_term(WordLengths("toy-letters", (0.0, 1.0), 0.0, "a word's letters"))
+    try:
+        assert main([*common, "--word-weights", "nearest=1,toy-letters=0.5"]) == 0
+        toy = json.loads(capsys.readouterr().out)
+    finally:
+        WORD_TERMS.remove("toy-letters")
+    for plain, with_toy, line in zip(nearest["words"], toy["words"], EN[:3]):
+        letters = np.array([len(w) for w in line.split()], dtype=float)
+        np.testing.assert_allclose(with_toy["hyp_scores"],
+                                   np.array(plain["hyp_scores"]) + 0.5 * letters, atol=2e-6)
+        assert with_toy["src_scores"] == plain["src_scores"]  # it scores no source word
+    assert toy["word_signature"].endswith("|words:nearest=1,toy-letters=0.5@max")

@@ -37,7 +37,7 @@ def test_a_row_names_its_label_export_and_setting(tiny_bert):
     ("x={tiny}:sentence=much", "the weight of sentence must be a number"),
     ("x={tiny}:unknown-term=1", "unknown-term"),
     ("x={tiny}:sentence=-1", "must be finite and >= 0"),
-    ("x={tiny}:formula=1999", "formula must be one of"),
+    ("x={tiny}:formula=1999", "unknown formula .1999."),
     ("x={tiny}:both", "'both' in the setting 'both' is neither export nor none"),
 ])
 def test_a_bad_row_in_a_file_names_the_file_and_line(tmp_path, tiny_bert, line, message):
