@@ -29,6 +29,10 @@ class SentenceTerm(ScorerTerm):
     def flag_words(self, weight: float) -> str | None:
         return f"{self.flag} {weight:g}"
 
+    def signature_fields(self, weight: float, precision: str = "fp32") -> dict[str, object]:
+        term = self.model.sentence
+        return {"sentence": f"{term.describe()}*{weight:g}" if term and weight else None}
+
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         scorer = self.model
         term = scorer.sentence

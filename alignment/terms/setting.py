@@ -91,10 +91,8 @@ class Setting:
     def describe(self, precision: str = "fp32") -> str | None:
         """What the signature records of the registered (not built-in) terms, or None; a term
         that cannot follow a ``precision`` other than fp32 is signed ``@fp32``."""
-        extra = [f"{n}:{TERMS[n].identity()}"
-                 f"{'' if precision == 'fp32' or TERMS[n].follows_precision() else '@fp32'}"
-                 f"*{w:g}" for n, w in self.weights if w and not TERMS[n].own_option]
-        return "+".join(extra) or None
+        parts = (TERMS[n].signature_fields(w, precision).get("terms") for n, w in self.weights)
+        return "+".join(p for p in parts if p) or None
 
 
 def parse_term_weights(specs: Sequence[str] | None, many: bool = False

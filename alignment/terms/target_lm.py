@@ -19,6 +19,10 @@ class TargetLMTerm(ScorerTerm):
     def available(self, scorer) -> bool:
         return scorer.lm is not None
 
+    def signature_fields(self, weight: float, precision: str = "fp32") -> dict[str, object]:
+        lm = self.model.lm if weight else None
+        return {"lm": "none" if lm is None else lm.ident, "coef": weight if lm else None}
+
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         return np.asarray(runtime.cache.lm_scores(self.model.lm, batch.outputs),
                           dtype=np.float64)

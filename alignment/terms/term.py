@@ -132,6 +132,16 @@ class Term:
         """Whether ``scorer`` can compute this term at all (a term of what it loaded needs it)."""
         return True
 
+    def signature_fields(self, weight: float, precision: str = "fp32") -> dict[str, object]:
+        """What this (bound) term puts in an XMoverScore signature at ``weight``: a term of its
+        own option its own fields (``XMoverSignature``'s), every other one its part of
+        ``terms:`` — its identity, ``@fp32`` where it cannot follow ``precision``, its
+        weight (``Setting.describe`` joins them)."""
+        if self.own_option or not weight:
+            return {}
+        tag = "" if precision == "fp32" or self.follows_precision() else "@fp32"
+        return {"terms": f"{self.name}:{self.identity()}{tag}*{weight:g}"}
+
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         """One value a pair of ``batch``, as float64."""
         if self.compute is None:

@@ -15,6 +15,9 @@ from .term import Batch, Runtime, ScorerTerm, register_term
 class XMoverScoreTerm(ScorerTerm):
     """The transport term; weight 1 unless a setting says otherwise."""
 
+    def signature_fields(self, weight: float, precision: str = "fp32") -> dict[str, object]:
+        return {"xmover": None if weight == 1 else f"{weight:g}"}  # 0: left out
+
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         scorer = self.model
         src = runtime.once(("xmover", "sources"), lambda: scorer.token_side(

@@ -162,16 +162,21 @@ class XMoverScorer:
             mapping = "none"
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
-        lm = self.lm if self.lm is not None and w("lm") else None
+        # every term says its own part: fields of its own, or its part of ``terms:``
+        terms: dict[str, object] = {}
+        parts: list[str] = []
+        for name, term in TERMS.items():
+            got = term.bind(self).signature_fields(w(name) if term.available(self) else 0.0,
+                                                   self.precision)
+            parts += [got.pop("terms")] if got.get("terms") else []
+            terms.update(got)
+        terms["terms"] = "+".join(parts) or None
         return str(XMoverSignature(
             self.spec.tag, EncoderSignature.of(ident), bool(ident.subwords), mapping, self.ngram,
-            idf, "none" if lm is None else lm.ident, w("lm") if lm else None,
-            self.text.describe() if self.text else None,
-            "-".join(self.languages) if self.languages else None,
-            f"{self.sentence.describe()}*{w('sentence'):g}" if self.sentence and w("sentence")
-            else None, precision_tag(self.precision),
-            None if w("xmover") == 1 else f"{w('xmover'):g}", setting.describe(self.precision),
-            describe_reading(self.read), ",".join(self.overridden) or None))
+            idf, text=self.text.describe() if self.text else None,
+            languages="-".join(self.languages) if self.languages else None,
+            precision=precision_tag(self.precision), read=describe_reading(self.read),
+            over=",".join(self.overridden) or None, **terms))
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
