@@ -10,6 +10,7 @@ from .term import TERMS, get_term, register_term
 from .setting import Setting, parse_term_weights, setting_grid, standardise
 from . import xmover, target_lm, sentence, consensus, use, target_language  # noqa: F401  (registration order)
 from . import gemma_given_source, gemma_back, gemma_source_alone  # noqa: F401
+from . import target_language_id  # noqa: F401
 from .word_term import WORD_TERMS, WordBatch, WordTerm, register_word_term
 from . import word_transport, word_nearest, word_surprisal  # noqa: F401  (registration order)
 

@@ -149,8 +149,8 @@ class XMoverScorer:
         return self.signed_as(self.setting)
 
     def signed_as(self, setting: Setting) -> str:
-        """The signature of this scorer's terms weighed as ``setting`` says (a term weighing 0
-        left out): one pass of terms signed for each point of a grid."""
+        """This scorer's signature with its terms weighed as ``setting`` says (one pass of
+        terms signed for each point of a grid)."""
         ident, w = self.encoder.identity(), setting.weight
         # the map as applied: a map and its float32 .BAM file get one signature
         if self.mapping is not None:
@@ -162,8 +162,7 @@ class XMoverScorer:
             mapping = "none"
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
-        # every term says its own part: fields of its own, or its part of ``terms:``
-        terms: dict[str, object] = {}
+        terms: dict[str, object] = {}  # every term's own fields, or its part of ``terms:``
         parts: list[str] = []
         for name, term in TERMS.items():
             got = term.bind(self).signature_fields(w(name) if term.available(self) else 0.0,
@@ -215,8 +214,7 @@ class XMoverScorer:
 
     def score_systems(self, sources: list[str], systems: list[list[str]],
                       progress: bool = False, warn: bool = True) -> list[ScoreResult]:
-        """``score`` for several systems' hypotheses of the same sources, whose side every term
-        computes once; one result per system, in order."""
+        """``score`` for several systems of the same sources (their side computed once)."""
         if isinstance(systems, (str, bytes)) or not systems:
             raise InputError("give a list of systems, each a list of hypotheses",
                              parameter="systems")
@@ -233,8 +231,8 @@ class XMoverScorer:
         return results
 
     def outputs_as_read(self, sources: list[str], hypotheses: list[str]) -> list[str]:
-        """The MT outputs as this scorer reads them (``read``): the one place where the
-        reading is applied; every term, and every consumer of a score, gets these."""
+        """The MT outputs as this scorer reads them (``read``): the one place the reading is
+        applied; every term and every consumer of a score gets these."""
         return read_outputs(self.read, sources, hypotheses,
                             self.languages[1] if self.languages else None)
 
@@ -285,9 +283,8 @@ class XMoverScorer:
 
     def encoded(self, sentences: list[str], runtime: Runtime, desc: str, on_truncate
                 ) -> list[tuple[list[str], list[bool], np.ndarray]]:
-        """The encoder's tokens and vectors of ``sentences`` (the map not applied), as the
-        runtime's cache keeps them; the lines cut to the encoder's length go to
-        ``on_truncate``."""
+        """The encoder's tokens and vectors (unmapped), as the runtime's cache keeps them; the
+        lines cut to the encoder's length go to ``on_truncate``."""
         out, cut = runtime.cache.tokens(
             encoder_producer(self.encoder), list(sentences),
             lambda s, seen: self.encoder.encode_tokens(s, runtime.batch_size,
