@@ -104,10 +104,10 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
              cores, baseline)] if baseline else []
     rows += [("CPU fp32, 1 process", crossalign(*one, "--timings"), "cpu", cores),
             ("CPU fp32, 1 process, in shards", crossalign(
-                "--encoder", encoder, "--pairs", str(tsv), "--device", "cpu", "--no-reuse",
+                "--encoder", encoder, "--pairs-file", str(tsv), "--device", "cpu", "--no-reuse",
                 "--shards", str(work / "s1"), "--shard-size", "100"), "cpu", cores),
             ("CPU fp32, 2 processes (gloo)", crossalign(
-                "--encoder", encoder, "--pairs", str(tsv), "--device", "cpu", "--no-reuse",
+                "--encoder", encoder, "--pairs-file", str(tsv), "--device", "cpu", "--no-reuse",
                 "--devices", "2", "--shards", str(work / "s2"), "--shard-size", "100"), "cpu",
              cores)]
     if cpu_has_bf16() or emulated:
@@ -120,7 +120,7 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
             "--no-reuse", "--precision", precision), "gpu", 1))
     if gpus > 1:
         rows.append((f"GPU bf16, {gpus} GPUs", crossalign(
-            "--encoder", encoder, "--pairs", str(tsv), "--device", "cuda", "--no-reuse",
+            "--encoder", encoder, "--pairs-file", str(tsv), "--device", "cuda", "--no-reuse",
             "--precision", "bf16", "--devices", str(gpus), "--shards", str(work / "sg"),
             "--shard-size", "100"), "gpu", gpus))
     return [r if len(r) == 5 else (*r, None) for r in rows]
@@ -176,7 +176,7 @@ def memory_rows(sizes: list[int], wmt17: Path, encoder: str, layer: int, work: P
     out = []
     for n in sizes:
         tsv = pairs_file(wmt17, "de-en", n, work / f"mem{n}.tsv")
-        run = timed(crossalign("--encoder", encoder, "--layer", str(layer), "--pairs", str(tsv),
+        run = timed(crossalign("--encoder", encoder, "--layer", str(layer), "--pairs-file", str(tsv),
                                "--device", "cpu", "--setting", "none", "--shards",
                                str(work / f"m{n}")), work / "cache")
         out.append({"segments": n, "peak_rss_mb": run["peak_rss_mb"], "wall_s": run["wall_s"]})

@@ -49,12 +49,12 @@ class PairFiles:
                  pairs: str | Path | None = None) -> None:
         if (pairs is None) == (src is None or hyp is None):
             raise InputError("give a source and a hypothesis file, or one file of pairs",
-                             parameter="pairs")
+                             parameter="pairs-file")
         given = (pairs,) if pairs is not None else (src, hyp)
         for name in given:
             if str(name) == STDIN:
                 raise InputError("a run in shards reads files (each shard is read when it is "
-                                 "scored): give a file, not -", parameter="pairs" if pairs else "src")
+                                 "scored): give a file, not -", parameter="pairs-file" if pairs else "src")
             if not Path(name).is_file():
                 raise InputError("file not found" if not Path(name).exists()
                                  else "is a folder, not a text file", path=name)

@@ -131,7 +131,7 @@ def test_odd_shard_folders_are_one_line_and_a_damaged_record_in_the_cache_heals(
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("".join(f"{s}\t{h}\n" for s, h in zip(Path(src).read_text().splitlines(),
                                                            Path(hyp).read_text().splitlines())))
-    own = _score(tiny_bert, "--pairs", str(pairs), "--shard-size", "3")
+    own = _score(tiny_bert, "--pairs-file", str(pairs), "--shard-size", "3")
     assert main(own) == 0  # the default folder, in crossalign's own cache
     whole = json.loads(capsys.readouterr().out)["segments"]
     (record,) = Path(os.environ["CROSSALIGN_CACHE"]).glob("shards/*/run.json")

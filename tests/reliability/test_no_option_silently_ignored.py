@@ -55,7 +55,7 @@ def test_every_option_of_the_verb_has_an_entry_in_the_option_table(argv, table):
 
 
 SCORE_SELECT = {XMOVER: ["--src", "s.txt", "--hyp", "h.txt"],
-                SHARDS: ["--pairs", "p.tsv"],
+                SHARDS: ["--pairs-file", "p.tsv"],
                 WORDS: ["--src", "s.txt", "--hyp", "h.txt", "--words"],
                 **{m: ["--metric", m, "--src", "s.txt", "--hyp", "h.txt"] for m in CONSUMERS}}
 

@@ -142,7 +142,7 @@ def _mode_words(verb: str, mode: str) -> str:
     """How a message names a mode."""
     if verb == "score":
         return {XMOVER: "XMoverScore (score without --metric)",
-                SHARDS: "a run in shards (--pairs, --devices, --num-nodes, --shards)",
+                SHARDS: "a run in shards (--pairs-file, --devices, --num-nodes, --shards)",
                 WORDS: "word scores (--words)"}.get(mode, f"--metric {mode}")
     if verb == "evaluate":
         return {WORDS: "word scores (--words)", SENTENCES: "sentence scores"}.get(mode, mode)

@@ -162,7 +162,7 @@ def register(sub) -> None:
                        "--paired-bs\n"
                        "  crossalign score --encoder EXPORT --src test.de --hyp A.en B.en C.en "
                        "--consensus\n"
-                       "  crossalign score --encoder EXPORT --pairs big.tsv --devices 2 "
+                       "  crossalign score --encoder EXPORT --pairs-file big.tsv --devices 2 "
                        "--shards run/   # in shards, resumable\n"
                        "  crossalign score --encoder EXPORT --metric moverscore-v2 --ref ref.en "
                        "--hyp mt.en")

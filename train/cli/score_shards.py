@@ -8,14 +8,18 @@ import sys
 
 from alignment.errors import InputError
 
+from .options import add_old_name
+
 DEFAULT_SHARD_SIZE = 1000
 
 
 def add_shard_options(p: argparse.ArgumentParser) -> None:
     """The options of a run in shards (any of them makes the run one)."""
-    p.add_argument("--pairs", metavar="FILE", help="the pairs in one file instead of --src/--hyp: "
+    p.add_argument("--pairs-file", dest="pairs", metavar="FILE",
+                   help="the pairs in one file instead of --src/--hyp: "
                    "TSV (source TAB hypothesis a line) or .jsonl ({\"src\": …, \"hyp\": …} a "
                    "line); read a shard at a time (a run in shards)")
+    add_old_name(p, "--pairs", "--pairs-file", "pairs")  # the former name, with a note
     p.add_argument("--devices", help="score in shards over this many processes (a count, a list "
                    "such as 0,1, or auto): GPUs where --device is cuda or a GPU is there, else "
                    "CPU processes; under torchrun or SLURM, the processes per node")
@@ -36,9 +40,10 @@ def in_shards(args: argparse.Namespace) -> bool:
 def check_shard_options(args: argparse.Namespace) -> None:
     """What a run in shards cannot do, refused before anything is read or loaded."""
     if args.pairs and (args.src or args.hyp):
-        raise InputError("give --pairs, or --src and --hyp, not both", parameter="pairs")
+        raise InputError("give --pairs-file, or --src and --hyp, not both",
+                         parameter="pairs-file")
     if not args.pairs and not (args.src and args.hyp):
-        raise InputError("give --src and --hyp (or --pairs)", parameter="src" if not args.src
+        raise InputError("give --src and --hyp (or --pairs-file)", parameter="src" if not args.src
                          else "hyp")
     if not in_shards(args):
         return

@@ -38,3 +38,16 @@ def test_a_recipe_naming_former_class_paths_gets_todays_classes(tmp_path):
         new_module, _, new_name = new.rpartition(".")
         assert getattr(importlib.import_module(old_module), old_name) is \
             getattr(importlib.import_module(new_module), new_name)
+
+
+def test_scores_pairs_file_is_still_read_under_its_former_name(tmp_path, tiny_bert, capsys):
+    """``score --pairs FILE`` is now ``--pairs-file`` (``--pairs`` lists language pairs in
+    ``evaluate`` and ``choose``); the former spelling reads the same file, with a note."""
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("la casa\tthe house\nel perro\tthe dog\n")
+    common = ["score", "--encoder", str(tiny_bert), "--layer", "1", "--format", "tsv"]
+    assert main([*common, "--pairs-file", str(pairs), "--shards", str(tmp_path / "a")]) == 0
+    new = capsys.readouterr().out
+    assert main([*common, "--pairs", str(pairs), "--shards", str(tmp_path / "b")]) == 0
+    old = capsys.readouterr()
+    assert old.out == new and "--pairs is now --pairs-file" in old.err

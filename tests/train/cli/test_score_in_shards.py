@@ -73,7 +73,7 @@ def test_a_pairs_file_scores_as_the_two_files_do(tmp_path, tiny_bert):
     tsv.write_text("".join(f"{s}\t{h}\n" for s, h in zip(src.read_text().splitlines(),
                                                            hyp.read_text().splitlines())))
     one = _run(tmp_path, _command(tiny_bert, "--src", str(src), "--hyp", str(hyp), "-q"))
-    sharded = _run(tmp_path, _command(tiny_bert, "--pairs", str(tsv), "--shard-size", "4", "-q"))
+    sharded = _run(tmp_path, _command(tiny_bert, "--pairs-file", str(tsv), "--shard-size", "4", "-q"))
     assert sharded.returncode == 0, sharded.stderr[-3000:]
     np.testing.assert_allclose(json.loads(sharded.stdout)["segments"],
                                json.loads(one.stdout)["segments"], atol=1e-6)
@@ -126,7 +126,7 @@ def test_pairs_and_two_files_together_or_neither_are_refused(tmp_path, tiny_bert
     from train.cli import main
 
     src, hyp = _pairs(tmp_path, 3)
-    assert main(["score", "--encoder", str(tiny_bert), "--pairs", str(src), "--src", str(src),
+    assert main(["score", "--encoder", str(tiny_bert), "--pairs-file", str(src), "--src", str(src),
                  "--hyp", str(hyp)]) != 0
     assert "not both" in capsys.readouterr().err
     assert main(["score", "--encoder", str(tiny_bert), "--src", str(src)]) != 0
