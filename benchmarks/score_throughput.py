@@ -32,8 +32,8 @@ def run(scorer: XMoverScorer, src: list[str], hyp: list[str], bucket: bool) -> t
                               "total": time.perf_counter() - t}
     # the public-code loop: corpus-order batches, then one transport problem at a time
     t0 = time.perf_counter()
-    s_enc = scorer.encoder.encode_tokens(src, scorer.batch_size, bucket=False)
-    h_enc = scorer.encoder.encode_tokens(hyp, scorer.batch_size, bucket=False)
+    s_enc = scorer.encoder.encode_tokens(src, scorer.runtime.batch_size, bucket=False)
+    h_enc = scorer.encoder.encode_tokens(hyp, scorer.runtime.batch_size, bucket=False)
     t1 = time.perf_counter()
     s = scorer._prepare(s_enc, scorer.idf_src, scorer._source_transform())
     h = scorer._prepare(h_enc, scorer.idf_hyp, scorer._target_transform())

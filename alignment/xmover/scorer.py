@@ -75,7 +75,6 @@ class XMoverScorer:
         lm, given = chosen["lm"], chosen["weights"]
         Setting.of(**given)  # every name a term, every weight finite and >= 0
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
-        self.batch_size = batch_size
         # a worker costs a process start and a POT import; on 2 cores solve in-process
         cores = os.cpu_count() or 1
         self.n_jobs = runtime.jobs or (cores if cores > 2 else 1)
@@ -206,10 +205,9 @@ class XMoverScorer:
 
     def score(self, sources: list[str], hypotheses: list[str],
               progress: bool = False, warn: bool = True) -> ScoreResult:
-        """One score per pair; results do not depend on batch size or order. An empty
-        hypothesis is scored as the formula defines it (its special tokens only) and counted;
-        ``progress`` shows bars on stderr; ``warn``: a warning for over-long sentences (else
-        only ``ScoreResult.truncated``)."""
+        """One score per pair, whatever the batch size or order; an empty hypothesis is scored
+        as the formula defines it and counted; ``progress``: bars on stderr; ``warn``: a
+        warning for over-long sentences (else only ``ScoreResult.truncated``)."""
         return self.score_systems(sources, [hypotheses], progress, warn)[0]
 
     def score_systems(self, sources: list[str], systems: list[list[str]],
@@ -220,8 +218,7 @@ class XMoverScorer:
                              parameter="systems")
         for hypotheses in systems:
             validate_pairs(sources, hypotheses)
-        runtime = self.runtime.call(str(self.encoder.device), self.precision, self.n_jobs,
-                                    progress)
+        runtime = self.call_runtime(progress)
         results = [self._score_outputs(Batch(list(sources), self.outputs_as_read(
             sources, hypotheses), self.languages), runtime) for hypotheses in systems]
         if warn:
@@ -230,6 +227,9 @@ class XMoverScorer:
                               stacklevel=3)
         return results
 
+    def call_runtime(self, progress: bool = False) -> Runtime:  # one call's, made from the scorer's
+        return self.runtime.call(str(self.encoder.device), self.precision, self.n_jobs, progress)
+
     def outputs_as_read(self, sources: list[str], hypotheses: list[str]) -> list[str]:
         """The MT outputs as this scorer reads them (``read``): the one place the reading is
         applied; every term and every consumer of a score gets these."""
@@ -237,8 +237,8 @@ class XMoverScorer:
                             self.languages[1] if self.languages else None)
 
     def _score_outputs(self, batch: Batch, runtime: Runtime) -> ScoreResult:
-        """Every weighed term's values on one system's outputs (as read), each term's source
-        side once for all systems of ``runtime``, then the setting's sum."""
+        """Every weighed term's values on one system's outputs (its source side once for all
+        systems of ``runtime``), then the setting's sum."""
         runtime.seconds = {}
         runtime.truncated = {k: v for k, v in runtime.truncated.items() if k == "sources"}
         setting = self.setting

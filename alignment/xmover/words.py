@@ -222,9 +222,8 @@ class WordScorer:
         """Per sentence: the content tokens' vectors (mapped) and the word each belongs to."""
         from .ngrams import map_rows
 
-        runtime = self.scorer.runtime.call(str(self.scorer.encoder.device),
-                                           self.scorer.precision, self.scorer.n_jobs, progress)
-        encoded = self.scorer.encoded(sentences, runtime, desc, lambda k: None)
+        encoded = self.scorer.encoded(sentences, self.scorer.call_runtime(progress), desc,
+                                      lambda k: None)
         offsets = self._offsets(sentences)
         owners, kept = [], []
         for text, (tokens, _special, vecs), offs in zip(sentences, encoded, offsets):
@@ -242,7 +241,7 @@ class WordScorer:
                 ) -> list[WordScores]:
         """One ``WordScores`` per pair, in order: every word term the scorer can compute
         (``alignment.terms.WORD_TERMS``), each side's words combined by the weights."""
-        from alignment.terms import Runtime, WordBatch
+        from alignment.terms import WordBatch
 
         from .score_result import validate_pairs
 
@@ -254,7 +253,8 @@ class WordScorer:
         hyp = self._vectors(list(hypotheses), sc._target_transform(), progress,
                             "encoding hypotheses")
         self.seconds = {"encoding": time.perf_counter() - clock}
-        batch, runtime = WordBatch(src_text, list(hypotheses), src, hyp, self.pool, sc), Runtime()
+        batch, runtime = WordBatch(src_text, list(hypotheses), src, hyp, self.pool, sc), \
+            sc.call_runtime(progress)
         found: dict[str, list[dict[str, np.ndarray]]] = {}
         for name, term in word_terms().items():
             if term.computable(sc, self.weights.get(name, 0.0)):

@@ -14,13 +14,6 @@ from train.cli import main
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def wmt17_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("data") / "wmt17"
-    assert main(["data", "wmt17", "--from", str(FIXTURES / "wmt17-clone"), "--out", str(out), "--pairs", "de-en", "lv-en"]) == 0
-    return out
-
-
 @pytest.mark.filterwarnings("ignore:.*subword pieces", "ignore:.*longer than the LM's context")
 def test_evaluate_wmt17_scores_every_row_with_intervals_and_tests(tmp_path, wmt17_data, tiny_bert,
                                                                   tiny_gpt2, capsys):

@@ -2,7 +2,6 @@
 against the data's references or its sources, their scores those of the library metric on the
 same segments, their options signed, and a bad row refused before anything loads."""
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,16 +9,6 @@ import pytest
 from alignment.errors import InputError
 from alignment.judgments.metric_rows import parse_metric_row
 from train.cli import main
-
-FIXTURES = Path(__file__).parents[2] / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def wmt17_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("data") / "wmt17"
-    assert main(["data", "wmt17", "--from", str(FIXTURES / "wmt17-clone"), "--out", str(out),
-                 "--pairs", "de-en", "lv-en"]) == 0
-    return out
 
 
 def test_metric_rows_are_the_library_metrics_on_the_judged_segments(tmp_path, wmt17_data,

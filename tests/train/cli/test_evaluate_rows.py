@@ -2,23 +2,12 @@
 one export under several settings side by side, each row signed as its setting says and compared
 with the first; a bad row names its file and line before anything loads."""
 import json
-from pathlib import Path
 
 import pytest
 
 from alignment.errors import InputError
 from alignment.judgments.row_spec import parse_labelled_row, read_rows
 from train.cli import main
-
-FIXTURES = Path(__file__).parents[2] / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def wmt17_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("data") / "wmt17"
-    assert main(["data", "wmt17", "--from", str(FIXTURES / "wmt17-clone"), "--out", str(out),
-                 "--pairs", "de-en", "lv-en"]) == 0
-    return out
 
 
 def test_a_row_names_its_label_export_and_setting(tiny_bert):
