@@ -29,7 +29,7 @@ STAGES = (
     ("n-grams and the map on token vectors", "XMoverScorer._prepare"),
     ("cost matrices", "batched_costs"),
     ("transport (exact EMD)", "_solve"),
-    ("consensus (chrF)", "segment_consensus"),
+    ("consensus (chrF)", "consensus_scores"),
     ("agreement, bootstrap", "segment_agreement"),
     ("loading tokenizers, configs, exports", "EncoderTokenizer.__init__"),
     ("loading tokenizers, configs, exports", "load_remapped"),

@@ -56,15 +56,6 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     """Every test gets its own vector/alignment cache and wandb/matplotlib state, so no test
     sees another's files whatever the order (nothing under the home directory is shared)."""
     monkeypatch.setenv("CROSSALIGN_CACHE", str(tmp_path_factory.mktemp("cache")))
-    from alignment.encoding import encoder as encoder_module
-
-    from alignment.encoding import encoder_tokenizer
-
-    monkeypatch.setattr(encoder_module, "_SHARED", {})  # models shared by scorers, per test
-    monkeypatch.setattr(encoder_tokenizer, "_READ", {})  # and their tokenizers
-    from alignment.xmover import lm
-
-    monkeypatch.setattr(lm, "_SHARED", {})  # causal LMs shared by the fluency and Gemma terms
     state = tmp_path_factory.mktemp("state")
     for var in ("WANDB_CONFIG_DIR", "WANDB_CACHE_DIR", "WANDB_DATA_DIR", "MPLCONFIGDIR"):
         monkeypatch.setenv(var, str(state / var.lower()))

@@ -100,3 +100,16 @@ def test_the_settings_page_gives_each_directions_shipped_setting():
     for name in ("wmt17/de-en", "mlqe/en-de", "eval4nlp/ru-de"):
         options = " ".join(ScoringConfig.load(ROOT / "exports" / name).options())
         assert f"`{options}`" in page, name
+
+
+def test_no_two_docs_pages_carry_the_same_measured_row():
+    """A number has one home: a table row with a measurement appears on one page of docs/
+    (other pages quote it in a sentence and link there), so a re-measured number changes in one
+    place."""
+    homes: dict[str, set[str]] = {}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        for line in page.read_text().splitlines():
+            if line.startswith("|") and re.search(r"\d", line) and line.count("|") >= 3:
+                homes.setdefault(line.strip(), set()).add(page.relative_to(ROOT).as_posix())
+    shared = {row[:80]: sorted(pages) for row, pages in homes.items() if len(pages) > 1}
+    assert not shared, shared

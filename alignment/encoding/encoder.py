@@ -27,35 +27,33 @@ __all__ = ["Encoder", "EncoderSpec", "EncoderTokenizer", "load_encoder", "resolv
            "encoder_depth", "allow_download", "weights_fingerprint"]
 
 
-_SHARED: dict[tuple, object] = {}  # (weights folder, revision, device) -> model, for inference
-
-
 class Encoder(EncoderTokenizer):
     """A loaded encoder that turns tokenised sentences into per-word vectors at one layer."""
 
     def __init__(self, spec: EncoderSpec, device: str | None = None, dtype: str = "auto",
-                 word_tokenizer: Tokenizer | None = None, share: bool = False,
+                 word_tokenizer: Tokenizer | None = None, share: dict | None = None,
                  precision: str = "fp32") -> None:
-        """``share``: take the weights from an encoder of the same files already loaded in
-        this process for inference (scorers of several rows or exports on one encoder load it
-        once); never for a model that will be trained. ``precision``: ``fp32`` or the opt-in
-        ``int8`` (``alignment.encoding.precision``)."""
+        """``share``: a pool of loaded weights for inference (a runtime's ``cache.weights``):
+        the scorers of several rows or exports on one encoder load it once, when first run;
+        never for a model that will be trained. ``precision``: ``fp32`` or the opt-in ``int8``
+        (``alignment.encoding.precision``)."""
         self.device = resolve_device(device)  # before anything loads
         self.precision = check_precision(precision, self.device)
         super().__init__(spec, word_tokenizer, share=share)
-        self._shared_key = (self.source, self.revision, str(self.device), precision) \
-            if share else None
+        self._pool = share
+        self._shared_key = ("encoder", self.source, self.revision, str(self.device), precision)
         # a shared (inference) encoder loads its weights when first run, so a scorer whose
         # vectors are all reused never loads them; any other loads them now
-        self._model = _SHARED.get(self._shared_key) if share else self._weights()
+        self._model = share.get(self._shared_key) if share is not None else self._weights()
         self.autocast = (self.device.type == "cuda") if dtype == "auto" else dtype == "bf16"
 
     @property
     def model(self):
         """The HF model (loaded on first use where ``share``)."""
         if self._model is None:
-            self._model = _SHARED.get(self._shared_key) or self._weights()
-            _SHARED[self._shared_key] = self._model
+            pool = self._pool if self._pool is not None else {}
+            self._model = pool.get(self._shared_key) or self._weights()
+            pool[self._shared_key] = self._model
         return self._model
 
     @model.setter

@@ -28,17 +28,15 @@ class EncoderSpec:
         check_choice(self.pooling, POOLINGS, "subword pooling", "pooling")
 
 
-_READ: dict[tuple, tuple] = {}  # (folder, revision) -> (config, tokenizer), for inference
-
-
 class EncoderTokenizer:
     """An encoder's tokenizer and config (no weights): the chosen layer as an index, the
     usable input length, the revision and the identity that vectors, caches and exports carry."""
 
     def __init__(self, spec: EncoderSpec, word_tokenizer: Tokenizer | None = None,
-                 share: bool = False) -> None:
-        """``share``: take the config and tokenizer of an encoder of the same files already
-        read in this process (a multilingual tokenizer costs seconds and ~250 MB a copy)."""
+                 share: dict | None = None) -> None:
+        """``share``: a pool of what was loaded (a runtime's ``cache.weights``): the config and
+        tokenizer of an encoder of the same files read once for every scorer of the pool (a
+        multilingual tokenizer costs seconds and ~250 MB a copy)."""
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # a bar per file is noise on every command
@@ -47,13 +45,13 @@ class EncoderTokenizer:
         self.source, self.local = resolve_encoder(spec.name)
         self.load_options = {"revision": spec.revision,
                              "local_files_only": not (allow_download() or self.local)}
-        key = (self.source, spec.revision)
-        if share and key in _READ:
-            self.config, self.tokenizer = _READ[key]
+        key = ("encoder files", self.source, spec.revision)
+        if share is not None and key in share:
+            self.config, self.tokenizer = share[key]
         else:
             self.config, self.tokenizer = self._read()
-            if share:
-                _READ[key] = (self.config, self.tokenizer)
+            if share is not None:
+                share[key] = (self.config, self.tokenizer)
         if not self.tokenizer.is_fast:
             raise InputError(f"encoder '{spec.name}' has no fast tokenizer (needed for word pooling)",
                              parameter="encoder")

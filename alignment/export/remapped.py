@@ -166,10 +166,10 @@ def read_remap_json(directory: str | Path) -> dict:
 
 
 def load_remapped(directory: str | Path, encoder: str | None = None, device: str | None = None,
-                  strict: bool = True, share: bool = False, precision: str = "fp32",
+                  strict: bool = True, share: dict | None = None, precision: str = "fp32",
                   dtype: str = "auto") -> RemappedEncoder:
     """Load an export; ``encoder`` overrides where the encoder is found (same weights required);
-    ``share``: for inference, reuse an encoder already loaded from the same files (``Encoder``);
+    ``share``: for inference, a pool of loaded weights (``Encoder``; a runtime's cache's);
     ``dtype``: ``auto`` (bf16 autocast on a GPU), ``fp32`` or ``bf16``.
 
     Refuses a mapping whose dimension differs from the encoder's, and (with ``strict``) an

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.errors import InputError
-from alignment.terms import TERMS, Runtime, Setting
+from alignment.terms import TERMS, Batch, Runtime, Setting, standardise
 
 from .agreement import Row, segment_agreement, system_agreement
 from .benchmark import Benchmark
@@ -38,16 +38,6 @@ def joint_signature(signatures: set[str]) -> str:
     return "|".join([*next(iter(rest)), f"lang:{','.join(langs)}"])
 
 
-def _lm_signature(scorer, lm, coef: float) -> str:
-    """The signature ``crossalign score --lm LM --lm-weight COEF`` writes for this scorer."""
-    own = scorer.lm, dict(scorer.weights)
-    scorer.lm, scorer.weights = lm, {**own[1], "lm": coef}
-    try:
-        return scorer.signature
-    finally:
-        scorer.lm, scorer.weights = own  # the row's own LM, where its setting has one
-
-
 def _added_terms(scorer) -> str:
     """What a row's label adds for the terms of its own score beyond XMoverScore and the
     sentence term (its scoring configuration's LM and registered terms)."""
@@ -55,18 +45,31 @@ def _added_terms(scorer) -> str:
                    if w and n not in ("xmover", "sentence"))
 
 
+def _with(row: EncoderRow, label: str, weights: dict[str, float], **options) -> EncoderRow:
+    """``row`` under another label with ``weights`` over its own (and scorer ``options``, as
+    the LM a term reads): a row of the table that ``score`` with those options would give."""
+    own = dict(row.setting)
+    return EncoderRow(label, row.by_pair, {**own, **options,
+                                           "weights": {**own.get("weights", {}), **weights}})
+
+
+def _alone(row: EncoderRow, label: str, name: str, **options) -> EncoderRow:
+    """``row``'s term ``name`` alone (every other term weighs 0)."""
+    return _with(row, label, {n: float(n == name) for n in TERMS}, **options)
+
+
 def _system_sample(n_lines: int, total: int) -> np.ndarray:
     """``n_lines`` line indices spread evenly over a test set of ``total`` lines."""
     return np.unique(np.linspace(0, total - 1, num=min(n_lines, total)).round().astype(int))
 
 
-def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: Path | None,
-                      log=print, read=None) -> np.ndarray:
-    """Every judged segment's consensus term: its mean chrF against the outputs of the other
-    systems for the same source line (found by its source sentence in the pair's system
-    outputs); NaN where the line or any other system is missing. ``read(pair, sources,
-    outputs)``: the outputs as the scorers read them (default: as given)."""
-    from alignment.terms.consensus import consensus_scores, outputs_of_others
+def segment_others(benchmark: Benchmark, data: JudgedSegments, system_data: Path | None,
+                   log=print) -> list[list[str]]:
+    """Every judged segment's other translations of its source: the outputs of the other
+    systems of its pair for the same source line (found by its source sentence in the pair's
+    system outputs), as given; none where the line is missing (its consensus term is then its
+    pair's mean)."""
+    from alignment.terms.consensus import outputs_of_others
 
     if benchmark.systems is None or system_data is None:
         raise InputError(f"{benchmark.name} has no system outputs: the consensus term needs "
@@ -74,8 +77,8 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
     if data.system is None:
         raise InputError("the consensus term needs each segment's system (a 'system' column)",
                          parameter="consensus")
+    others: list[list[str]] = [[] for _ in range(len(data))]
     lp = np.asarray(data.lp)
-    values = np.full(len(data), np.nan)
     for pair in data.pairs:
         outputs = benchmark.systems(system_data, pair)
         if outputs is None:
@@ -84,18 +87,34 @@ def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: P
         line: dict[str, int] = {}
         for k, sentence in enumerate(outputs.source):
             line.setdefault(sentence, k)
-        mask = np.flatnonzero(lp == pair)
-        as_read = (lambda s, h: h) if read is None else (lambda s, h: read(pair, s, h))
-        systems = {name: as_read(outputs.source, hyp) for name, hyp in outputs.outputs.items()}
-        others = [[] if line.get(data.src[i]) is None else
-                  outputs_of_others(systems, line[data.src[i]], data.system[i]) for i in mask]
-        values[mask] = consensus_scores(as_read([data.src[i] for i in mask],
-                                                [data.mt[i] for i in mask]), others)
-    missing = int(np.isnan(values).sum())
+        for i in np.flatnonzero(lp == pair):
+            if data.src[i] in line:
+                others[i] = outputs_of_others(outputs.outputs, line[data.src[i]], data.system[i])
+    missing = sum(not o for o in others)
     if missing:
-        log(f"consensus: {missing} of {len(values)} segments have no other system's output of "
+        log(f"consensus: {missing} of {len(others)} segments have no other system's output of "
             "their source; they get their pair's mean")
-    return values
+    return others
+
+
+def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: Path | None,
+                      log=print) -> np.ndarray:
+    """Every judged segment's consensus term as given (the term's own values on
+    ``segment_others``; NaN where there are none)."""
+    others = segment_others(benchmark, data, system_data, log)
+    return TERMS["consensus"].values(Batch(list(data.src), list(data.mt), None, others),
+                                     Runtime.of())
+
+
+@dataclass(frozen=True)
+class _TableRow:
+    """A row of the table scored by an XMoverScore scorer: its full label, its export and
+    setting, and whether it is also measured at the system level."""
+
+    label: str
+    row: EncoderRow
+    system: bool = False
+    consensus: bool = False  # a row ⊕ the consensus (listed after every row without it)
 
 
 def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[EncoderRow],
@@ -103,31 +122,29 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
                     extra: list[Row] = (), with_baselines: bool = True, resamples: int = 1000,
                     seed: int = 0, system_data: Path | None = None, system_lines: int = 0,
                     log=print, consensus: bool = False) -> ScoredBenchmark:
-    """Score every pair of ``data`` with every row (``options``: the XMoverScore settings),
-    add ``⊕ LM`` rows and the LM alone when ``lm`` is given, the benchmark's own score columns
-    as baseline rows, and measure agreement. With ``system_lines`` > 0 and system outputs in
-    ``system_data``, each system's score is its mean over that many evenly spaced lines. With
-    ``consensus``, every row also gets a ``⊕ consensus`` row (its standardised sum with the
-    segment's chrF against the other systems' outputs of its source; ``consensus``), and the
-    consensus term is a row of its own."""
+    """Score every pair of ``data`` with every row (``options``: the XMoverScore settings) and
+    measure agreement. ``lm``: each row also with the LM term (at ``lm_weight``, default the
+    formula's), as ``score --lm`` adds it, and the LM alone; a row that adds the sentence term
+    also gives it alone; ``consensus``: each row also with the consensus term, as ``score
+    --consensus`` adds it, and the consensus alone. Every such row is a setting scored by the
+    one scorer path: a term shared by rows is computed once a pair. The benchmark's own score
+    columns are baseline rows. With ``system_lines`` > 0 and system outputs in ``system_data``,
+    each system's score is its mean over that many evenly spaced lines."""
     from alignment.evaluation.metrics import get_metric
-    from alignment.xmover.lm import LanguageModelScorer
 
     if lm_weight is None:  # the formulation's default weight
         from alignment.xmover.versions import get_version
 
         lm_weight = get_version(options.get("formula") or "2022").lm_weight
     pairs = data.pairs
-    with_lm = Setting.of(lm=lm_weight)  # a row's scores (its own setting) ⊕ the LM term
     for row in rows:  # every row names an encoder for every pair, before anything loads
         for pair in pairs:
             row.encoder_for(pair)
-    # one runtime for every row: rows on one encoder share its encodings, one pair at a time
+    others = segment_others(benchmark, data, system_data, log) if consensus else None
+    # one runtime for every row: a term shared by rows is computed once, one pair at a time
     given = options.get("runtime") or Runtime.of()
     runtime = replace(given, cache=given.cache.remembering())
     options = {**options, "runtime": runtime}
-    lm_scorer = LanguageModelScorer(lm, device=runtime.device,
-                                    precision=runtime.precision or "fp32") if lm else None
     scorers: dict[tuple[str, str], object] = {}
 
     def scorer_for(row: EncoderRow, pair: str):
@@ -135,71 +152,69 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         encoder = row.encoder_for(pair)
         key = (encoder, pair, row.key())
         if key not in scorers:
-            langs = tuple(pair.split("-"))
-            scorers[key] = get_metric("xmoverscore").build(encoder, languages=langs,
-                                                           **row.options(options))
+            scorers[key] = get_metric("xmoverscore").build(
+                encoder, languages=tuple(pair.split("-")), **row.options(options))
         return scorers[key]
 
-    def first_reading(pair: str, sources: list[str], outputs: list[str]) -> list[str]:
-        """The outputs as the first row's scorer reads them (the LM and consensus rows)."""
-        return scorer_for(rows[0], pair).outputs_as_read(sources, outputs)
+    def weighs(row: EncoderRow, name: str) -> bool:
+        return any(scorer_for(row, p).setting.weight(name) for p in pairs)
 
-    agreement = segment_consensus(benchmark, data, system_data, log,
-                                  first_reading if rows else None) if consensus else None
+    table = []
+    for row in rows:
+        label = row.label + (" ⊕ sentence" if weighs(row, "sentence") else "") \
+            + _added_terms(scorer_for(row, pairs[0]))
+        table.append(_TableRow(label, row, system=True))
+    if lm:
+        for base in list(table):
+            if weighs(base.row, "lm"):
+                log(f"{base.row.label}: no ⊕ LM row (its setting weighs an LM already)")
+            else:
+                table.append(_TableRow(f"{base.label} ⊕ LM", _with(
+                    base.row, base.label, {"lm": lm_weight}, lm=lm), system=True))
+        if rows:
+            table.append(_TableRow("LM alone", _alone(rows[0], "LM alone", "lm", lm=lm)))
+    sentence_row = next((r for r in rows if all(
+        scorer_for(r, p).setting.weight("sentence") for p in pairs)), None)
+    if sentence_row is not None:
+        table.append(_TableRow("sentence alone", _alone(sentence_row, "sentence alone",
+                                                        "sentence")))
+    with_consensus = Setting.of(consensus=1.0)
+    if consensus:
+        table += [_TableRow(with_consensus.label(t.label), _with(
+            t.row, t.label, {"consensus": 1.0}), consensus=True) for t in list(table)]
+    for t in table:  # every setting's scorer built, and refused, before anything is scored
+        for pair in pairs:
+            scorer_for(t.row, pair)
     lp = np.asarray(data.lp)
-    xm = {r.label: np.zeros(len(data)) for r in rows}
-    sigs: dict[str, set[str]] = {r.label: set() for r in rows}
-    lm_sigs: dict[str, set[str]] = {r.label: set() for r in rows}
-    fluency = np.zeros(len(data))
-    sentence = np.full(len(data), np.nan)
-    with_term: set[str] = set()  # rows that add the sentence-level term
-    term_row, term_sigs = None, set()
+    scores = {t.label: np.zeros(len(data)) for t in table}
+    sigs: dict[str, set[str]] = {t.label: set() for t in table}
+    agreement = np.full(len(data), np.nan) if consensus else None
     for pair in pairs:
         runtime.cache.forget()
         mask = np.flatnonzero(lp == pair)
-        src = [data.src[i] for i in mask]
-        mt = [data.mt[i] for i in mask]
-        done: dict[int, object] = {}  # rows naming one export share its scores
-        for row in rows:
-            log(f"scoring {pair} with {row.label} ({len(mask)} segments)")
-            scorer = scorer_for(row, pair)
-            if id(scorer) not in done:
-                done[id(scorer)] = scorer.score(src, mt)
-            result = done[id(scorer)]
-            xm[row.label][mask] = result.final  # with the sentence-level term, where added
-            sigs[row.label].add(result.signature)
-            if result.sentence is not None:
-                with_term.add(row.label)
-                if term_row in (None, row.label):  # the first row that adds the term
-                    term_row, sentence[mask] = row.label, result.sentence
-                    term_sigs.add(f"sentence:{scorer.sentence.describe()}")
-            if lm_scorer is not None and scorer.lm is None:  # an LM of its own: no ⊕ LM row
-                lm_sigs[row.label].add(_lm_signature(scorer, lm_scorer, lm_weight))
-        if lm_scorer is not None:  # the outputs as the first row's scorer read them
-            fluency[mask] = runtime.cache.lm_scores(lm_scorer, first_reading(pair, src, mt))
-    suffix = {r.label: (" ⊕ sentence" if r.label in with_term else "") + _added_terms(
-        scorer_for(r, pairs[0])) for r in rows}
-    scored = [Row(r.label + suffix[r.label], xm[r.label], joint_signature(sigs[r.label]))
-              for r in rows]
-    if lm_scorer is not None:
-        scored += [Row(f"{r.label}{suffix[r.label]} ⊕ LM", with_lm.combine(
-                           {"xmover": xm[r.label], "lm": fluency}),
-                       joint_signature(lm_sigs[r.label])) for r in rows if lm_sigs[r.label]]
-        for r in (r for r in rows if not lm_sigs[r.label]):
-            log(f"{r.label}: no ⊕ LM row (its setting weighs an LM already)")
-        scored.append(Row("LM alone", fluency, f"lm:{lm_scorer.ident}"))
-    if term_row is not None and not np.isnan(sentence).any():
-        scored.append(Row("sentence alone", sentence, " ; ".join(sorted(term_sigs))))
-    scored += list(extra)
-    if agreement is not None:
+        src, mt = [data.src[i] for i in mask], [data.mt[i] for i in mask]
+        given_others = None if others is None else [others[i] for i in mask]
+        for t in table:
+            log(f"scoring {pair} with {t.label} ({len(mask)} segments)")
+            result = scorer_for(t.row, pair).score(src, mt, others=given_others)
+            scores[t.label][mask] = result.final
+            sigs[t.label].add(result.signature)
+            if agreement is not None and "consensus" in result.values:
+                agreement[mask] = result.values["consensus"]
+    scored = [Row(t.label, scores[t.label], joint_signature(sigs[t.label])) for t in table]
+    plain = [r for r, t in zip(scored, table) if not t.consensus] + list(extra)
+    if consensus:  # the rows scored elsewhere (score files, other metrics) ⊕ the same term
         from alignment.terms.consensus import COMBINE_SIGNATURE, SIGNATURE
-        from alignment.terms import standardise
 
-        with_it = Setting.of(consensus=1.0)
-        scored += [Row(with_it.label(r.label), with_it.combine(
-            {"xmover": r.scores, "consensus": agreement}, lp),
-            f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}") for r in scored]
-        scored.append(Row("consensus alone", standardise(agreement, lp), SIGNATURE))
+        if not rows:
+            agreement = TERMS["consensus"].values(Batch(list(data.src), list(data.mt), None,
+                                                        others), runtime)
+        plain += [r for r, t in zip(scored, table) if t.consensus] + [
+            Row(with_consensus.label(r.label), with_consensus.combine(
+                {"xmover": r.scores, "consensus": agreement}, lp),
+                f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}") for r in extra]
+        plain.append(Row("consensus alone", standardise(agreement, lp), SIGNATURE))
+    scored = plain
     if with_baselines:
         scored += [Row(label, data.baselines[col], f"the data's '{col}' column")
                    for col, label in benchmark.baselines.items() if col in data.baselines]
@@ -216,24 +231,14 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
             runtime.cache.forget()
             keep = _system_sample(system_lines, len(outputs.source))
             src = [outputs.source[i] for i in keep]
-            per_row: dict[str, dict[str, float]] = {r.label: {} for r in rows}
-            per_lm: dict[str, dict[str, float]] = {r.label: {} for r in rows}
+            per_row: dict[str, dict[str, float]] = {t.label: {} for t in table if t.system}
             for name, hyp_all in outputs.outputs.items():
                 hyp = [hyp_all[i] for i in keep]
-                flu = runtime.cache.lm_scores(lm_scorer, first_reading(pair, src, hyp)) \
-                    if lm_scorer else None
-                for row in rows:
-                    log(f"system level {pair}: {name} with {row.label} ({len(keep)} lines)")
-                    res = scorer_for(row, pair).score(src, hyp)
-                    per_row[row.label][name] = float(res.final.mean())
-                    if flu is not None and lm_sigs[row.label]:
-                        per_lm[row.label][name] = float(with_lm.combine(
-                            {"xmover": res.final, "lm": flu}).mean())
+                for t in (t for t in table if t.system):
+                    log(f"system level {pair}: {name} with {t.label} ({len(keep)} lines)")
+                    per_row[t.label][name] = float(scorer_for(t.row, pair).score(
+                        src, hyp).final.mean())
             for label, values in per_row.items():
                 for k, v in system_agreement(values, outputs.human).items():
-                    system_metrics[f"{label}{suffix[label]}/{pair}/{k}"] = v
-            if lm_scorer is not None:
-                for label, values in ((k, v) for k, v in per_lm.items() if v):
-                    for k, v in system_agreement(values, outputs.human).items():
-                        system_metrics[f"{label}{suffix[label]} ⊕ LM/{pair}/{k}"] = v
+                    system_metrics[f"{label}/{pair}/{k}"] = v
     return ScoredBenchmark(scored, metrics, system_metrics)

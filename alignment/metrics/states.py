@@ -41,12 +41,12 @@ class LayerStates:
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 
-            remapped = load_remapped(encoder, device=device, share=True, dtype="fp32")
+            remapped = load_remapped(encoder, device=device, share={}, dtype="fp32")
             self.encoder, self.mapping, self.text = remapped.encoder, remapped.mapping, remapped.text
             self.mapped_side = remapped.meta.get("mapped_side", "src")
             self.layers = [self.encoder.layer]
         else:
-            self.encoder = Encoder(EncoderSpec(str(encoder), -1), device=device, share=True,
+            self.encoder = Encoder(EncoderSpec(str(encoder), -1), device=device, share={},
                                    dtype="fp32")
             depth = self.encoder.config.num_hidden_layers
             for layer in layers:

@@ -1,6 +1,6 @@
 """Consensus of MT systems, a reference-free term for when several systems translated the same
 sources: how close a hypothesis is to the *other* systems' translations of its source, by
-character n-gram F-score (chrF; Popović 2015), added to a metric by ``with_consensus``. No
+character n-gram F-score (chrF; Popović 2015), a term in standard units (``Setting.combine``). No
 human reference is read; a system's own output (or an identical one it shares a line with) is
 never its own pseudo-reference."""
 from __future__ import annotations
@@ -77,26 +77,6 @@ def other_outputs(systems: dict[str, list[str]], system: str | list[str]) -> lis
     return [outputs_of_others(systems, i, system) for i in range(lengths.pop() if lengths else 0)]
 
 
-def with_consensus(results: list, systems: list[list[str]], names: list[str]) -> list:
-    """Each system's ``ScoreResult`` with its scores ⊕ its consensus term (chrF against the
-    other systems' outputs of the same line), both standardised over every system's segments
-    together (``Setting.combine``), so that systems stay comparable."""
-    import dataclasses
-
-    from .setting import Setting
-
-    outputs = dict(zip(names, systems))
-    agreement = [consensus_scores(hyp, other_outputs(outputs, [name]))
-                 for name, hyp in zip(names, systems)]
-    combined = Setting.of(consensus=1.0).combine({
-        "xmover": np.concatenate([r.final for r in results]),
-        "consensus": np.concatenate(agreement)})
-    parts = np.split(combined, np.cumsum([len(h) for h in systems])[:-1])
-    return [dataclasses.replace(r, final=part,
-                                signature=f"{r.signature} ⊕ {SIGNATURE}|{COMBINE_SIGNATURE}")
-            for r, part in zip(results, parts)]
-
-
 @dataclass(frozen=True)
 class ConsensusTerm(Term):
     """Read from a batch's ``others``: each output's mean chrF against the other systems'
@@ -105,8 +85,10 @@ class ConsensusTerm(Term):
     def flag_words(self, weight: float) -> str | None:
         return self.flag if weight else None
 
-    def available(self, scorer) -> bool:
-        return False  # the other systems' outputs come with several systems, not one scorer
+    def signature_fields(self, weight: float, precision: str = "fp32") -> dict[str, object]:
+        """Signed after the rest (`` ⊕ consensus:…|combine:…``): it changes how all add up."""
+        w = "" if weight == 1 else f"*{weight:g}"
+        return {"after": f"{SIGNATURE}{w}|{COMBINE_SIGNATURE}"} if weight else {}
 
     def values(self, batch: Batch, runtime: Runtime) -> np.ndarray:
         if batch.others is None:
@@ -118,4 +100,4 @@ class ConsensusTerm(Term):
 register_term(ConsensusTerm(
     "consensus", "consensus", "--consensus", (0.0, 1.0),
     "chrF against the other systems' outputs of the same source (no reference)",
-    units="standard", ident=SIGNATURE, own_option=True))
+    units="standard", ident=SIGNATURE, own_option=True, reads_others=True))

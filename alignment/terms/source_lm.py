@@ -31,4 +31,5 @@ def shared_lm(name: str, context=None):
     context = context or Runtime()
     return context.cache.model(("lm", name, context.device, context.precision),
                                lambda: LanguageModelScorer(name, device=context.device,
-                                                           precision=context.precision))
+                                                           precision=context.precision,
+                                                           pool=context.cache.weights))

@@ -107,6 +107,7 @@ class Term:
     # its weight has an option of its own (``--lm-weight``, not ``--term NAME=W``) and the
     # signature a field of its own (XMoverScore, the LM, the sentence term, the consensus)
     own_option: bool = False
+    reads_others: bool = False  # it reads a batch's ``others`` (the consensus)
 
     def identity(self) -> str:
         """What a signature and a scoring configuration record of this term."""
@@ -136,7 +137,8 @@ class Term:
         """What this (bound) term puts in an XMoverScore signature at ``weight``: a term of its
         own option its own fields (``XMoverSignature``'s), every other one its part of
         ``terms:`` — its identity, ``@fp32`` where it cannot follow ``precision``, its
-        weight (``Setting.describe`` joins them)."""
+        weight (``Setting.describe`` joins them); ``after``: a part signed after all the rest
+        (`` ⊕ …``, a term that changes how the others add up)."""
         if self.own_option or not weight:
             return {}
         tag = "" if precision == "fp32" or self.follows_precision() else "@fp32"

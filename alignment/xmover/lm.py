@@ -72,10 +72,6 @@ def token_log_likelihoods(model, inp: torch.Tensor, mask: torch.Tensor) -> tuple
     return logp * valid, valid
 
 
-# loaded LMs by (weights, device, precision): the LM and Gemma terms share one copy (Gemma: 1 GB)
-_SHARED: dict[tuple[str, str, str], object] = {}
-
-
 class LanguageModelScorer:
     """Mean natural-log likelihood of each sentence's tokens given their prefixes. An LM whose
     tokenizer starts every text with BOS (Gemma) predicts all n tokens; one that does not
@@ -83,8 +79,10 @@ class LanguageModelScorer:
     context is scored on its first ``context`` tokens, with a warning saying how many were."""
 
     def __init__(self, name: str, device: str | None = None, batch_size: int = 16,
-                 precision: str = "fp32") -> None:
-        """``precision``: ``fp32`` or the opt-in ``int8`` (``alignment.encoding.precision``)."""
+                 precision: str = "fp32", pool: dict | None = None) -> None:
+        """``precision``: ``fp32`` or the opt-in ``int8`` (``alignment.encoding.precision``);
+        ``pool``: loaded weights shared by the LMs of one runtime (``cache.weights``: the LM
+        and Gemma terms share one copy of the same weights; Gemma's is 1 GB)."""
         from transformers import AutoConfig, AutoTokenizer
 
         from alignment.encoding.precision import check_precision
@@ -118,17 +116,18 @@ class LanguageModelScorer:
         self.bos: int | None = bos if bos is not None and first == [bos] else None
         self._load = (source, kwargs, local, cfg)
         self._model = None  # loaded when first needed: reused scores need no weights
+        self._pool = pool if pool is not None else {}
         self.known: dict[tuple[str, str], float] = {}  # score_given's means, by (prefix, text)
         self.seconds: dict[str, float] = {}  # score_given's time by stage (``score --timings``)
 
     @property
     def model(self):
-        """The causal LM, loaded (and quantised, with int8) on first use; one copy a process
-        for the same weights, device and precision, whichever scorer or term asks (``_SHARED``)."""
+        """The causal LM, loaded (and quantised, with int8) on first use; one copy a pool for
+        the same weights, device and precision, whichever scorer or term asks."""
         if self._model is None:
             source, kwargs, local, cfg = self._load
-            key = (source, str(self.device), self.precision)
-            if key not in _SHARED:
+            key = ("lm weights", source, str(self.device), self.precision)
+            if key not in self._pool:
                 from transformers import AutoModelForCausalLM
 
                 from alignment.encoding.precision import with_precision
@@ -138,8 +137,8 @@ class LanguageModelScorer:
                 except (OSError, ValueError) as err:
                     raise load_failure(self.name, local, err, what="lm",
                                        label="language model", known=PACKAGED_LMS) from None
-                _SHARED[key] = with_precision(model.to(self.device).eval(), self.precision)
-            self._model = _SHARED[key]
+                self._pool[key] = with_precision(model.to(self.device).eval(), self.precision)
+            self._model = self._pool[key]
         return self._model
 
     @model.setter

@@ -186,7 +186,8 @@ class Cache:
     lists of sentences encoded or scored before — in memory for this run (``remember``: the
     rows of one table, the word pass after the score) and on disk across runs (``folder``: the
     encodings and LM scores; ``values``: the slow terms' values, kept unless ``--no-reuse``
-    or ``CROSSALIGN_NO_REUSE`` says not) — and the LMs its terms loaded (``model``)."""
+    or ``CROSSALIGN_NO_REUSE`` says not) — the LMs its terms loaded (``model``) and the
+    weights its scorers loaded (``weights``: one copy of an encoder or LM for all of them)."""
 
     def __init__(self, folder: Path | None = None, values=_DEFAULT, remember: bool = False
                  ) -> None:
@@ -194,13 +195,14 @@ class Cache:
         self.values = default_reuse() if values is _DEFAULT else values
         self.memory: dict | None = {} if remember else None
         self.models: dict = {}
+        self.weights: dict = {}  # loaded encoder and LM weights, tokenizers and configs
 
     def remembering(self) -> "Cache":
         """This cache (its folders, its loaded LMs) remembering lists of sentences in memory."""
         if self.memory is not None:
             return self
         out = Cache(self.folder, self.values, remember=True)
-        out.models = self.models
+        out.models, out.weights = self.models, self.weights
         return out
 
     def forget(self) -> None:
@@ -218,6 +220,17 @@ class Cache:
         if self.memory is None:
             return compute()
         key = (producer, len(sentences), hash(tuple(sentences)))
+        if key not in self.memory:
+            self.memory[key] = compute()
+        return self.memory[key]
+
+    def term_values(self, key, compute):
+        """``compute()`` (a term's values on a batch), remembered under ``key`` (the term's
+        identity and a digest of the batch) while this cache remembers: computed once for every
+        row of a table that weighs the term on the same text."""
+        if self.memory is None:
+            return compute()
+        key = ("term", *key)
         if key not in self.memory:
             self.memory[key] = compute()
         return self.memory[key]

@@ -26,6 +26,7 @@ from alignment.terms import TERMS, Batch, Runtime, Setting
 from .score_result import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .written import check_reading, describe as describe_reading, read_outputs
 from .versions import Version, get_version
+from .term_values import combine_systems, others_as_read, term_values
 
 
 class XMoverScorer:
@@ -83,8 +84,8 @@ class XMoverScorer:
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 
-            remapped = load_remapped(encoder, device=device, share=True, precision=precision,
-                                     dtype="fp32")
+            remapped = load_remapped(encoder, device=device, share=runtime.cache.weights,
+                                     precision=precision, dtype="fp32")
             depth = remapped.encoder.config.num_hidden_layers
             if layer is not None and not -(depth + 1) <= layer <= depth:
                 raise InputError(f"layer {layer} out of range for the export's encoder, which "
@@ -107,15 +108,16 @@ class XMoverScorer:
                     self.notes.append(f"layer {layer} (the {self.spec.name} default) is beyond "
                                       f"the encoder's {depth} layers: using its last, {depth}")
                     layer = depth
-            self.encoder = Encoder(EncoderSpec(encoder, layer), device=device, share=True,
-                                   precision=precision, dtype="fp32")
+            self.encoder = Encoder(EncoderSpec(encoder, layer), device=device,
+                                   share=runtime.cache.weights, precision=precision, dtype="fp32")
         self.languages = tuple(languages) if languages else None
         if mapping is not None and self.export_mapping is not None:
             raise InputError("give a mapping file or an export, not both", parameter="mapping")
         self.mapping, self.mapping_label = given_mapping(mapping, self.encoder.dim, public_gbdd,
                                                          mapping_both_sides)
         self.mapping_both_sides = mapping_both_sides
-        self.lm = LanguageModelScorer(lm, device=device, precision=precision) if lm else None
+        self.lm = LanguageModelScorer(lm, device=device, precision=precision,
+                                      pool=runtime.cache.weights) if lm else None
         self.sentence_map = smap = resolve_sentence_map(
             encoder if self.export_meta is not None else None, sentence_map)
         # each term's weight: the one given or configured, else the term's default for this
@@ -162,19 +164,21 @@ class XMoverScorer:
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
         terms: dict[str, object] = {}  # every term's own fields, or its part of ``terms:``
-        parts: list[str] = []
+        parts: dict[str, list[str]] = {"terms": [], "after": []}  # ``after``: `` ⊕ …`` at the end
         for name, term in TERMS.items():
             got = term.bind(self).signature_fields(w(name) if term.available(self) else 0.0,
                                                    self.precision)
-            parts += [got.pop("terms")] if got.get("terms") else []
+            for key, found in parts.items():
+                found += [got.pop(key)] if got.get(key) else []
             terms.update(got)
-        terms["terms"] = "+".join(parts) or None
-        return str(XMoverSignature(
+        terms["terms"] = "+".join(parts["terms"]) or None
+        signed = str(XMoverSignature(
             self.spec.tag, EncoderSignature.of(ident), bool(ident.subwords), mapping, self.ngram,
             idf, text=self.text.describe() if self.text else None,
             languages="-".join(self.languages) if self.languages else None,
             precision=precision_tag(self.precision), read=describe_reading(self.read),
             over=",".join(self.overridden) or None, **terms))
+        return signed + "".join(f" ⊕ {a}" for a in parts["after"])
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
                  ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -203,24 +207,35 @@ class XMoverScorer:
             return lambda v: self.export_mapping.map_array(v, "tgt")
         return None
 
-    def score(self, sources: list[str], hypotheses: list[str],
-              progress: bool = False, warn: bool = True) -> ScoreResult:
+    def score(self, sources: list[str], hypotheses: list[str], progress: bool = False,
+              warn: bool = True, others: list[list[str]] | None = None) -> ScoreResult:
         """One score per pair, whatever the batch size or order; an empty hypothesis is scored
         as the formula defines it and counted; ``progress``: bars on stderr; ``warn``: a
-        warning for over-long sentences (else only ``ScoreResult.truncated``)."""
-        return self.score_systems(sources, [hypotheses], progress, warn)[0]
+        warning for over-long sentences (else only ``ScoreResult.truncated``); ``others``: each
+        source's other translations (the consensus term reads them, as this scorer reads)."""
+        return self.score_systems(sources, [hypotheses], progress, warn, others)[0]
 
     def score_systems(self, sources: list[str], systems: list[list[str]],
-                      progress: bool = False, warn: bool = True) -> list[ScoreResult]:
-        """``score`` for several systems of the same sources (their side computed once)."""
+                      progress: bool = False, warn: bool = True,
+                      others: list[list[str]] | None = None) -> list[ScoreResult]:
+        """``score`` for several systems of the same sources (their side computed once; a
+        term in standard units standardised over all of them; the consensus term of each
+        system against the others, unless ``others`` gives one system's)."""
         if isinstance(systems, (str, bytes)) or not systems:
             raise InputError("give a list of systems, each a list of hypotheses",
                              parameter="systems")
         for hypotheses in systems:
             validate_pairs(sources, hypotheses)
-        runtime = self.call_runtime(progress)
-        results = [self._score_outputs(Batch(list(sources), self.outputs_as_read(
-            sources, hypotheses), self.languages), runtime) for hypotheses in systems]
+        runtime, setting = self.call_runtime(progress), self.setting
+        read = [self.outputs_as_read(sources, hypotheses) for hypotheses in systems]
+        batches = [Batch(list(sources), outputs, self.languages, others_as_read(
+            self, sources, others, read[:k] + read[k + 1:]) if "consensus" in setting.active()
+            else None) for k, outputs in enumerate(read)]
+        parts = [self._term_values(batch, setting, runtime) for batch in batches]
+        finals = combine_systems(setting, [values for values, _, _ in parts])
+        results = [ScoreResult(final, self.signature, values, seconds,
+                               sum(not has_text(h) for h in batch.outputs), cut, batch.outputs)
+                   for final, (values, seconds, cut), batch in zip(finals, parts, batches)]
         if warn:
             for where, lines in truncated_lines(results).items():
                 warnings.warn(truncation_message(lines, self.encoder.max_length, where),
@@ -236,29 +251,13 @@ class XMoverScorer:
         return read_outputs(self.read, sources, hypotheses,
                             self.languages[1] if self.languages else None)
 
-    def _score_outputs(self, batch: Batch, runtime: Runtime) -> ScoreResult:
-        """Every weighed term's values on one system's outputs (its source side once for all
-        systems of ``runtime``), then the setting's sum."""
+    def _term_values(self, batch: Batch, setting: Setting, runtime: Runtime):
+        """Every weighed term's values on one system's outputs (``term_values``; its source
+        side once for all systems of ``runtime``), its stages' seconds and its cut lines."""
         runtime.seconds = {}
         runtime.truncated = {k: v for k, v in runtime.truncated.items() if k == "sources"}
-        setting = self.setting
-        values: dict[str, np.ndarray] = {}
-        for name in setting.active():
-            term, before, clock = TERMS[name].bind(self), sum(runtime.seconds.values()), \
-                time.perf_counter()
-            values[name] = term.values(batch, runtime)
-            inside = sum(runtime.seconds.values()) - before  # stages the term laid down itself
-            if not inside:
-                stage = name if term.own_option else f"term {name}"
-                runtime.seconds[stage] = time.perf_counter() - clock
-        final = setting.combine(values)
-        if not np.isfinite(final).all():
-            bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1
-            raise InputError(f"pair {bad} got a non-finite score: the mapping or encoder "
-                             "produces values too large for float arithmetic", parameter="mapping")
-        return ScoreResult(final, self.signature, values, dict(runtime.seconds),
-                           sum(not has_text(h) for h in batch.outputs), dict(runtime.truncated),
-                           batch.outputs)
+        values = term_values(self, batch, setting.active(), runtime)
+        return values, dict(runtime.seconds), dict(runtime.truncated)
 
     def normalised(self, sources: list[str], runtime: Runtime) -> list[str]:
         """The sources as the encoder reads them: the export's TEXT normalisation, as at

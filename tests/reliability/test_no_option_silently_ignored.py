@@ -164,3 +164,31 @@ def test_an_option_a_mode_uses_is_not_refused(capsys):
         code = main(["score", "--encoder", MISSING, "--src", "s", "--hyp", "h", *extra])
         err = capsys.readouterr().err
         assert code == 2 and "is not used by" not in err, err  # refused later: no such file
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["score", "--encoder", MISSING, "--encoder", "other", "--src", "s", "--hyp", "h"],
+     "--encoder is given twice: give it once"),
+    (["score", "--encoder", MISSING, "--src", "s", "--hyp", "h", "--formula", "2020",
+      "--version", "2022"], "--version is given twice (also as --formula)"),
+    (["evaluate", "wmt17", "--encoder", MISSING, "--lm-weight", "0.1", "--lm-weight", "0.2"],
+     "--lm-weight is given twice"),
+    (["choose", "--dev", "mlqe", "--candidates", MISSING, "--out", "o", "--candidates", "x"],
+     "--candidates is given twice: give it once, with all its values"),
+])
+def test_an_option_given_twice_is_refused_not_overwritten(capsys, argv, message):
+    """argparse keeps an option's last value: the first would be dropped without a word."""
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_repeatable_option_keeps_every_value():
+    argv = ["evaluate", "wmt17", "--row", "a=x", "--row", "b=y", "c=z", "--term", "use=1",
+            "--term", "length=2"]
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    assert args.row == ["a=x", "b=y", "c=z"] and args.term == ["use=1", "length=2"]
+    assert not hasattr(args, "_options_given")

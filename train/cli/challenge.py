@@ -24,6 +24,7 @@ def _system_name(scorer) -> str:
 
 def run(args: argparse.Namespace) -> None:
     from alignment.evaluation.challenge import build_challenge, evaluate_challenge
+    from .runtime_options import runtime_of
     from .scorer_options import build_scorer
 
     if args.bootstrap < 1:
@@ -34,11 +35,12 @@ def run(args: argparse.Namespace) -> None:
     rows: list[tuple[str, dict]] = []
     metrics: dict[str, float] = {}
     signatures = []
+    shared = runtime_of(args)  # the scorers of every row load an encoder once
     for encoder in args.encoder:
         for version in args.version:
             one = copy.copy(args)
             one.encoder, one.version = encoder, version
-            scorer = build_scorer(one)
+            scorer = build_scorer(one, runtime=shared)
             name = f"{_system_name(scorer)} · {version}"
             variants = evaluate_challenge(challenge, scorer, args.bootstrap, args.seed)
             for variant, summary in variants.items():

@@ -235,8 +235,9 @@ def register_evaluate(tasks) -> None:
                        "for one a pair, or a folder of exports named by pair; each row after "
                        "the first is compared with it (Williams' test, paired bootstrap)")
         p.add_argument("--labels", nargs="+", help="a name for each --encoder row")
-        p.add_argument("--row", nargs="+", metavar="LABEL=EXPORT[:SETTING]",
-                       help="a row with a name and, after ':', a setting of its own over the "
+        p.add_argument("--row", nargs="+", action="extend", metavar="LABEL=EXPORT[:SETTING]",
+                       help="rows (repeatable), each with a name and, after ':', a setting of "
+                       "its own over the "
                        "common options: none (not the export's scoring.json), TERM=W, "
                        "formula=F, read=R, comma-separated (e.g. 'no sentence=wmt17:"
                        "sentence=0'); compared with the first row like any other")

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> None:
                              f"{len(hyp)}", path=name if len(hyp) < len(src) else args.src,
                              line=min(len(src), len(hyp)) + 1)
     laps.lap("reading the inputs")
-    scorer = build_scorer(args, quiet=args.quiet)
+    scorer = build_scorer(args, quiet=args.quiet, consensus=args.consensus)
     laps.lap("building the scorer (export, encoder, map)")
     if scorer.languages and not args.quiet:
         s, t = scorer.languages
@@ -83,10 +83,6 @@ def run(args: argparse.Namespace) -> None:
                            words.mark_threshold if args.word_threshold is None
                            else args.word_threshold))
         return
-    if args.consensus:
-        from alignment.terms.consensus import with_consensus
-
-        results = with_consensus(results, [r.outputs for r in results], names)
     differences, bootstrap = None, None
     if args.paired_bs:
         bootstrap = {"n": args.paired_bs_n, "seed": args.seed, "level": 0.95}

@@ -230,8 +230,10 @@ def check_scorer_options(args: argparse.Namespace) -> None:
 
 
 def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | None = None,
-                 version: str | None = None):
-    """The scorer the options describe (``encoder``/``version``: one of several given)."""
+                 version: str | None = None, consensus: bool = False, runtime=None):
+    """The scorer the options describe (``encoder``/``version``: one of several given;
+    ``consensus``: the consensus term weighs 1, each system against the others; ``runtime``:
+    one shared with other scorers, so they load an encoder's weights once)."""
     from alignment.data.corpus import read_lines
     from alignment.evaluation.metrics import get_metric
     from alignment.xmover import compute_idf
@@ -242,8 +244,11 @@ def build_scorer(args: argparse.Namespace, quiet: bool = False, encoder: str | N
               file=sys.stderr)
         args.old_formula_flag = False  # once per run
     langs = (args.src_lang, args.tgt_lang) if args.src_lang else None
+    kwargs = {**scorer_kwargs(args), **({"runtime": runtime} if runtime is not None else {})}
+    if consensus:
+        kwargs["weights"] = {**kwargs["weights"], "consensus": 1.0}
     scorer = get_metric("xmoverscore").build(
-        encoder or args.encoder, **{**scorer_kwargs(args), "formula": version or args.version},
+        encoder or args.encoder, **{**kwargs, "formula": version or args.version},
         mapping=args.mapping, lm=args.lm, mapping_both_sides=args.mapping_both_sides,
         public_gbdd=args.public_gbdd, languages=langs)
     if not quiet:

@@ -76,26 +76,25 @@ def test_rows_on_one_encoder_compute_the_sentence_term_once(tiny_bert, monkeypat
 def test_a_row_whose_setting_weighs_an_lm_gets_no_second_lm_and_keeps_its_own(tiny_bert,
                                                                               tiny_gpt2):
     """``evaluate --lm`` adds a ⊕ LM row for each row, but a row whose setting weighs an LM
-    already would count it twice: it gets none, and its own LM stays (the system level reads
-    it after the ⊕ LM rows' signatures are made)."""
+    already would count it twice: it gets none, and its own LM weight stays; the other row's
+    ⊕ LM row is that row's scorer with the LM term at the weight asked (as ``score --lm``)."""
     from alignment.judgments.benchmark import Benchmark
-    from alignment.judgments.benchmark_rows import _lm_signature, score_benchmark
+    from alignment.judgments.benchmark_rows import score_benchmark
     from alignment.judgments.row_spec import EncoderRow
     from alignment.judgments.segments import JudgedSegments
-    from alignment.xmover.lm import LanguageModelScorer
-    from alignment.xmover.scorer import XMoverScorer
 
     data = JudgedSegments(["es-en"] * 4, ES[:4], EN[:4], np.arange(4, dtype=float))
     bench = Benchmark("toy", "toy", lambda *a: data, ("es-en",))
     notes: list[str] = []
-    own = {"layer": 2, "lm": str(tiny_gpt2), "weights": {"lm": 0.5}}
-    got = score_benchmark(bench, data, [EncoderRow("own", {"*": str(tiny_bert)})], own,
-                          str(tiny_gpt2), 0.1, with_baselines=False, resamples=2,
-                          log=notes.append)
-    labels = [r.label for r in got.rows]
-    assert labels == ["own ⊕ 0.5 LM", "LM alone"], labels
+    own = EncoderRow("own", {"*": str(tiny_bert)}, {"lm": str(tiny_gpt2), "weights": {"lm": 0.5}})
+    plain = EncoderRow("plain", {"*": str(tiny_bert)})
+    got = score_benchmark(bench, data, [own, plain], {"layer": 2}, str(tiny_gpt2), 0.1,
+                          with_baselines=False, resamples=2, log=notes.append)
+    rows = {r.label: r for r in got.rows}
+    assert list(rows) == ["own ⊕ 0.5 LM", "plain", "plain ⊕ LM", "LM alone"], list(rows)
     assert "own: no ⊕ LM row (its setting weighs an LM already)" in notes
-    scorer = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2), weights={"lm": 0.5})
-    mine, other = scorer.lm, LanguageModelScorer(str(tiny_gpt2))
-    assert _lm_signature(scorer, other, 0.1).endswith("|coef:0.1")
-    assert scorer.lm is mine and scorer.weights["lm"] == 0.5
+    assert "|coef:0.5" in rows["own ⊕ 0.5 LM"].signature
+    assert "|coef:0.1" in rows["plain ⊕ LM"].signature
+    lm = rows["LM alone"].scores
+    assert rows["plain ⊕ LM"].scores == pytest.approx(rows["plain"].scores + 0.1 * lm)
+    assert rows["own ⊕ 0.5 LM"].scores == pytest.approx(rows["plain"].scores + 0.5 * lm)

@@ -204,12 +204,16 @@ def test_an_lm_reads_chinese_without_the_spaces_of_tokenised_mt_output(tiny_gpt2
     assert len(list(tmp_path.iterdir())) == 1
 
 
-def test_scorers_of_the_same_lm_share_one_loaded_model(tiny_gpt2):
-    fluency = LanguageModelScorer(str(tiny_gpt2), device="cpu")
-    term_lm = LanguageModelScorer(str(tiny_gpt2), device="cpu", batch_size=2)
+def test_scorers_of_the_same_lm_in_one_pool_share_one_loaded_model(tiny_gpt2):
+    """The fluency LM and a term's LM of one runtime (its cache's weights) share a copy of the
+    same weights; another precision, or an LM of no pool, loads its own."""
+    pool: dict = {}
+    fluency = LanguageModelScorer(str(tiny_gpt2), device="cpu", pool=pool)
+    term_lm = LanguageModelScorer(str(tiny_gpt2), device="cpu", batch_size=2, pool=pool)
     assert fluency.model is term_lm.model
-    assert LanguageModelScorer(str(tiny_gpt2), device="cpu", precision="int8").model \
-        is not fluency.model
+    assert LanguageModelScorer(str(tiny_gpt2), device="cpu", precision="int8",
+                               pool=pool).model is not fluency.model
+    assert LanguageModelScorer(str(tiny_gpt2), device="cpu").model is not fluency.model
 
 
 def test_a_prompt_longer_than_the_context_is_cut_with_a_warning(tiny_gpt2):

@@ -63,11 +63,15 @@ def _path(model) -> str:
     return next(n for n, m in model.named_modules() if m is getattr(holder, name))
 
 
-def test_scorers_on_one_encoder_share_its_weights_and_keep_their_scores(tiny_bert):
-    first = XMoverScorer(str(tiny_bert), layer=1)
-    second = XMoverScorer(str(tiny_bert), layer=2)
+def test_scorers_of_one_runtime_share_an_encoders_weights_and_keep_their_scores(tiny_bert):
+    """Loaded weights are kept by a runtime (its cache's models), not by a module: the scorers
+    of one table share them, a scorer of another runtime loads its own."""
+    runtime = Runtime.of()
+    first = XMoverScorer(str(tiny_bert), layer=1, runtime=runtime)
+    second = XMoverScorer(str(tiny_bert), layer=2, runtime=runtime)
     assert first.encoder.model is second.encoder.model  # loaded once
     assert first.encoder.tokenizer is second.encoder.tokenizer  # read once
+    assert XMoverScorer(str(tiny_bert), layer=1).encoder.model is not first.encoder.model
     alone = Encoder(EncoderSpec(str(tiny_bert), 1))  # a model that may be trained: its own
     assert alone.model is not first.encoder.model
     fresh = XMoverScorer(str(tiny_bert), layer=1)
@@ -76,14 +80,11 @@ def test_scorers_on_one_encoder_share_its_weights_and_keep_their_scores(tiny_ber
 
 def test_reused_results_are_the_computed_ones_and_no_model_is_loaded(tiny_bert, tiny_gpt2,
                                                                      tmp_path, monkeypatch):
-    from alignment.encoding import encoder as encoder_module
-
     plain = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2)).score(ES, EN)
     first = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
                          runtime=Runtime.of(reuse=tmp_path))
     np.testing.assert_array_equal(first.score(ES, EN).final, plain.final)
     assert len(list(tmp_path.glob("*.npz"))) == 3  # sources, hypotheses, LM scores
-    monkeypatch.setattr(encoder_module, "_SHARED", {})  # as in a new process
     again = XMoverScorer(str(tiny_bert), layer=2, lm=str(tiny_gpt2),
                          runtime=Runtime.of(reuse=tmp_path))
     result = again.score(ES, EN)

@@ -143,7 +143,8 @@ def test_the_sentence_term_is_a_row_of_its_own_and_part_of_every_row(tmp_path, w
     assert labels == ["base ⊕ sentence", "base ⊕ sentence ⊕ LM", "LM alone", "sentence alone"]
     signatures = {r["label"]: r["signature"] for r in doc["rows"]}
     assert "|sent:L2,mean*0.3|" in signatures["base ⊕ sentence"]
-    assert signatures["sentence alone"] == "sentence:L2,mean"
+    assert "|xm:0|" in signatures["sentence alone"]  # the row's scorer, its term alone
+    assert "|lm:none|sent:L2,mean*1|" in signatures["sentence alone"]
     assert -1 <= doc["metrics"]["sentence alone/de-en/pearson"] <= 1
 
 
