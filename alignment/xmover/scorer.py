@@ -38,8 +38,8 @@ class XMoverScorer:
     (``notes`` says so). ``languages`` (source, target) are signed; an export's own is used.
 
     The scoring setting: an export's ``scoring.json`` (``alignment.xmover.configuration``) by
-    default (``setting="none"``: not read); each of ``formula`` (``2020``, ``2022``;
-    ``version=`` is its old name), ``read`` (the outputs ``given`` or ``written``), ``lm`` and
+    default (``setting="none"``: not read; a ``ScoringConfig``: that one); each of ``formula``
+    (``2020``, ``2022``; ``version=`` its old name), ``read`` (``given``/``written``), ``lm`` and
     ``weights`` (a term's name: its weight, ``alignment.terms``) given overrides it, and the
     signature's ``over:`` names it. Else: the formula's LM weight, the ``sentence_map``'s own
     weight (default the export's map; ``"none"``: none), XMoverScore at 1.
@@ -55,17 +55,17 @@ class XMoverScorer:
                  mapping_both_sides: bool = False, public_gbdd: bool = False,
                  languages: tuple[str, str] | None = None, version: str | None = None,
                  sentence_layer: int | None = None, sentence_map=None,
-                 read: str | None = None, setting: str = "export",
+                 read: str | None = None, setting: str | ScoringConfig = "export",
                  runtime: Runtime | None = None) -> None:
         if ngram < 1:
             raise InputError("n-gram size must be >= 1", parameter="ngram")
-        if setting not in ("export", "none"):
+        if not isinstance(setting, ScoringConfig) and setting not in ("export", "none"):
             raise InputError(f"must be export or none, got {setting!r}", parameter="setting")
         self.runtime = runtime = runtime or Runtime.of()
         device, batch_size = runtime.device, runtime.batch_size
         encoder = resolve_export(encoder)  # a shipped or cached export's short name
-        self.config = ScoringConfig.load(encoder) if setting == "export" and is_export(encoder) \
-            else None
+        self.config = setting if isinstance(setting, ScoringConfig) else ScoringConfig.load(
+            encoder) if setting == "export" and is_export(encoder) else None
         chosen, over = effective(self.config, {
             "formula": version or formula, "read": read, "precision": runtime.precision, "lm": lm,
             "weights": weights}, {"formula": "2022", "read": "given", "precision": "fp32"})

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from alignment.catalogue import FormerNameWarning
+from alignment.errors import InputError
 from alignment.signature import parse_signature
 from alignment.terms import TERMS, Batch, Runtime, Setting, Term, WordBatch, WordTerm, get_term
 from alignment.xmover.configuration import ScoringConfig
@@ -93,6 +94,21 @@ def test_a_weight_has_one_home(tiny_bert):
     lm_default = XMoverScorer(str(tiny_bert), layer=2, formula="2020")
     assert lm_default.weights["lm"] == 0.1 and "lm" not in lm_default.setting.active()
     assert Setting.of(sentence=0).flags() == "--sentence-weight 0"
+
+
+def test_a_scorer_is_a_setting_plus_a_runtime(tiny_bert, length_term):
+    """The setting as an object (what an export's ``scoring.json`` holds) scores as the same
+    setting given as options; how it runs (the runtime) changes no number."""
+    config = ScoringConfig.of(Setting.of(**{"toy-words": 0.5}), formula="2020")
+    as_object = XMoverScorer(str(tiny_bert), layer=2, setting=config,
+                             runtime=Runtime.of(batch_size=2))
+    as_options = XMoverScorer(str(tiny_bert), layer=2, setting="none", formula="2020",
+                              weights={"toy-words": 0.5})
+    got, want = as_object.score(ES[:4], EN[:4]), as_options.score(ES[:4], EN[:4])
+    np.testing.assert_allclose(got.final, want.final, atol=1e-6)
+    assert got.signature == want.signature and as_object.version == "2020"
+    with pytest.raises(InputError, match="must be export or none"):
+        XMoverScorer(str(tiny_bert), layer=2, setting="mine")
 
 
 def test_evaluate_and_choose_compute_a_term_once_a_pair_and_scorer(tiny_bert, length_term):
