@@ -29,7 +29,12 @@ class ScoredBenchmark:
 
 def joint_signature(signatures: set[str]) -> str:
     """One row's signatures over several pairs as one line: where they differ only in their
-    ``lang:`` field, that field lists the pairs (``lang:cs-en,de-en``); else all, by ``;``."""
+    ``lang:`` field, that field lists the pairs (``lang:cs-en,de-en``); else all, by ``;``. A
+    part signed after the rest (`` ⊕ consensus:…``) that they share follows the joined line."""
+    tails = {sig.partition(" ⊕ ")[2] for sig in signatures}
+    if len(tails) == 1 and next(iter(tails)):
+        tail = next(iter(tails))
+        return f"{joint_signature({sig.partition(' ⊕ ')[0] for sig in signatures})} ⊕ {tail}"
     split = [sig.split("|") for sig in sorted(signatures)]
     rest = {tuple(f for f in fields if not f.startswith("lang:")) for fields in split}
     if len(split) < 2 or len(rest) != 1:

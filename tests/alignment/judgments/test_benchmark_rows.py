@@ -31,6 +31,8 @@ def test_a_rows_signatures_join_their_pairs():
     assert joint_signature(sigs) == "xmoverscore|L:8|map:none|lang:cs-en,de-en"
     mixed = {"xmoverscore|map:a|lang:de-en", "xmoverscore|map:b|lang:cs-en"}
     assert joint_signature(mixed) == "xmoverscore|map:a|lang:de-en ; xmoverscore|map:b|lang:cs-en"
+    after = {f"xmoverscore|L:8|lang:{p} ⊕ consensus:chrF|combine:z" for p in ("de-en", "cs-en")}
+    assert joint_signature(after) == "xmoverscore|L:8|lang:cs-en,de-en ⊕ consensus:chrF|combine:z"
 
 
 def test_rows_on_one_encoder_encode_each_sentence_list_once(tiny_bert, monkeypatch):
