@@ -103,10 +103,11 @@ def segment_others(benchmark: Benchmark, data: JudgedSegments, system_data: Path
 
 
 def segment_consensus(benchmark: Benchmark, data: JudgedSegments, system_data: Path | None,
-                      log=print) -> np.ndarray:
-    """Every judged segment's consensus term as given (the term's own values on
-    ``segment_others``; NaN where there are none)."""
-    others = segment_others(benchmark, data, system_data, log)
+                      log=print, others: list[list[str]] | None = None) -> np.ndarray:
+    """Every judged segment's consensus term as given (the term's own values on ``others``,
+    default ``segment_others``; NaN where there are none)."""
+    if others is None:
+        others = segment_others(benchmark, data, system_data, log)
     return TERMS["consensus"].values(Batch(list(data.src), list(data.mt), None, others),
                                      Runtime.of())
 
@@ -212,8 +213,7 @@ def score_benchmark(benchmark: Benchmark, data: JudgedSegments, rows: list[Encod
         from alignment.terms.consensus import COMBINE_SIGNATURE, SIGNATURE
 
         if not rows:
-            agreement = TERMS["consensus"].values(Batch(list(data.src), list(data.mt), None,
-                                                        others), runtime)
+            agreement = segment_consensus(benchmark, data, system_data, others=others)
         plain += [r for r, t in zip(scored, table) if t.consensus] + [
             Row(with_consensus.label(r.label), with_consensus.combine(
                 {"xmover": r.scores, "consensus": agreement}, lp),

@@ -216,24 +216,24 @@ class Cache:
             self.models[key] = load()
         return self.models[key]
 
-    def _remembered(self, producer: str, sentences: list[str], compute):
+    def _once(self, key, compute):
+        """``compute()``, remembered under ``key`` while this cache remembers (``key``: a
+        function giving it, called only then)."""
         if self.memory is None:
             return compute()
-        key = (producer, len(sentences), hash(tuple(sentences)))
+        key = key()
         if key not in self.memory:
             self.memory[key] = compute()
         return self.memory[key]
 
+    def _remembered(self, producer: str, sentences: list[str], compute):
+        return self._once(lambda: (producer, len(sentences), hash(tuple(sentences))), compute)
+
     def term_values(self, key, compute):
-        """``compute()`` (a term's values on a batch), remembered under ``key`` (the term's
-        identity and a digest of the batch) while this cache remembers: computed once for every
-        row of a table that weighs the term on the same text."""
-        if self.memory is None:
-            return compute()
-        key = ("term", *key)
-        if key not in self.memory:
-            self.memory[key] = compute()
-        return self.memory[key]
+        """``compute()`` (a term's values on a batch), remembered under ``key()`` (the term's
+        identity and a digest of the batch, made only while this cache remembers): computed
+        once for every row of a table that weighs the term on the same text."""
+        return self._once(lambda: ("term", *key()), compute)
 
     def tokens(self, producer: str, sentences: list[str], compute):
         """``compute(sentences, on_truncate)``'s token vectors (as ``Encoder.encode_tokens``

@@ -50,7 +50,6 @@ def term_values(scorer, batch: Batch, names: list[str], runtime: Runtime
     out: dict[str, np.ndarray] = {}
     for name in names:
         term = TERMS[name].bind(scorer)
-        key = batch_key(batch, term.reads_others)
         before, clock = sum(runtime.seconds.values()), time.perf_counter()
 
         def compute(term=term):
@@ -58,7 +57,8 @@ def term_values(scorer, batch: Batch, names: list[str], runtime: Runtime
             values = np.asarray(term.values(batch, runtime), dtype=np.float64)
             return values, {k: v for k, v in runtime.truncated.items() if seen.get(k) != v}
 
-        values, cut = runtime.cache.term_values((term_identity(scorer, name), key), compute)
+        values, cut = runtime.cache.term_values(
+            lambda: (term_identity(scorer, name), batch_key(batch, term.reads_others)), compute)
         for side, lines in cut.items():
             runtime.truncated.setdefault(side, lines)
         out[name] = values
