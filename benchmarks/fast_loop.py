@@ -101,7 +101,8 @@ def part_score(args, env) -> dict:
             common = ["score", "--encoder", args.encoder, "--layer", str(args.layer),
                       "--formula", formula, "--src", str(src_n), "--hyp", str(hyp_n),
                       "--format", "json", "-q", "--device", device]
-            paths["crossalign"] = crossalign(*common, threads=args.threads)
+            paths["crossalign"] = crossalign(*common, "--precision", "fp32",
+                                             threads=args.threads)  # the public code's
             if device == "cpu":
                 paths["crossalign --precision int8"] = crossalign(*common, "--precision", "int8",
                                                                   threads=args.threads)
@@ -154,7 +155,8 @@ def part_commands(args, env, cache: Path) -> dict:
     rows = []
     for task, base in commands.items():
         first = None
-        variants = [("cold", []), ("rerun (reuse)", [])]
+        fp32 = ["--precision", "fp32"]  # the default is bf16 where the CPU has it natively
+        variants = [("cold", fp32), ("rerun (reuse)", fp32)]
         if args.int8:
             variants.append(("cold, --precision int8", ["--precision", "int8"]))
         for name, extra in variants:

@@ -100,16 +100,17 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
     cores = os.cpu_count() or 1
     one = ("--encoder", encoder, "--src", str(src), "--hyp", str(hyp), "--device", "cpu",
            "--no-reuse")
-    rows = [(f"baseline {revision(baseline)}: CPU fp32, 1 process", crossalign(*one), "cpu",
-             cores, baseline)] if baseline else []
-    rows += [("CPU fp32, 1 process", crossalign(*one, "--timings"), "cpu", cores),
+    fp32 = ("--precision", "fp32")  # the default is bf16 where the CPU has it natively
+    rows = [(f"baseline {revision(baseline)}: CPU fp32, 1 process", crossalign(*one, *fp32),
+             "cpu", cores, baseline)] if baseline else []
+    rows += [("CPU fp32, 1 process", crossalign(*one, *fp32, "--timings"), "cpu", cores),
             ("CPU fp32, 1 process, in shards", crossalign(
                 "--encoder", encoder, "--pairs-file", str(tsv), "--device", "cpu", "--no-reuse",
-                "--shards", str(work / "s1"), "--shard-size", "100"), "cpu", cores),
+                *fp32, "--shards", str(work / "s1"), "--shard-size", "100"), "cpu", cores),
             ("CPU fp32, 2 processes (gloo)", crossalign(
                 "--encoder", encoder, "--pairs-file", str(tsv), "--device", "cpu", "--no-reuse",
-                "--devices", "2", "--shards", str(work / "s2"), "--shard-size", "100"), "cpu",
-             cores)]
+                *fp32, "--devices", "2", "--shards", str(work / "s2"), "--shard-size", "100"),
+             "cpu", cores)]
     if cpu_has_bf16() or emulated:
         rows.append((f"CPU bf16{'' if cpu_has_bf16() else ' (emulated)'}, 1 process", crossalign(
             *one, "--precision", "bf16", "--timings"), "cpu", cores))
@@ -230,7 +231,7 @@ def agreement(benchmark: str, data_dir: Path, exports: str, precision: str) -> l
     scored = {}
     for p in ("fp32", precision):
         result = score_benchmark(bench, data, [parse_row(exports, data.pairs, "shipped")],
-                                 {"runtime": Runtime.of(precision=None if p == "fp32" else p,
+                                 {"runtime": Runtime.of(precision=p,
                                                         reuse=default_reuse())},
                                  with_baselines=False, log=lambda m: None)
         scored[p] = result.rows[0]  # the row of the exports (its label adds their terms)

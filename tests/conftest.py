@@ -12,6 +12,9 @@ import pytest
 os.environ.setdefault("WANDB_MODE", "disabled")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# scorers default to bf16 where the CPU multiplies it natively; the suite's numbers must not
+# depend on which CPU runs it (the automatic choice has its own tests)
+os.environ["CROSSALIGN_PRECISION"] = "fp32"
 
 
 def _session_threads() -> None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from alignment.atomic import MANIFEST, atomic_dir, files_under
 from alignment.errors import InputError
+from alignment.encoding.precision import asked_precision
 from alignment.export.card import CARD_FILE, SCORING_FILE, Headline, card_text, fmt_r, \
     markdown_table
 from alignment.export.remapped import REMAP_FILE
@@ -146,8 +147,8 @@ def chosen_config(selection: Selection, dev: str, lm: str | None, options: dict,
                                                 dev, signature),
                             formula=options.get("formula") or "2022",
                             read=options.get("read") or "given",
-                            precision=getattr(options.get("runtime"), "precision", None)
-                            or "fp32",
+                            precision=asked_precision(getattr(options.get("runtime"),
+                                                              "precision", None)) or "fp32",
                             lm=lm if c.lm else None)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from alignment.encoding.encoder import Encoder, EncoderSpec, encoder_depth, truncation_message
-from alignment.encoding.precision import precision_tag
+from alignment.encoding.precision import asked_precision, automatic_precision, precision_tag
 from alignment.errors import InputError
 from alignment.mappings import Mapping
 from alignment.signature import EncoderSignature, XMoverSignature
@@ -66,13 +66,16 @@ class XMoverScorer:
         encoder = resolve_export(encoder)  # a shipped or cached export's short name
         self.config = setting if isinstance(setting, ScoringConfig) else ScoringConfig.load(
             encoder) if setting == "export" and is_export(encoder) else None
+        asked = asked_precision(runtime.precision)
         chosen, over = effective(self.config, {
-            "formula": version or formula, "read": read, "precision": runtime.precision, "lm": lm,
+            "formula": version or formula, "read": read, "precision": asked, "lm": lm,
             "weights": weights}, {"formula": "2022", "read": "given", "precision": "fp32"})
         self.overridden = tuple(over)
         self.spec: Version = get_version(chosen["formula"])
         self.version, self.ngram = self.spec.name, ngram
         self.read, precision = check_reading(chosen["read"]), chosen["precision"]
+        if asked is None and precision == "fp32":  # a card's fp32 runs as this device allows
+            precision = automatic_precision(device)
         lm, given = chosen["lm"], chosen["weights"]
         Setting.of(**given)  # every name a term, every weight finite and >= 0
         self.idf_src, self.idf_hyp = idf_src, idf_hyp
@@ -154,13 +157,12 @@ class XMoverScorer:
         terms signed for each point of a grid)."""
         ident, w = self.encoder.identity(), setting.weight
         # the map as applied: a map and its float32 .BAM file get one signature
+        mapping = "none"
         if self.mapping is not None:
             mapping = f"{self.mapping_label}#{self.mapping.applied_fingerprint()}"
         elif self.export_mapping is not None:
             mapping = (f"{self.export_mapping.describe()}#"
                        f"{self.export_mapping.applied_fingerprint()}")
-        else:
-            mapping = "none"
         idf = "none" if self.idf_src is None else f"{self.idf_src.fingerprint}/" \
             f"{self.idf_hyp.fingerprint if self.idf_hyp else 'none'}"
         terms: dict[str, object] = {}  # every term's own fields, or its part of ``terms:``
@@ -209,10 +211,9 @@ class XMoverScorer:
 
     def score(self, sources: list[str], hypotheses: list[str], progress: bool = False,
               warn: bool = True, others: list[list[str]] | None = None) -> ScoreResult:
-        """One score per pair, whatever the batch size or order; an empty hypothesis is scored
-        as the formula defines it and counted; ``progress``: bars on stderr; ``warn``: a
-        warning for over-long sentences (else only ``ScoreResult.truncated``); ``others``: each
-        source's other translations (the consensus term reads them, as this scorer reads)."""
+        """One score per pair, whatever the batch size or order (an empty hypothesis scored as
+        the formula defines it, and counted); ``progress``: bars on stderr; ``warn``: warn of
+        over-long sentences; ``others``: each source's other translations (the consensus)."""
         return self.score_systems(sources, [hypotheses], progress, warn, others)[0]
 
     def score_systems(self, sources: list[str], systems: list[list[str]],

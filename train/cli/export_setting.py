@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from alignment.errors import InputError
+from alignment.encoding.precision import asked_precision
 
 UNMAPPED, THIS = "unmapped", "this export"  # the rows of a card's agreement table
 
@@ -46,7 +47,7 @@ def config_of_options(words: list[str] | tuple[str, ...], export: str | Path | N
     setting = Setting.of(xmover=1.0 if args.xmover_weight is None else args.xmover_weight,
                          lm=lm_weight, sentence=sentence, **term_weights(args))
     return ScoringConfig.of(setting, measured, formula=formula, read=args.read or "given",
-                            precision=args.precision or "fp32", lm=args.lm)
+                            precision=asked_precision(args.precision) or "fp32", lm=args.lm)
 
 
 def renamed_terms(text: str) -> str:

@@ -83,9 +83,9 @@ def run_evaluate(args: argparse.Namespace) -> None:
             raise InputError(f"must be >= 1, got {value}", parameter=name)
     from alignment.encoding.device import resolve_device
 
-    from alignment.encoding.precision import check_precision
+    from alignment.encoding.precision import asked_precision, check_precision
 
-    check_precision(args.precision or "fp32", resolve_device(args.device))  # before anything loads
+    check_precision(asked_precision(args.precision) or "fp32", resolve_device(args.device))  # before anything loads
     check_weights(args, many=False)  # before anything loads
     if args.lm and not (args.encoder or args.row or args.rows):
         raise InputError("the LM term is added to an --encoder row; give one", parameter="lm")

@@ -9,12 +9,15 @@ import argparse
 def add_runtime_options(p: argparse.ArgumentParser, reuse_default: bool = False) -> None:
     """``--precision``, ``--reuse``/``--no-reuse``, ``--batch-size``, ``--device``, ``--jobs``
     (the judged tasks reuse by default, as their loop re-scores the same text)."""
-    p.add_argument("--precision", choices=["fp32", "bf16", "int8"],
-                   help="arithmetic of the encoder, the LM and the LM terms: fp32 (default, the "
-                   "published numbers), bf16 (a GPU, or a CPU with AVX-512 BF16 or AMX: "
-                   "docs/scale.md gives its speed and agreement) or int8 (opt-in, CPU only: "
-                   "1.3-1.4x faster, and it lowered agreement with people by .01-.08 Pearson on "
-                   "WMT17 and MLQE-PE); the signature says prec:bf16 / prec:int8")
+    p.add_argument("--precision", choices=["auto", "fp32", "bf16", "int8"],
+                   help="arithmetic of the encoder, the LM and the LM terms: auto (default: bf16 "
+                   "where the device multiplies it natively — a GPU, a CPU with AVX-512 BF16 or "
+                   "AMX — else fp32; $CROSSALIGN_PRECISION=fp32|bf16 pins it), fp32 (the "
+                   "cards' numbers to the digit), bf16 (within ±.001 of fp32's agreement with "
+                   "people on every measured pair, 1.75x faster on such a CPU: docs/scale.md) or "
+                   "int8 (opt-in, CPU only: 1.3-1.4x faster, and it lowered agreement with people "
+                   "by .01-.08 Pearson on WMT17 and MLQE-PE); the signature says prec:bf16 / "
+                   "prec:int8")
     p.add_argument("--reuse", dest="reuse", action="store_true", default=reuse_default,
                    help="keep token vectors, sentence vectors and LM scores in the cache "
                    "($CROSSALIGN_CACHE/reuse) and read them back when the same sentences are "

@@ -216,9 +216,9 @@ def check_scorer_options(args: argparse.Namespace) -> None:
         raise InputError(f"must be in [1, {4 * cores}] (4 × this machine's {cores} cores; more "
                          "processes only wait for each other)", parameter="jobs")
     device = resolve_device(getattr(args, "device", None))  # before anything loads
-    from alignment.encoding.precision import check_precision
+    from alignment.encoding.precision import asked_precision, check_precision
 
-    check_precision(getattr(args, "precision", None) or "fp32", device)
+    check_precision(asked_precision(getattr(args, "precision", None)) or "fp32", device)
     if args.ngram < 1:
         raise InputError("must be >= 1", parameter="ngram")
     if bool(args.src_lang) != bool(args.tgt_lang):
