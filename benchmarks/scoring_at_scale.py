@@ -12,6 +12,7 @@ memory of a run in shards at each input size (XMoverScore alone on ``--memory-en
 output layer (the dominant cost), against the measured time a segment.
 
     python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 200 --limit
+    python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 200 --isa avx2 --baseline ../base
     python benchmarks/scoring_at_scale.py --wmt17 data/wmt17 --n 0 --memory 10000 100000
     python benchmarks/scoring_at_scale.py --n 0 --agreement wmt17=data/wmt17 mlqe=data/mlqe
 
@@ -30,6 +31,11 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve()
+# ``--isa avx2``: every row's process held to AVX2 kernels (torch's, oneDNN's, MKL's), a stand-in
+# for a CPU without AVX-512 or native bf16 (same cores and clock, so only ratios within a run)
+AVX2_ONLY = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+             "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+ROW_ENV: dict[str, str] = {}
 
 
 def pairs_file(wmt17: Path, pair: str, n: int, out: Path) -> Path:
@@ -52,7 +58,7 @@ def timed(command: list[str], cache: Path, code: Path = HERE.parents[1]) -> dict
     """Run ``command`` (a whole process) on the crossalign in ``code``; its wall time, peak RSS
     of its largest process (its own or a child's), its JSON output and its stage table
     (``--timings``, where given)."""
-    env = {**os.environ, "CROSSALIGN_CACHE": str(cache), "PYTHONPATH": str(code)}
+    env = {**os.environ, **ROW_ENV, "CROSSALIGN_CACHE": str(cache), "PYTHONPATH": str(code)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         # run from the checkout: ``python -m`` puts the working folder first on the path
@@ -111,7 +117,7 @@ def variants(encoder: str, tsv: Path, src: Path, hyp: Path, work: Path, emulated
                 "--encoder", encoder, "--pairs-file", str(tsv), "--device", "cpu", "--no-reuse",
                 *fp32, "--devices", "2", "--shards", str(work / "s2"), "--shard-size", "100"),
              "cpu", cores)]
-    if cpu_has_bf16() or emulated:
+    if (cpu_has_bf16() or emulated) and not ROW_ENV:
         rows.append((f"CPU bf16{'' if cpu_has_bf16() else ' (emulated)'}, 1 process", crossalign(
             *one, "--precision", "bf16", "--timings"), "cpu", cores))
     gpus = torch.cuda.device_count()
@@ -268,15 +274,20 @@ def main() -> None:
                     help="the shipped exports' agreement in fp32 and bf16 (wmt17=data/wmt17, "
                     "mlqe=data/mlqe, eval4nlp=data/eval4nlp): Δ Pearson with paired intervals, "
                     "every pair an export ships for")
+    ap.add_argument("--isa", choices=["native", "avx2"], default="native", help="avx2: every "
+                    "speed row held to AVX2 kernels (no AVX-512, no native bf16: the fp32 rows "
+                    "of a CPU without them, on this one's cores)")
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "scoring_at_scale.json")
     args = ap.parse_args()
+    ROW_ENV.update(AVX2_ONLY if args.isa == "avx2" else {})
     if (args.n or args.memory) and not args.wmt17:
         ap.error("the speed and memory rows read WMT17's text: give --wmt17 DATA (or --n 0)")
     import torch
 
     from alignment.encoding.precision import cpu_has_bf16
 
-    result = {"cpu": cpu_flags(), "cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16(),
+    result = {"cpu": cpu_flags() + ("; rows held to AVX2 kernels" if ROW_ENV else ""),
+              "cores": os.cpu_count(), "cpu_bf16": cpu_has_bf16() and not ROW_ENV,
               "gpus": torch.cuda.device_count(), "encoder": args.encoder}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -316,7 +327,9 @@ def main() -> None:
         if not result["gpus"]:
             print("GPU rows: unmeasured (no CUDA device here; they add themselves where one is)")
         if not result["cpu_bf16"] and not args.emulated:
-            print("CPU bf16 row: unmeasured (this CPU has neither AVX-512 BF16 nor AMX)")
+            print("CPU bf16 row: unmeasured (" + ("the rows are held to AVX2" if ROW_ENV else
+                                                  "this CPU has neither AVX-512 BF16 nor AMX")
+                  + ")")
     if "limit" in result:
         lim = result["limit"]
         print(f"output layer: {lim['output_layer_gflop_per_segment']:.1f} GFLOP a segment "

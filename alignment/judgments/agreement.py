@@ -52,8 +52,11 @@ def segment_agreement(data: JudgedSegments, rows: list[Row], resamples: int = 10
     """Flat metrics ``ROW/PAIR/pearson`` (``_lo``, ``_hi``), ``ROW/PAIR/kendall``,
     ``ROW/PAIR/segments``; for rows after the first ``ROW/PAIR/diff`` (``_lo``, ``_hi``: the
     paired bootstrap of Pearson minus the first row's), ``ROW/PAIR/williams_t`` and
-    ``ROW/PAIR/williams_p`` (one-sided: this row better); and the same over ``avg`` (the
-    mean over pairs, its interval from the same per-pair resamples; no Williams test)."""
+    ``ROW/PAIR/williams_p`` (one-sided: this row better); the same over ``avg`` (the mean
+    over pairs, its interval from the same per-pair resamples; no Williams test); and, with
+    several pairs, over ``pooled`` (one Pearson over every pair's segments together, as
+    WMT20's multilingual track ranks: only scores on one scale for every pair do well; the
+    same resamples, joined)."""
     for row in rows:
         if len(row.scores) != len(data):
             raise ValueError(f"{row.label}: {len(row.scores)} scores for {len(data)} segments")
@@ -61,10 +64,12 @@ def segment_agreement(data: JudgedSegments, rows: list[Row], resamples: int = 10
     rng = np.random.default_rng(seed)
     per_pair: dict[str, list[np.ndarray]] = {r.label: [] for r in rows}
     lp = np.asarray(data.lp)
+    joined: list[np.ndarray] = []  # each pair's resamples as indices into every segment
     for pair in data.pairs:
         mask = lp == pair
         h = data.human[mask]
         idx = rng.integers(0, len(h), size=(resamples, len(h)))
+        joined.append(np.flatnonzero(mask)[idx])
         stats = {}
         for row in rows:
             x = np.asarray(row.scores, dtype=np.float64)[mask]
@@ -96,7 +101,28 @@ def segment_agreement(data: JudgedSegments, rows: list[Row], resamples: int = 10
             out[f"{row.label}/avg/diff"] = out[f"{row.label}/avg/pearson"] - \
                 out[f"{rows[0].label}/avg/pearson"]
             out[f"{row.label}/avg/diff_lo"], out[f"{row.label}/avg/diff_hi"] = _interval(avg - base, level)
+    if len(data.pairs) > 1:
+        _pooled(out, data, rows, np.concatenate(joined, axis=1), level)
     return out
+
+
+def _pooled(out: dict[str, float], data: JudgedSegments, rows: list[Row], idx: np.ndarray,
+            level: float) -> None:
+    """``ROW/pooled/…``: Pearson over every pair's segments together, its interval from the
+    pairs' own resamples joined, and each row's difference from the first."""
+    h = np.asarray(data.human, dtype=np.float64)
+    stats = {}
+    for row in rows:
+        x = np.asarray(row.scores, dtype=np.float64)
+        key = f"{row.label}/pooled"
+        out[f"{key}/pearson"], out[f"{key}/kendall"] = pearson(x, h), kendall(x, h)
+        out[f"{key}/segments"] = float(len(h))
+        stats[row.label] = _resampled_pearson(x, h, idx)
+        out[f"{key}/pearson_lo"], out[f"{key}/pearson_hi"] = _interval(stats[row.label], level)
+        if row is not rows[0]:
+            out[f"{key}/diff"] = out[f"{key}/pearson"] - out[f"{rows[0].label}/pooled/pearson"]
+            out[f"{key}/diff_lo"], out[f"{key}/diff_hi"] = _interval(
+                stats[row.label] - stats[rows[0].label], level)
 
 
 def system_agreement(metric: dict[str, float], human: dict[str, float]) -> dict[str, float]:
@@ -112,8 +138,9 @@ def format_agreement(metrics: dict[str, float], rows: list[str], pairs: list[str
                      anchors: list[tuple[str, dict[str, float]]] = ()) -> str:
     """The table: a row per metric, a column per pair and the average, each cell Pearson with
     its interval; then every row against the first (Δ Pearson, * where Williams' one-sided
-    p < 0.05 and the paired interval excludes 0); anchors printed below as published."""
-    cols = [*pairs, "avg"]
+    p < 0.05 and the paired interval excludes 0); anchors printed below as published; a
+    ``pooled`` column where the metrics have one."""
+    cols = [*pairs, "avg"] + (["pooled"] if f"{rows[0]}/pooled/pearson" in metrics else [])
     width = max(len(r) for r in [*rows, *(a for a, _ in anchors), "row"])
     cell = (lambda v, lo, hi: f"{v:.3f} [{lo:.3f},{hi:.3f}]")
     lines = [title, f"{'row':<{width}}  " + "  ".join(f"{c:^19}" for c in cols)]

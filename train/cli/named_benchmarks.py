@@ -131,7 +131,7 @@ def run_evaluate(args: argparse.Namespace) -> None:
                 "williams_p", "system_pearson", "pairwise_accuracy"]
         lines = ["row\tpair\t" + "\t".join(keys)]
         for r in labels:
-            for c in [*data.pairs, "avg"]:
+            for c in [*data.pairs, "avg"] + (["pooled"] if len(data.pairs) > 1 else []):
                 lines.append(f"{r}\t{c}\t" + "\t".join(
                     "" if f"{r}/{c}/{k}" not in metrics else f"{metrics[f'{r}/{c}/{k}']:.6f}"
                     for k in keys))

@@ -14,7 +14,7 @@ def add_runtime_options(p: argparse.ArgumentParser, reuse_default: bool = False)
                    "where the device multiplies it natively — a GPU, a CPU with AVX-512 BF16 or "
                    "AMX — else fp32; $CROSSALIGN_PRECISION=fp32|bf16 pins it), fp32 (the "
                    "cards' numbers to the digit), bf16 (within ±.001 of fp32's agreement with "
-                   "people on every measured pair, 1.75x faster on such a CPU: docs/scale.md) or "
+                   "people on every measured pair, about 2x faster on such a CPU: docs/scale.md) or "
                    "int8 (opt-in, CPU only: 1.3-1.4x faster, and it lowered agreement with people "
                    "by .01-.08 Pearson on WMT17 and MLQE-PE); the signature says prec:bf16 / "
                    "prec:int8")

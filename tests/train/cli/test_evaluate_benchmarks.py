@@ -52,7 +52,10 @@ def test_formats_and_precomputed_scores(tmp_path, wmt17_data, capsys):
     assert main(["evaluate", "wmt17", "--data", str(wmt17_data), "--scores", str(scores),
                  "--format", "tsv", "--bootstrap", "20", "--no-baselines"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("row\tpair\tpearson") and len(lines) == 1 + 3 + 1
+    # a line for each pair, the average and the pooled Pearson (a human-ish score pools at 1)
+    assert lines[0].startswith("row\tpair\tpearson") and len(lines) == 1 + 4 + 1
+    pooled = next(line.split("\t") for line in lines if line.split("\t")[1:2] == ["pooled"])
+    assert float(pooled[2]) == pytest.approx(1.0)
     assert lines[-1].startswith("# ")
 
 
