@@ -107,6 +107,7 @@ class XMoverSignature(Signature):
     terms: str | None = None  # registered terms and their weights (alignment.terms)
     read: str | None = None  # how the MT outputs were read (alignment.xmover.written); None: as given
     over: str | None = None  # what options overrode of the export's scoring configuration
+    cal: str | None = None  # the calibration to people's scale (alignment.xmover.calibration)
 
     def fields(self) -> dict[str, object]:
         return {"ver": self.ver, **self.encoder.fields(),
@@ -115,7 +116,7 @@ class XMoverSignature(Signature):
                 "coef": self.coef,
                 "sent": self.sentence, "terms": self.terms, "text": self.text,
                 "lang": self.languages, "prec": self.precision, "read": self.read,
-                "over": self.over}
+                "over": self.over, "cal": self.cal}
 
 
 @dataclass(frozen=True)

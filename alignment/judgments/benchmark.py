@@ -64,6 +64,7 @@ class Benchmark:
     words: Callable[[Path, str, list[str] | None], "LabelledWords"] | None = None
     word_anchors: tuple[Anchor, ...] = ()
     words_first: bool = False  # ``evaluate NAME`` measures the word labels by default
+    scale: str = "people's scores"  # what the human scores are (a calibration maps to it)
 
 
 BENCHMARKS: Registry[Benchmark] = Registry("benchmark")

@@ -64,6 +64,8 @@ class Selection:
     best: dict[str, Point]  # each row at its own best weights
     intervals: dict[str, tuple[float, float]]  # each row's best: 95% bootstrap CI over segments
     axes: dict[str, tuple[float, ...]]  # the weights searched, by term
+    # the chosen point's score of every dev segment (what a calibration is fitted on)
+    chosen_scores: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         return {"chosen": self.chosen.as_dict(), "pairs": list(self.pairs),
@@ -123,7 +125,8 @@ def choose_on_dev(data: JudgedSegments, rows: dict[str, np.ndarray],
                                        for k, s in per_row.items()], resamples, seed)
     intervals = {k: (metrics[f"{k}/avg/pearson_lo"], metrics[f"{k}/avg/pearson_hi"])
                  for k in per_row}
-    return Selection(best, grid, tuple(data.pairs), len(data), per_row, intervals, axes)
+    return Selection(best, grid, tuple(data.pairs), len(data), per_row, intervals, axes,
+                     scores(best.row, best.setting))
 
 
 def best_weight(data: JudgedSegments, base: np.ndarray, term: np.ndarray,

@@ -100,4 +100,4 @@ BENCHMARK = register_benchmark(Benchmark(
     "eval4nlp", "Eval4NLP 2021 explainable QE: which MT words are errors (AUC, AP, recall at "
     "top-K) and the sentence score; dev for choosing, test21 for reporting", load, PAIRS, SPLITS,
     "data/eval4nlp", prepare, None, {}, (), REPOSITORY, words=words, word_anchors=WORD_ANCHORS,
-    words_first=True))
+    words_first=True, scale="Eval4NLP sentence score"))

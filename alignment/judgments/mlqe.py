@@ -143,4 +143,5 @@ def words(data: Path, split: str = "test", pairs: list[str] | None = None) -> La
 BENCHMARK = register_benchmark(Benchmark(
     "mlqe", "MLQE-PE (WMT20 QE) direct assessments, no reference; dev for choosing settings, "
     "test for reporting", load, PAIRS, SPLITS, "data/mlqe", prepare, None,
-    {"model_score": "MT system's log-probability (glass-box)"}, ANCHORS, REPOSITORY, words=words))
+    {"model_score": "MT system's log-probability (glass-box)"}, ANCHORS, REPOSITORY, words=words,
+    scale="MLQE-PE DA z-score"))

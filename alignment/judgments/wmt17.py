@@ -210,4 +210,4 @@ BENCHMARK = register_benchmark(Benchmark(
     "wmt17", "WMT17 segment-level direct assessments, 7 pairs to English (Zhao et al. 2020, "
     "Table 1); reference and SentBLEU in the data, system outputs for system level",
     load, PAIRS, ("test",), "data/wmt17", prepare, read_systems, {"sentbleu": "SentBLEU (reads the reference)"},
-    ANCHORS, REPOSITORY))
+    ANCHORS, REPOSITORY, scale="WMT17 DA z-score"))

@@ -19,10 +19,11 @@ from alignment.errors import InputError
 from alignment.export.card import SCORING_FILE, Headline
 
 from alignment.terms import TERMS, Setting, get_term
+from .calibration import Calibration
 
 SCORING_FORMAT = "crossalign-scoring-1"
 SCORING_KEYS = {"format", "formula", "read", "precision", "weights", "lm", "identities",
-                "measured"}
+                "measured", "calibration"}
 # what the scorer takes from a configuration, as its parameters name them
 CONFIGURED = ("formula", "read", "precision", "lm", "weights")
 
@@ -40,6 +41,7 @@ class ScoringConfig:
     measured: Headline | None = None
     # each registered term's identity when the configuration was written
     identities: tuple[tuple[str, str], ...] = ()
+    calibration: Calibration | None = None  # the setting's scores mapped to people's scale
 
     @classmethod
     def of(cls, setting: Setting, measured: Headline | None = None, **given) -> "ScoringConfig":
@@ -86,6 +88,8 @@ class ScoringConfig:
                "identities": dict(self.identities)}
         if self.measured is not None:
             out["measured"] = self.measured.as_dict()
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.as_dict()
         return out
 
     def as_json(self) -> str:
@@ -145,9 +149,11 @@ class ScoringConfig:
             headline = None if measured is None else Headline.from_dict(measured)
         except (KeyError, TypeError, ValueError):
             raise fail("'measured' must hold row, pearson, lo, hi, on and signature") from None
+        calibration = raw.get("calibration")
         return cls(Setting.of(**found), raw["formula"], raw["read"], raw["precision"], lm,
                    headline, tuple((get_term(k).name, v) for k, v in idents.items()
-                                   if TERMS.taken(k)))
+                                   if TERMS.taken(k)),
+                   None if calibration is None else Calibration.from_dict(calibration, path))
 
     @classmethod
     def load(cls, folder: str | Path) -> "ScoringConfig | None":

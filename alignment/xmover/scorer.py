@@ -22,6 +22,7 @@ from .sentence_map import resolve_sentence_map
 from .ngrams import map_rows, ngram_vectors, select_tokens
 from .reuse import encoder_producer
 from .configuration import SCORING_FILE, ScoringConfig, effective
+from .calibration import kept_calibration
 from alignment.terms import TERMS, Batch, Runtime, Setting
 from .score_result import ScoreResult, has_text, truncated_lines, validate_pairs  # noqa: F401
 from .written import check_reading, describe as describe_reading, read_outputs
@@ -42,11 +43,11 @@ class XMoverScorer:
     (``2020``, ``2022``; ``version=`` its old name), ``read`` (``given``/``written``), ``lm`` and
     ``weights`` (a term's name: its weight, ``alignment.terms``) given overrides it, and the
     signature's ``over:`` names it. Else: the formula's LM weight, the ``sentence_map``'s own
-    weight (default the export's map; ``"none"``: none), XMoverScore at 1.
+    weight (default the export's map; ``"none"``: none), XMoverScore at 1. The setting's
+    calibration, where it keeps one and nothing overrides it, maps the scores to people's scale.
 
-    How it runs is apart: ``runtime`` (``alignment.terms.Runtime``: device, precision —
-    ``fp32``, ``bf16``, ``int8``, a given one overriding the setting's —, batch size,
-    processes, and a ``reuse`` folder keeping vectors and LM scores across runs)."""
+    How it runs is apart: ``runtime`` (``alignment.terms.Runtime``: device, precision — auto,
+    ``fp32``, ``bf16``, ``int8`` —, batch size, processes, a ``reuse`` folder)."""
 
     def __init__(self, encoder: str, formula: str | None = None, layer: int | None = None,
                  ngram: int = 2, mapping: str | Path | Mapping | None = None,
@@ -71,6 +72,7 @@ class XMoverScorer:
             "formula": version or formula, "read": read, "precision": asked, "lm": lm,
             "weights": weights}, {"formula": "2022", "read": "given", "precision": "fp32"})
         self.overridden = tuple(over)
+        self.calibration = kept_calibration(self.config, self.overridden, notes := [])
         self.spec: Version = get_version(chosen["formula"])
         self.version, self.ngram = self.spec.name, ngram
         self.read, precision = check_reading(chosen["read"]), chosen["precision"]
@@ -83,7 +85,7 @@ class XMoverScorer:
         cores = os.cpu_count() or 1
         self.n_jobs = runtime.jobs or (cores if cores > 2 else 1)
         self.export_mapping, self.export_meta, self.text = None, None, None
-        self.notes: list[str] = [] if self.config is None else self.config.changed_identities()
+        self.notes: list[str] = notes + (self.config.changed_identities() if self.config else [])
         if is_export(encoder):
             from alignment.export.remapped import load_remapped
 
@@ -179,7 +181,8 @@ class XMoverScorer:
             idf, text=self.text.describe() if self.text else None,
             languages="-".join(self.languages) if self.languages else None,
             precision=precision_tag(self.precision), read=describe_reading(self.read),
-            over=",".join(self.overridden) or None, **terms))
+            over=",".join(self.overridden) or None, **terms, cal=self.calibration.tag() if
+            self.calibration and setting == self.setting else None))
         return signed + "".join(f" ⊕ {a}" for a in parts["after"])
 
     def _prepare(self, encoded, idf: IdfWeights | None, transform, progress: bool = False
@@ -233,22 +236,19 @@ class XMoverScorer:
             self, sources, others, read[:k] + read[k + 1:]) if "consensus" in setting.active()
             else None) for k, outputs in enumerate(read)]
         parts = [self._term_values(batch, setting, runtime) for batch in batches]
-        finals = combine_systems(setting, [values for values, _, _ in parts])
+        finals = combine_systems(setting, [values for values, _, _ in parts], self.calibration)
         results = [ScoreResult(final, self.signature, values, seconds,
                                sum(not has_text(h) for h in batch.outputs), cut, batch.outputs)
                    for final, (values, seconds, cut), batch in zip(finals, parts, batches)]
-        if warn:
-            for where, lines in truncated_lines(results).items():
-                warnings.warn(truncation_message(lines, self.encoder.max_length, where),
-                              stacklevel=3)
+        for where, lines in truncated_lines(results).items() if warn else ():
+            warnings.warn(truncation_message(lines, self.encoder.max_length, where), stacklevel=3)
         return results
 
     def call_runtime(self, progress: bool = False) -> Runtime:  # one call's, made from the scorer's
         return self.runtime.call(str(self.encoder.device), self.precision, self.n_jobs, progress)
 
     def outputs_as_read(self, sources: list[str], hypotheses: list[str]) -> list[str]:
-        """The MT outputs as this scorer reads them (``read``): the one place the reading is
-        applied; every term and every consumer of a score gets these."""
+        """The MT outputs as this scorer reads them (``read``), for every term and consumer."""
         return read_outputs(self.read, sources, hypotheses,
                             self.languages[1] if self.languages else None)
 

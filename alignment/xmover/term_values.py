@@ -68,13 +68,17 @@ def term_values(scorer, batch: Batch, names: list[str], runtime: Runtime
     return out
 
 
-def combine_systems(setting: Setting, values: list[dict[str, np.ndarray]]) -> list[np.ndarray]:
+def combine_systems(setting: Setting, values: list[dict[str, np.ndarray]],
+                    calibration=None) -> list[np.ndarray]:
     """The setting's sum for each system of one call, over every system's segments together:
     a term in standard units is standardised over all of them, so systems stay comparable (a
-    raw sum is the same either way)."""
+    raw sum is the same either way); ``calibration`` (``alignment.xmover.calibration``) maps
+    the sums to people's scale."""
     sizes = [len(next(iter(v.values()))) if v else 0 for v in values]
     joint = {n: np.concatenate([v[n] for v in values]) for n in setting.active()}
-    finals = np.split(setting.combine(joint), np.cumsum(sizes)[:-1])
+    summed = setting.combine(joint)
+    summed = summed if calibration is None else calibration.apply(summed)
+    finals = np.split(summed, np.cumsum(sizes)[:-1])
     for final in finals:
         if not np.isfinite(final).all():
             bad = int(np.flatnonzero(~np.isfinite(final))[0]) + 1

@@ -110,12 +110,17 @@ def run(args: argparse.Namespace) -> None:
                 source = identity_export(scores.scorers[(chosen.label, pair)].encoder, pair,
                                          Path(scratch) / "export")
             config = chosen_config(selection, dev, args.lm, options, "")
+            if args.calibrate:
+                config = replace(config, calibration=_calibration(bench, dev, data, selection,
+                                                                  pair))
             # the signature ``score --encoder OUT`` gives: the output's scorer, as it loads it
-            # (its precision is the runtime's, in ``options``)
+            # (its precision is the runtime's, in ``options``), calibrated as it keeps
             configured = {k: v for k, v in config.scorer_options().items() if k != "precision"}
-            signed = get_metric("xmoverscore").build(
+            scorer = get_metric("xmoverscore").build(
                 source, languages=tuple(pair.split("-")),
-                **{**options, **configured, "setting": "none"}).signature
+                **{**options, **configured, "setting": "none"})
+            scorer.calibration = config.calibration
+            signed = scorer.signature
             write_chosen(out, Path(source), selection, pair,
                          config.with_measured(replace(config.measured, signature=signed)),
                          command, scores.signatures, chosen.label in scores.mapped)
@@ -128,6 +133,17 @@ def run(args: argparse.Namespace) -> None:
           f"{c.pearson:.3f} (searched {len(selection.grid)} settings)")
     for pair, out in outs.items():
         print(f"  {pair}: {out} (card: {out / 'README.md'})")
+
+
+def _calibration(bench, dev: str, data, selection, pair: str):
+    """The chosen setting's calibration for ``pair``: fitted on that pair's dev segments."""
+    import numpy as np
+
+    from alignment.xmover.calibration import Calibration
+
+    mask = np.asarray(data.lp) == pair
+    return Calibration.fit(selection.chosen_scores[mask], data.human[mask],
+                           getattr(bench, "scale", "people's scores"), f"{dev} {pair}")
 
 
 def register(sub) -> None:
@@ -153,6 +169,10 @@ def register(sub) -> None:
                    "or encoder (an encoder stands for the unmapped row), PAIR=EXPORT,…, or a "
                    "folder of exports named by pair")
     p.add_argument("--labels", nargs="+", help="a name for each candidate")
+    p.add_argument("--calibrate", action="store_true", help="also fit each chosen export's "
+                   "calibration on its pair's dev judgments (least squares, scale × score + "
+                   "offset): its scores come out on the judgments' scale (MLQE-PE: DA "
+                   "z-scores), comparable across pairs; no pair's Pearson changes")
     p.add_argument("--lm", help="causal LM for the fluency term (e.g. smollm2-135m); without it "
                    "the LM weight is 0")
     add_setting_options(p, reuse_default=True, grid=True)

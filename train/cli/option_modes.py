@@ -59,7 +59,7 @@ EVALUATE_MODES: dict[str, tuple[str, ...] | str] = {
 
 CHOOSE = "choose"
 CHOOSE_MODES: dict[str, tuple[str, ...] | str] = {d: EVERY for d in (
-    "dev", "data", "pairs", "max_per_pair", "candidates", "labels", "lm", "lm_weights",
+    "dev", "data", "pairs", "max_per_pair", "candidates", "labels", "calibrate", "lm", "lm_weights",
     "sentence_weights", "term_weights", "xmover_weight", "version", "layer", "ngram", "read",
     "precision", "reuse", "no_reuse", "batch_size", "device", "jobs", "out", "quiet", "format",
     "threads")}

@@ -245,3 +245,32 @@ def test_choose_refuses_an_lm_path_it_could_not_write_into_a_configuration(tmp_p
     assert main(["choose", "--dev", "mlqe", "--candidates", "nosuch", "--lm", str(tiny_gpt2),
                  "--out", str(tmp_path / "o")]) == 2
     assert "give the LM by name" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+@pytest.mark.filterwarnings("ignore:.*subword pieces")
+def test_calibrate_puts_the_chosen_exports_scores_on_the_dev_judgments_scale(
+        tmp_path, mlqe_dev, tiny_bert, capsys):
+    from alignment.evaluation.correlation import pearson
+    from alignment.export.card import read_headline
+    from alignment.judgments import get_benchmark
+    from alignment.xmover import XMoverScorer
+    from alignment.xmover.configuration import ScoringConfig
+
+    export = _with_sentence_map(_ro_export(tmp_path / "clp", tiny_bert))
+    out = tmp_path / "chosen"
+    assert main(["choose", "--dev", "mlqe", "--data", str(mlqe_dev), "--candidates",
+                 str(export), "--layer", "1", "--sentence-weights", "0", "0.5", "--calibrate",
+                 "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    cal = ScoringConfig.load(out).calibration
+    assert cal.to == "MLQE-PE DA z-score" and cal.on == "mlqe dev ro-en" and cal.segments == 6
+    dev = get_benchmark("mlqe").load(mlqe_dev, "dev", None)
+    scorer = XMoverScorer(str(out))
+    final = scorer.score(dev.src, dev.mt).final
+    # least squares with an offset: the scores' mean is people's, their errors uncorrelated
+    assert final.mean() == pytest.approx(dev.human.mean(), abs=1e-9)
+    assert np.dot(final - final.mean(), dev.human - final) == pytest.approx(0.0, abs=1e-9)
+    headline = read_headline(out)
+    assert pearson(final, dev.human) == pytest.approx(headline.pearson, abs=5e-4)
+    assert scorer.signature == headline.signature and "|cal:MLQE-PE-DA-z-score#" in \
+        scorer.signature
