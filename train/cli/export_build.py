@@ -199,6 +199,8 @@ def _evaluate(recipe, data: Path, rows: list[str], labels: list[str], scratch: P
             recipe.pair, *test_split(recipe.benchmark)[1], "--encoder", *rows, "--labels",
             *labels, "--setting", "none", *recipe.score, "--format",
             "json", "-q", "--out", str(scratch / "measured")]
+    if "--precision" not in recipe.score:  # a card reads the same on every machine: fp32
+        argv += ["--precision", "fp32"]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), _inside(scratch):
         code = main(argv)

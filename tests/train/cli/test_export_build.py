@@ -154,7 +154,11 @@ def test_a_recipe_makes_a_new_export_with_its_measured_card_and_a_variant_goes_t
     # alone, no retrain; the name then scores with the new setting
     remap = (out / "remap.json").read_bytes()
     Recipe("mlqe", "ro-en", recipe.train, ("--xmover-weight", "1"), recipe.variants).write(out)
+    monkeypatch.delenv("CROSSALIGN_PRECISION")  # on a CPU with native bf16, nothing pinned:
+    monkeypatch.setattr("alignment.encoding.precision.cpu_has_bf16", lambda: True)
     assert main(["export", "--measure", str(out), "--from", str(CLONE), "-q"]) == 0
+    monkeypatch.setenv("CROSSALIGN_PRECISION", "fp32")
+    assert "prec:" not in read_headline(out).signature  # a card is measured in fp32 anywhere
     assert read_headline(out).row == "mlqe/ro-en ⊕ sentence" and "--lm" not in (
         out / "README.md").read_text()
     assert ScoringConfig.load(out).lm is None and Recipe.read(out).score == ()
