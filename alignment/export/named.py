@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from alignment.catalogue import unknown_name
+from alignment.errors import InputError
 from alignment.data.cache import default_cache_dir
 from alignment.shipped import shipped_folder
 
@@ -92,6 +93,7 @@ class ExportEntry:
     agreement: str | None  # the card's headline: "Pearson [CI] on BENCHMARK SPLIT"
     agreement_row: str | None  # that row's label: the setting it measured
     signature: str
+    pearson: float | None = None  # the headline's Pearson
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -121,8 +123,25 @@ def list_exports() -> list[ExportEntry]:
                                     f"{meta['src_lang']}-{meta['tgt_lang']}", meta["encoder"],
                                     int(meta["layer"]), meta["mapping_type"],
                                     headline.value() if headline else None,
-                                    headline.row if headline else None, meta["signature"])
+                                    headline.row if headline else None, meta["signature"],
+                                    headline.pearson if headline else None)
             except (OSError, ValueError, KeyError, TypeError):
                 continue
             entries[name] = entry
     return [entries[k] for k in sorted(entries)]
+
+
+def export_for_pair(pair: str) -> ExportEntry:
+    """The export ``score`` uses for ``pair`` when no encoder is named: of those for the pair,
+    the one whose card measured the highest Pearson (a measured one before an unmeasured one;
+    cards on different test sets, so a rule of thumb, not a comparison); refused, naming the
+    pairs covered, where none is."""
+    entries = list_exports()
+    found = [e for e in entries if e.pair == pair]
+    if not found:
+        covered = sorted({e.pair for e in entries})
+        raise InputError(f"no export scores {pair} (the exports cover "
+                         f"{', '.join(covered) or 'no pair'}; `crossalign exports` lists them): "
+                         "give --encoder — an HF encoder scores any pair unmapped",
+                         parameter="encoder")
+    return max(found, key=lambda e: (e.pearson is not None, e.pearson or 0.0))

@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> None:
 
     setup = {"start-up (imports, the command line)": process_seconds()}
     laps = Laps(setup)
+    if args.encoder is None:
+        args.encoder = _export_for_languages(args)
     check_modes("score", score_mode(args), args)  # an option the mode ignores: refused first
     check_metric_options(args)
     if wants_other_metric(args):
@@ -145,6 +147,21 @@ def check_inputs(args: argparse.Namespace, names: list[str]) -> None:
         raise InputError("must be >= 1", parameter="bootstrap")
 
 
+def _export_for_languages(args: argparse.Namespace) -> str:
+    """No ``--encoder``: the export for ``--src-lang``-``--tgt-lang`` whose card measured best,
+    said in a note; without the languages, refused (crossalign does not guess them)."""
+    from alignment.export.named import export_for_pair
+
+    if not (args.src_lang and args.tgt_lang):
+        raise InputError("give --encoder, or --src-lang and --tgt-lang to score with the export "
+                         "for that pair whose card measured best", parameter="encoder")
+    entry = export_for_pair(f"{args.src_lang}-{args.tgt_lang}")
+    if not args.quiet:
+        print(f"crossalign: note: scoring with {entry.name}, the export for {entry.pair} whose "
+              f"card measured best ({entry.agreement or 'not measured'})", file=sys.stderr)
+    return entry.name
+
+
 def register(sub) -> None:
     p = sub.add_parser("score", help=VERBS["score"],
                        description="XMoverScore of each hypothesis against its source, and the "
@@ -152,6 +169,8 @@ def register(sub) -> None:
                        epilog="examples:\n"
                        "  crossalign score --encoder bible/es-en --src test.es "
                        "--hyp test.en\n"
+                       "  crossalign score --src test.de --hyp mt.en --src-lang de --tgt-lang en"
+                       "   # the pair's export whose card measured best\n"
                        "  my_mt < test.es | crossalign score --encoder EXPORT --src test.es "
                        "--hyp - --format json\n"
                        "  crossalign score --encoder EXPORT --src test.es --hyp base.en new.en "
@@ -204,7 +223,7 @@ def register(sub) -> None:
                    "layers and output layer) and what no stage accounts for")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no notes, warnings or progress on stderr (errors still)")
-    add_scorer_options(p)
+    add_scorer_options(p, encoder_required=False)
     add_shard_options(p)
     add_metric_options(p)
     p.set_defaults(func=run)
