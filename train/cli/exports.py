@@ -43,6 +43,12 @@ def run(args: argparse.Namespace) -> None:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     print("\nuse one by name wherever an export path goes: crossalign score --encoder "
           f"{entries[0].name} --src SRC --hyp MT")
+    if args.pair:
+        from alignment.export.named import export_for_pair
+
+        best = export_for_pair(args.pair)
+        print(f"measured best for {args.pair} (what `score --src-lang "
+              f"{args.pair.replace('-', ' --tgt-lang ')}` uses with no --encoder): {best.name}")
 
 
 def register(sub) -> None:

@@ -1,5 +1,5 @@
 """``score`` with no ``--encoder`` scores with the export for ``--src-lang``-``--tgt-lang``
-whose card measured best, and says so; a pair no export covers is refused naming the pairs
+whose card measured best, and says so (as ``exports --pair`` does); a pair no export covers is refused naming the pairs
 covered, and without the languages it is refused (nothing guessed), both before any model
 loads."""
 from __future__ import annotations
@@ -31,6 +31,9 @@ def test_the_pairs_export_scores_and_the_note_names_it(tmp_path, capsys):
     assert main(["score", *files, "--encoder", "bible/es-en", "--format", "json", "-q"]) == 0
     named_one = json.loads(capsys.readouterr().out)
     assert json.loads(out.out) == named_one  # the same scores and signature as naming it
+    assert main(["exports", "--pair", "es-en"]) == 0  # the listing says which one it is
+    assert "measured best for es-en (what `score --src-lang es --tgt-lang en` uses with no " \
+        "--encoder): bible/es-en" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("languages, message", [
