@@ -131,12 +131,12 @@ def list_exports() -> list[ExportEntry]:
     return [entries[k] for k in sorted(entries)]
 
 
-def export_for_pair(pair: str) -> ExportEntry:
+def export_for_pair(pair: str, entries: list[ExportEntry] | None = None) -> ExportEntry:
     """The export ``score`` uses for ``pair`` when no encoder is named: of those for the pair,
     the one whose card measured the highest Pearson (a measured one before an unmeasured one;
     cards on different test sets, so a rule of thumb, not a comparison); refused, naming the
-    pairs covered, where none is."""
-    entries = list_exports()
+    pairs covered, where none is (``entries``: ``list_exports()``'s, where already read)."""
+    entries = list_exports() if entries is None else entries
     found = [e for e in entries if e.pair == pair]
     if not found:
         covered = sorted({e.pair for e in entries})

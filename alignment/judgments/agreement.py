@@ -70,25 +70,13 @@ def segment_agreement(data: JudgedSegments, rows: list[Row], resamples: int = 10
         h = data.human[mask]
         idx = rng.integers(0, len(h), size=(resamples, len(h)))
         joined.append(np.flatnonzero(mask)[idx])
-        stats = {}
+        stats = _cells(out, pair, rows, mask, h, idx, level)
+        x0 = np.asarray(rows[0].scores, dtype=np.float64)[mask]
         for row in rows:
-            x = np.asarray(row.scores, dtype=np.float64)[mask]
-            key = f"{row.label}/{pair}"
-            out[f"{key}/pearson"] = pearson(x, h)
-            out[f"{key}/pearson_lo"], out[f"{key}/pearson_hi"] = _interval(
-                stats.setdefault(row.label, _resampled_pearson(x, h, idx)), level)
-            out[f"{key}/kendall"] = kendall(x, h)
-            out[f"{key}/segments"] = float(len(h))
             per_pair[row.label].append(stats[row.label])
-        first = rows[0]
-        x0 = np.asarray(first.scores, dtype=np.float64)[mask]
-        for row in rows[1:]:
-            key = f"{row.label}/{pair}"
-            x = np.asarray(row.scores, dtype=np.float64)[mask]
-            out[f"{key}/diff"] = out[f"{key}/pearson"] - out[f"{first.label}/{pair}/pearson"]
-            out[f"{key}/diff_lo"], out[f"{key}/diff_hi"] = _interval(
-                stats[row.label] - stats[first.label], level)
-            out[f"{key}/williams_t"], out[f"{key}/williams_p"] = williams_test(h, x, x0)
+            if row is not rows[0]:
+                out[f"{row.label}/{pair}/williams_t"], out[f"{row.label}/{pair}/williams_p"] = \
+                    williams_test(h, np.asarray(row.scores, dtype=np.float64)[mask], x0)
     for row in rows:
         values = [out[f"{row.label}/{p}/pearson"] for p in data.pairs]
         out[f"{row.label}/avg/pearson"] = float(np.mean(values))
@@ -102,27 +90,29 @@ def segment_agreement(data: JudgedSegments, rows: list[Row], resamples: int = 10
                 out[f"{rows[0].label}/avg/pearson"]
             out[f"{row.label}/avg/diff_lo"], out[f"{row.label}/avg/diff_hi"] = _interval(avg - base, level)
     if len(data.pairs) > 1:
-        _pooled(out, data, rows, np.concatenate(joined, axis=1), level)
+        _cells(out, "pooled", rows, slice(None), np.asarray(data.human, dtype=np.float64),
+               np.concatenate(joined, axis=1), level)
     return out
 
 
-def _pooled(out: dict[str, float], data: JudgedSegments, rows: list[Row], idx: np.ndarray,
-            level: float) -> None:
-    """``ROW/pooled/…``: Pearson over every pair's segments together, its interval from the
-    pairs' own resamples joined, and each row's difference from the first."""
-    h = np.asarray(data.human, dtype=np.float64)
+def _cells(out: dict[str, float], column: str, rows: list[Row], pick, h: np.ndarray,
+           idx: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """``ROW/COLUMN/…`` over the segments ``pick`` selects (a pair's, or every one for
+    ``pooled``): Pearson with its interval over the resamples ``idx``, Kendall, the count, and
+    each row's paired difference from the first; returns each row's resampled Pearsons."""
     stats = {}
     for row in rows:
-        x = np.asarray(row.scores, dtype=np.float64)
-        key = f"{row.label}/pooled"
+        x = np.asarray(row.scores, dtype=np.float64)[pick]
+        key = f"{row.label}/{column}"
         out[f"{key}/pearson"], out[f"{key}/kendall"] = pearson(x, h), kendall(x, h)
         out[f"{key}/segments"] = float(len(h))
         stats[row.label] = _resampled_pearson(x, h, idx)
         out[f"{key}/pearson_lo"], out[f"{key}/pearson_hi"] = _interval(stats[row.label], level)
         if row is not rows[0]:
-            out[f"{key}/diff"] = out[f"{key}/pearson"] - out[f"{rows[0].label}/pooled/pearson"]
+            out[f"{key}/diff"] = out[f"{key}/pearson"] - out[f"{rows[0].label}/{column}/pearson"]
             out[f"{key}/diff_lo"], out[f"{key}/diff_hi"] = _interval(
                 stats[row.label] - stats[rows[0].label], level)
+    return stats
 
 
 def system_agreement(metric: dict[str, float], human: dict[str, float]) -> dict[str, float]:

@@ -143,7 +143,7 @@ def _calibration(bench, dev: str, data, selection, pair: str):
 
     mask = np.asarray(data.lp) == pair
     return Calibration.fit(selection.chosen_scores[mask], data.human[mask],
-                           getattr(bench, "scale", "people's scores"), f"{dev} {pair}")
+                           bench.scale, f"{dev} {pair}")
 
 
 def register(sub) -> None:

@@ -13,7 +13,7 @@ VERBS = {"exports": "list the exports usable by name (--encoder wmt17/de-en): pa
 def run(args: argparse.Namespace) -> None:
     from alignment.export.named import export_roots, list_exports
 
-    entries = list_exports()
+    everything = entries = list_exports()
     if args.pair:
         entries = [e for e in entries if e.pair == args.pair]
     if args.shipped:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> None:
     if args.pair:
         from alignment.export.named import export_for_pair
 
-        best = export_for_pair(args.pair)
+        best = export_for_pair(args.pair, everything)
         print(f"measured best for {args.pair} (what `score --src-lang "
               f"{args.pair.replace('-', ' --tgt-lang ')}` uses with no --encoder): {best.name}")
 
